@@ -1,0 +1,465 @@
+// Why this file exists: it is the runtime that scenario bodies emitted by nodesem's JavaScript
+// emitter run on inside real Node.js (the oracle). It provides `createScenario(options)`, which
+// returns the `$` object the bodies use: logging with a stable value format, callback budgets,
+// promise helpers, and a virtual clock plus event-loop driver (timers, immediates,
+// AbortSignal.timeout) whose phases mirror nodesem's Rust runtime, while every virtual macrotask
+// still runs in its own real setImmediate callback so that real Node drains nextTicks and
+// microtasks after it exactly as after a real timer or immediate.
+//
+// The file is used two ways and must work in both:
+//  - inlined at the top of a standalone ESM file (`nodesem emit-js`), followed by
+//    `const $ = createScenario({ print: (line) => console.log(line) });`, the body and `$.start();`
+//  - loaded with require() by harness/js/server.js (batch mode).
+// It therefore declares exactly one top-level name, `createScenario`, uses no `require` (internal
+// modules come from process.getBuiltinModule) and exports through `module` only when it exists.
+// Run with `--expose-internals` (needed by $.timeoutSignal) and `--expose-gc`.
+
+const createScenario = (() => {
+  'use strict';
+
+  // ---- process-wide state, shared by every scenario of this process ----------------------------
+
+  // The scenario now running; process-level events are routed to it and to nothing else.
+  let current = null;
+  let handlersInstalled = false;
+
+  function installProcessHandlers() {
+    if (handlersInstalled) return;
+    handlersInstalled = true;
+    process.on('uncaughtException', (error) => {
+      if (current !== null) current.log('uncaught', error);
+    });
+    process.on('unhandledRejection', (reason) => {
+      if (current !== null) current.log('unhandled rejection', reason);
+    });
+  }
+
+  // Node's clamp for timer durations (lib/internal/timers.js, class Timeout): anything outside
+  // [1, TIMEOUT_MAX] becomes 1. (Node also prints a warning for some cases; we do not.)
+  const TIMEOUT_MAX = 2 ** 31 - 1;
+  function clampDelay(ms) {
+    const after = ms * 1;
+    return after >= 1 && after <= TIMEOUT_MAX ? after : 1;
+  }
+
+  // AbortSignal.timeout support. Each virtual timeout signal owns a real Node timer created with
+  // a huge, currently unused delay (BASE + slot), so that its internal timer list holds exactly
+  // that one Timeout and we can find it. Slots are reused once released so that Node's
+  // timerListMap stays small in a long-lived server process. BASE + slot must stay <= TIMEOUT_MAX
+  // (above it Node would clamp the real timer to 1 ms).
+  const TIMEOUT_SLOT_BASE = 2_000_000_000;
+  const freeSlots = [];
+  let nextSlot = 0;
+  function acquireSlot() {
+    if (freeSlots.length > 0) return freeSlots.pop();
+    if (TIMEOUT_SLOT_BASE + nextSlot >= TIMEOUT_MAX) throw new Error('nodesem prelude: too many live timeout signals');
+    return nextSlot++;
+  }
+  function releaseSlot(slot) { freeSlots.push(slot); }
+
+  let internalTimers;
+  function getInternalTimers() {
+    if (internalTimers === undefined) {
+      let mod;
+      try { mod = process.getBuiltinModule('internal/timers'); } catch { mod = undefined; }
+      if (mod == null || typeof mod.timerListMap !== 'object') {
+        throw new Error('nodesem prelude: $.timeoutSignal needs Node internals; run node with --expose-internals');
+      }
+      internalTimers = mod;
+    }
+    return internalTimers;
+  }
+
+  // ---- value formatting ------------------------------------------------------------------------
+
+  const objectToString = Object.prototype.toString;
+  const isErrorValue = typeof Error.isError === 'function'
+    ? (v) => Error.isError(v)
+    : (v) => v instanceof Error;
+
+  function fmt(v) {
+    switch (typeof v) {
+      case 'string': return v;
+      case 'function': return '[Function]';
+      case 'object': break;
+      default: return String(v); // number, boolean, undefined, bigint, symbol
+    }
+    if (v === null) return 'null';
+    const tag = objectToString.call(v).slice(8, -1);
+    if (tag === 'Error' || tag === 'DOMException' || isErrorValue(v)) return `${v.name}: ${v.message}`;
+    if (typeof Event === 'function' && v instanceof Event) return `Event(${v.type})`;
+    return `[${tag}]`;
+  }
+
+  // ---- a min-heap of virtual timers ordered by (deadline, seq) ----------------------------------
+
+  function before(a, b) { return a.deadline < b.deadline || (a.deadline === b.deadline && a.seq < b.seq); }
+  function heapPush(h, x) {
+    let i = h.length;
+    h.push(x);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+  function heapPop(h) {
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < h.length && before(h[l], h[m])) m = l;
+        if (r < h.length && before(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+
+  // ---- one scenario ----------------------------------------------------------------------------
+
+  return function createScenario(options = {}) {
+    installProcessHandlers();
+    const print = typeof options.print === 'function' ? options.print : null;
+    const budget = options.budget ?? 10000;
+    const maxDepth = options.maxDepth ?? 64;
+
+    const lines = [];
+    let stopped = false;   // budget exhausted or finished: no more logging, no more tasks
+    let started = false;
+    let finished = false;
+    let onDone = null;
+    let steps = 0;
+    let depth = 0;
+
+    // The program: segments and run commands, in the order the body declared them.
+    const program = [];
+    let pc = 0;
+
+    // Virtual loop state.
+    let now = 0;
+    let seq = 0;
+    const timerHeap = [];  // entries: { kind: 'timeout', deadline, seq, fn, ref, active }
+    let refTimers = 0;     // active ref'd timers
+    let immediates = [];   // entries: { kind: 'immediate', fn, active }
+    let immHead = 0;
+    let pendingImmediates = 0;
+    let goal = null;       // null (run the next program item) or { mode, target }
+    let phase = 'timers';  // within an iteration: 'timers' then 'check'
+    let checkLeft = 0;     // immediates of the current check phase still to visit
+    const realTimeouts = new Set(); // { real, slot } of timeout signals not yet fired
+
+    const resolvers = new WeakMap();
+
+    function emit(line) {
+      lines.push(line);
+      if (print !== null) print(line);
+    }
+
+    function stop(line) {
+      if (stopped) return;
+      emit(line);
+      stopped = true;
+    }
+
+    function log(...values) {
+      if (stopped) return;
+      let line = '';
+      for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : ' ') + fmt(values[i]);
+      emit(line);
+    }
+
+    function cb(fn) {
+      if (typeof fn !== 'function') throw new TypeError('$.cb expects a function');
+      return function (...args) {
+        if (stopped) return undefined;
+        if (++steps > budget) {
+          stop(`budget exhausted: more than ${budget} callbacks`);
+          return undefined;
+        }
+        if (depth >= maxDepth) {
+          stop(`budget exhausted: callbacks nested more than ${maxDepth} deep`);
+          return undefined;
+        }
+        depth++;
+        try {
+          return Reflect.apply(fn, this, args);
+        } finally {
+          depth--;
+        }
+      };
+    }
+
+    function tryRun(fn) {
+      try {
+        fn();
+      } catch (e) {
+        log('caught', e);
+      }
+    }
+
+    // -- virtual timers and immediates --
+
+    function addTimer(ms, fn, ref) {
+      const t = { kind: 'timeout', deadline: now + clampDelay(ms), seq: seq++, fn, ref, active: true };
+      heapPush(timerHeap, t);
+      if (ref) refTimers++;
+      return t;
+    }
+
+    function deactivateTimer(t) {
+      t.active = false;
+      if (t.ref) refTimers--;
+    }
+
+    // The earliest active timer, dropping cleared ones from the top of the heap.
+    function peekTimer() {
+      while (timerHeap.length > 0 && !timerHeap[0].active) heapPop(timerHeap);
+      return timerHeap.length > 0 ? timerHeap[0] : null;
+    }
+
+    function setTimeoutV(ms, fn) {
+      if (typeof fn !== 'function') throw new TypeError('$.setTimeout(ms, fn) expects a function');
+      return addTimer(ms, fn, true);
+    }
+
+    function clearTimeoutV(h) {
+      if (h != null && h.kind === 'timeout' && h.active) deactivateTimer(h);
+    }
+
+    function setImmediateV(fn) {
+      if (typeof fn !== 'function') throw new TypeError('$.setImmediate(fn) expects a function');
+      const im = { kind: 'immediate', fn, active: true };
+      immediates.push(im);
+      pendingImmediates++;
+      return im;
+    }
+
+    function clearImmediateV(h) {
+      if (h != null && h.kind === 'immediate' && h.active) {
+        h.active = false;
+        pendingImmediates--;
+      }
+    }
+
+    // A real AbortSignal.timeout signal whose real Node timer is fired at a virtual moment.
+    function timeoutSignal(ms) {
+      // Let Node reject what it rejects (validateUint32), with its own error.
+      if (!(typeof ms === 'number' && Number.isInteger(ms) && ms >= 0 && ms <= 0xFFFFFFFF)) {
+        return AbortSignal.timeout(ms);
+      }
+      const timers = getInternalTimers();
+      const slot = acquireSlot();
+      const delay = TIMEOUT_SLOT_BASE + slot;
+      let signal;
+      try {
+        signal = AbortSignal.timeout(delay);
+      } catch (e) {
+        releaseSlot(slot);
+        throw e;
+      }
+      const list = timers.timerListMap[delay];
+      const real = list !== undefined ? list._idlePrev : undefined;
+      if (real == null || real._idleTimeout !== delay || typeof real._onTimeout !== 'function') {
+        throw new Error('nodesem prelude: cannot find the internal timer of AbortSignal.timeout');
+      }
+      const entry = { real, slot };
+      realTimeouts.add(entry);
+      // Unref'd, like Node's own AbortSignal.timeout timer: it never keeps the loop alive.
+      addTimer(ms, () => {
+        try {
+          real._onTimeout();
+        } finally {
+          releaseReal(entry);
+        }
+      }, false);
+      return signal;
+    }
+
+    function releaseReal(entry) {
+      if (!realTimeouts.delete(entry)) return;
+      clearTimeout(entry.real);
+      releaseSlot(entry.slot);
+    }
+
+    // -- promises --
+
+    function deferred() {
+      const { promise, resolve, reject } = Promise.withResolvers();
+      resolvers.set(promise, { resolve, reject });
+      return promise;
+    }
+    function resolverOf(p) {
+      const r = resolvers.get(p);
+      if (r === undefined) throw new Error('nodesem prelude: not a $.deferred() promise');
+      return r;
+    }
+
+    // -- the program and the loop driver --
+
+    function segment(fn) {
+      if (started) throw new Error('nodesem prelude: $.segment after $.start');
+      if (typeof fn !== 'function') throw new TypeError('$.segment expects a function');
+      program.push({ segment: fn });
+    }
+
+    function run(mode, n) {
+      if (started) throw new Error('nodesem prelude: $.run after $.start');
+      if (mode !== 'turn' && mode !== 'idle' && mode !== 'advance') throw new Error(`nodesem prelude: unknown run mode ${mode}`);
+      if (mode === 'advance' && !(typeof n === 'number' && n >= 0)) throw new Error('nodesem prelude: $.run("advance", n) needs n >= 0');
+      program.push({ mode, n });
+    }
+
+    // Decides what happens after a full loop iteration (timers phase + check phase). Returns
+    // false when the scenario is finished.
+    function afterIteration() {
+      const mode = goal.mode;
+      if (mode === 'turn') {
+        goal = null;
+        return true;
+      }
+      if (pendingImmediates > 0) return true;
+      const t = peekTimer();
+      if (mode === 'advance') {
+        if (t !== null && t.deadline <= goal.target) {
+          if (t.deadline > now) now = t.deadline;
+          return true;
+        }
+        now = goal.target;
+        goal = null;
+        return true;
+      }
+      // 'idle' and 'final'
+      if (t !== null && t.deadline <= now) return true;
+      if (refTimers > 0) {
+        now = t.deadline; // earliest pending timer, ref'd or not
+        return true;
+      }
+      if (mode === 'final') return false;
+      goal = null;
+      return true;
+    }
+
+    // The next virtual macrotask as { kind, fn }, or null when the scenario is finished.
+    function nextTask() {
+      for (;;) {
+        if (stopped) return null;
+        if (goal === null) {
+          if (pc < program.length) {
+            const item = program[pc++];
+            if (item.segment !== undefined) return { kind: 'segment', fn: item.segment };
+            goal = { mode: item.mode, target: item.mode === 'advance' ? now + item.n : now };
+          } else {
+            goal = { mode: 'final', target: now };
+          }
+          phase = 'timers';
+          continue;
+        }
+        if (phase === 'timers') {
+          const t = peekTimer();
+          if (t !== null && t.deadline <= now) {
+            heapPop(timerHeap);
+            deactivateTimer(t);
+            return { kind: 'timer', fn: t.fn };
+          }
+          phase = 'check';
+          checkLeft = immediates.length - immHead;
+          continue;
+        }
+        // check phase
+        while (checkLeft > 0) {
+          checkLeft--;
+          const im = immediates[immHead++];
+          if (im.active) {
+            im.active = false;
+            pendingImmediates--;
+            return { kind: 'immediate', fn: im.fn };
+          }
+        }
+        if (immHead > 1024 && immHead * 2 > immediates.length) {
+          immediates = immediates.slice(immHead);
+          immHead = 0;
+        }
+        phase = 'timers';
+        if (!afterIteration()) return null;
+      }
+    }
+
+    function runTask(task) {
+      try {
+        task.fn();
+      } catch (e) {
+        log('uncaught', e);
+        // Like a module whose top level threw: no later segment runs, the loop still does.
+        if (task.kind === 'segment') pc = program.length;
+      }
+    }
+
+    // One real setImmediate callback = one virtual macrotask; real Node drains nextTicks and
+    // microtasks when it returns, before the next pump.
+    function pump() {
+      const task = nextTask();
+      if (task === null) {
+        finish();
+        return;
+      }
+      try {
+        runTask(task);
+      } finally {
+        setImmediate(pump);
+      }
+    }
+
+    function finish() {
+      if (finished) return;
+      finished = true;
+      stopped = true;
+      for (const entry of realTimeouts) releaseReal(entry);
+      if (current === self) current = null;
+      const done = onDone;
+      onDone = null;
+      if (done !== null) done(lines);
+    }
+
+    function start(callback) {
+      if (started) throw new Error('nodesem prelude: $.start called twice');
+      started = true;
+      if (typeof callback === 'function') onDone = callback;
+      current = self;
+      setImmediate(pump);
+    }
+
+    const self = {
+      lines,
+      log,
+      fmt,
+      cb,
+      try: tryRun,
+      setTimeout: setTimeoutV,
+      clearTimeout: clearTimeoutV,
+      setImmediate: setImmediateV,
+      clearImmediate: clearImmediateV,
+      timeoutSignal,
+      deferred,
+      resolve(p, v) { resolverOf(p).resolve(v); },
+      reject(p, v) { resolverOf(p).reject(v); },
+      thenable(v) { return { then(resolve) { resolve(v); } }; },
+      segment,
+      run,
+      start,
+      get now() { return now; },
+      get finished() { return finished; },
+      get stopped() { return stopped; },
+    };
+    return self;
+  };
+})();
+
+if (typeof module !== 'undefined' && module.exports) module.exports = { createScenario };

@@ -1,0 +1,339 @@
+//! The abstract syntax of a scenario.
+//!
+//! This is the one data structure every engine consumes: the parser produces
+//! it, the generators produce it, the printer turns it back into text and
+//! serde turns it into JSON. It carries no source positions, so that
+//! `parse(print(s)) == s` is plain structural equality; positions live only in
+//! the parser's errors.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario script: a list of top-level statements.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// The top-level statements, in order.
+    pub body: Vec<Stmt>,
+}
+
+/// A block of statements: the body of a callback or of a `try`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// The statements, in order.
+    pub body: Vec<Stmt>,
+}
+
+/// A binding name, such as `c` or `listener_1`.
+pub type Name = String;
+
+/// One statement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stmt {
+    /// `# text`: a comment line, kept so that printing preserves documentation.
+    Comment(String),
+    /// `let NAME = OP`: performs the operation and binds its result.
+    Let {
+        /// The new binding.
+        name: Name,
+        /// The operation whose result is bound.
+        op: Op,
+    },
+    /// `OP`: performs the operation and discards its result.
+    Do(Op),
+    /// `log EXPR...`: one log line with the values, separated by spaces.
+    Log(Vec<Expr>),
+    /// `try { ... }`: runs the block; an exception it throws is logged as
+    /// `caught <value>` and goes no further.
+    Try(Block),
+    /// `throw EXPR`.
+    Throw(Expr),
+    /// `return [EXPR]`: returns from the callback (the value matters to
+    /// promise reactions).
+    Return(Option<Expr>),
+    /// `run turn | run idle | run advance MS`: pauses the main script and
+    /// lets the event loop run. Top level only.
+    Run(RunMode),
+}
+
+/// How far a `run` statement lets the event loop go before the main script
+/// resumes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMode {
+    /// One loop iteration: the timers phase at the current time, then the
+    /// immediates queued before the check phase began.
+    Turn,
+    /// Iterations until nothing keeps the loop alive.
+    Idle,
+    /// Iterations until the virtual clock reaches now + the given ms.
+    Advance(u32),
+}
+
+/// The options of `addEventListener`, flattened.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListenerOptions {
+    /// `{ once: true }`.
+    pub once: bool,
+    /// `{ capture: true }`.
+    pub capture: bool,
+    /// `{ passive: true }`.
+    pub passive: bool,
+    /// `{ signal }`.
+    pub signal: Option<Expr>,
+}
+
+/// A callback argument: an existing function binding or an inline block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Callback {
+    /// A function value, usually a binding made with `fn`.
+    Value(Expr),
+    /// An inline function; its body is the block.
+    Inline(Block),
+}
+
+/// What an `onabort` assignment stores.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Handler {
+    /// `onabort s null`.
+    Null,
+    /// `onabort s f` or `onabort s { ... }`.
+    Callback(Callback),
+}
+
+/// An operation: everything a script does to the APIs under test.
+///
+/// Each variant documents its syntax and the JavaScript it stands for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// `EXPR` (only after `let NAME =`): binds a value.
+    Value(Expr),
+
+    // ---- abort -------------------------------------------------------
+    /// `controller`: `new AbortController()`.
+    NewController,
+    /// `abort C [REASON]`: `C.abort(REASON)`.
+    Abort {
+        /// The controller.
+        controller: Expr,
+        /// The reason, or none for the default `AbortError` DOMException.
+        reason: Option<Expr>,
+    },
+    /// `aborted [REASON]`: `AbortSignal.abort(REASON)`.
+    SignalAbort {
+        /// The reason, or none for the default.
+        reason: Option<Expr>,
+    },
+    /// `timeout MS`: `AbortSignal.timeout(MS)`.
+    SignalTimeout {
+        /// The delay in ms of the virtual clock.
+        ms: u32,
+    },
+    /// `any [S, ...]`: `AbortSignal.any([S, ...])`.
+    SignalAny {
+        /// The source signals, duplicates allowed.
+        signals: Vec<Expr>,
+    },
+    /// `throwIfAborted S`: `S.throwIfAborted()`.
+    ThrowIfAborted {
+        /// The signal.
+        signal: Expr,
+    },
+    /// `onabort S HANDLER`: `S.onabort = HANDLER`.
+    SetOnAbort {
+        /// The signal.
+        signal: Expr,
+        /// The new handler.
+        handler: Handler,
+    },
+    /// `addAbortListener S CALLBACK`: `events.addAbortListener(S, CALLBACK)`,
+    /// returning a Disposable.
+    AddAbortListener {
+        /// The signal.
+        signal: Expr,
+        /// The listener.
+        listener: Callback,
+    },
+    /// `dispose D`: `D[Symbol.dispose]()`.
+    Dispose {
+        /// The disposable returned by `addAbortListener`.
+        disposable: Expr,
+    },
+
+    // ---- dispatch ----------------------------------------------------
+    /// `target`: `new EventTarget()`.
+    NewTarget,
+    /// `fn { ... }`: a function value, for listeners that are added or
+    /// removed by name. Its body sees the event as `event`.
+    Function(Block),
+    /// `on T TYPE [once] [capture] [passive] [signal S] CALLBACK`:
+    /// `T.addEventListener(TYPE, CALLBACK, { once, capture, passive, signal })`.
+    AddEventListener {
+        /// The event target (or signal).
+        target: Expr,
+        /// The event type.
+        event_type: String,
+        /// The listener.
+        listener: Callback,
+        /// The options.
+        options: ListenerOptions,
+    },
+    /// `off T TYPE F [capture]`: `T.removeEventListener(TYPE, F, { capture })`.
+    RemoveEventListener {
+        /// The event target (or signal).
+        target: Expr,
+        /// The event type.
+        event_type: String,
+        /// The listener function.
+        listener: Expr,
+        /// The capture flag that identifies the listener.
+        capture: bool,
+    },
+    /// `dispatch T TYPE [cancelable]`:
+    /// `T.dispatchEvent(new Event(TYPE, { cancelable }))`, returning its result.
+    Dispatch {
+        /// The event target (or signal).
+        target: Expr,
+        /// The event type.
+        event_type: String,
+        /// Whether the event is cancelable.
+        cancelable: bool,
+    },
+    /// `preventDefault E`: `E.preventDefault()`.
+    PreventDefault {
+        /// The event.
+        event: Expr,
+    },
+    /// `stopPropagation E`: `E.stopPropagation()`.
+    StopPropagation {
+        /// The event.
+        event: Expr,
+    },
+    /// `stopImmediatePropagation E`: `E.stopImmediatePropagation()`.
+    StopImmediatePropagation {
+        /// The event.
+        event: Expr,
+    },
+
+    // ---- event loop --------------------------------------------------
+    /// `microtask { ... }`: `queueMicrotask(() => { ... })`.
+    QueueMicrotask(Block),
+    /// `tick { ... }`: `process.nextTick(() => { ... })`.
+    NextTick(Block),
+    /// `setTimeout MS { ... }`: `setTimeout(() => { ... }, MS)`, returning
+    /// the timer.
+    SetTimeout {
+        /// The delay in ms of the virtual clock.
+        ms: u32,
+        /// The callback body.
+        body: Block,
+    },
+    /// `clearTimeout H`.
+    ClearTimeout {
+        /// The timer.
+        timer: Expr,
+    },
+    /// `setImmediate { ... }`, returning the immediate.
+    SetImmediate(Block),
+    /// `clearImmediate H`.
+    ClearImmediate {
+        /// The immediate.
+        immediate: Expr,
+    },
+
+    // ---- promises ----------------------------------------------------
+    /// `promise`: a new pending promise whose resolving functions the script
+    /// keeps (`new Promise((res, rej) => ...)`).
+    NewPromise,
+    /// `resolve P [V]`: calls P's resolve function with V (a thenable V takes
+    /// the extra ticks of NewPromiseResolveThenableJob).
+    Resolve {
+        /// A promise made with `promise`.
+        promise: Expr,
+        /// The resolution.
+        value: Option<Expr>,
+    },
+    /// `reject P [V]`: calls P's reject function with V.
+    Reject {
+        /// A promise made with `promise`.
+        promise: Expr,
+        /// The rejection reason.
+        value: Option<Expr>,
+    },
+    /// `then P [{ ... }] [else { ... }]`: `P.then(onFulfilled, onRejected)`,
+    /// returning the derived promise. The fulfilment body sees `value`, the
+    /// rejection body sees `reason`.
+    Then {
+        /// The promise.
+        promise: Expr,
+        /// The fulfilment reaction body.
+        on_fulfilled: Option<Block>,
+        /// The rejection reaction body.
+        on_rejected: Option<Block>,
+    },
+    /// `catch P { ... }`: `P.catch(reason => { ... })`.
+    Catch {
+        /// The promise.
+        promise: Expr,
+        /// The rejection reaction body; it sees `reason`.
+        on_rejected: Block,
+    },
+    /// `finally P { ... }`: `P.finally(() => { ... })`.
+    Finally {
+        /// The promise.
+        promise: Expr,
+        /// The body.
+        on_finally: Block,
+    },
+    /// `resolved V`: `Promise.resolve(V)`.
+    PromiseResolve {
+        /// The value.
+        value: Expr,
+    },
+    /// `rejected V`: `Promise.reject(V)`.
+    PromiseReject {
+        /// The reason.
+        value: Expr,
+    },
+    /// `thenable V`: `{ then(resolve) { resolve(V); } }`.
+    Thenable {
+        /// The value the thenable resolves with.
+        value: Expr,
+    },
+}
+
+/// An expression: a literal, a binding, a property read or a new Error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expr {
+    /// `undefined`.
+    Undefined,
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// An integer such as `42` or `-1`.
+    Int(i64),
+    /// A string literal such as `"boom"`.
+    Str(String),
+    /// A binding, or one of the implicit parameters `event`, `value`, `reason`.
+    Var(Name),
+    /// `EXPR.NAME`: a property read.
+    Prop(Box<Expr>, Name),
+    /// `Error("message")`: `new Error("message")`.
+    NewError(String),
+}
+
+impl Expr {
+    /// A binding reference.
+    pub fn var(name: impl Into<String>) -> Expr {
+        Expr::Var(name.into())
+    }
+
+    /// A property read on this expression.
+    pub fn prop(self, name: impl Into<String>) -> Expr {
+        Expr::Prop(Box::new(self), name.into())
+    }
+}

@@ -1,0 +1,1 @@
+//! Generators of valid scenarios (placeholder, filled in by the generator work).

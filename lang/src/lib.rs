@@ -1,0 +1,147 @@
+//! # The nodesem scenario language
+//!
+//! This crate is the language reference. A scenario is a small,
+//! line-oriented script that exercises the parts of Node.js whose observable
+//! behaviour optimizations keep changing: aborting, event dispatch, the
+//! event loop and promises. Every engine (the reference model, the optimized
+//! implementation, real Node through JavaScript) runs the same [`Scenario`]
+//! and produces a [`Log`]; the harness diffs logs.
+//!
+//! ## Lexical structure
+//!
+//! - One statement per line. Blank lines are ignored.
+//! - A line whose first non-blank character is `#` is a comment. Comments are
+//!   kept in the syntax tree so that printing preserves them; there are no
+//!   trailing comments.
+//! - Words: `[A-Za-z_$][A-Za-z0-9_$-]*`. Strings: `"..."` with the escapes
+//!   `\" \\ \n \t \r \u{hex}`. Integers: `-?[0-9]+`.
+//! - A block is `{` at the end of a line, the block's statements on the
+//!   following lines, and a line starting with `}`. Only `else {` may follow
+//!   a closing `}` on the same line.
+//!
+//! ## Bindings and scope
+//!
+//! `let NAME = OP` binds the result of an operation. Names start with a
+//! lowercase letter or `_` and contain letters, digits and `_`; keywords and
+//! JavaScript's reserved words are refused. A binding is visible after its
+//! `let`, in its block and in blocks nested in it; a name cannot be defined
+//! twice where it would shadow another. Callback bodies see implicit
+//! parameters: listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
+//! see `event`; `then` bodies see `value`; `else` and `catch` bodies see
+//! `reason`.
+//!
+//! ## Values
+//!
+//! `undefined`, `null`, `true`, `false`, integers, strings, `Error("msg")`
+//! (a new `Error`), a binding, and property reads `EXPR.NAME`:
+//!
+//! | kind | readable properties |
+//! |---|---|
+//! | AbortController | `signal` |
+//! | AbortSignal | `aborted`, `reason`, `onabort` |
+//! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement` |
+//! | Error or plain value | `name`, `message` |
+//!
+//! Every binding has a kind known from the operation that made it, and each
+//! operation checks the kinds of its operands: aborting an EventTarget, or
+//! passing a timer where a signal is expected, is a validation error.
+//!
+//! ## Statements
+//!
+//! | statement | meaning |
+//! |---|---|
+//! | `log EXPR...` | one log line: the values formatted and joined by spaces |
+//! | `let NAME = OP` | perform OP, bind its result (OP may be a plain value) |
+//! | `OP` | perform OP, discard its result |
+//! | `try {` | run the block; an exception is logged as `caught <value>` |
+//! | `throw EXPR` | throw the value |
+//! | `return [EXPR]` | return from a callback (its value matters to promise reactions) |
+//! | `run turn` | top level only: let the loop run one iteration, then resume |
+//! | `run idle` | top level only: let the loop run until nothing keeps it alive |
+//! | `run advance MS` | top level only: let the loop run until the clock has advanced MS |
+//!
+//! ## Operations
+//!
+//! Abort:
+//!
+//! | operation | JavaScript |
+//! |---|---|
+//! | `controller` | `new AbortController()` |
+//! | `abort C [REASON]` | `C.abort(REASON)` |
+//! | `aborted [REASON]` | `AbortSignal.abort(REASON)` |
+//! | `timeout MS` | `AbortSignal.timeout(MS)` |
+//! | `any [S1, S2, ...]` | `AbortSignal.any([S1, S2, ...])` |
+//! | `throwIfAborted S` | `S.throwIfAborted()` |
+//! | `onabort S {` / `onabort S F` / `onabort S null` | `S.onabort = ...` |
+//! | `addAbortListener S {` / `addAbortListener S F` | `events.addAbortListener(S, ...)`, a Disposable |
+//! | `dispose D` | `D[Symbol.dispose]()` |
+//!
+//! Dispatch:
+//!
+//! | operation | JavaScript |
+//! |---|---|
+//! | `target` | `new EventTarget()` |
+//! | `fn {` | a function, usable as a listener by name |
+//! | `on T TYPE [once] [capture] [passive] [signal S] {` | `T.addEventListener(TYPE, event => {...}, {...})` |
+//! | `on T TYPE F [once] [capture] [passive] [signal S]` | `T.addEventListener(TYPE, F, {...})` |
+//! | `off T TYPE F [capture]` | `T.removeEventListener(TYPE, F, { capture })` |
+//! | `dispatch T TYPE [cancelable]` | `T.dispatchEvent(new Event(TYPE, { cancelable }))`, its boolean result |
+//! | `preventDefault E`, `stopPropagation E`, `stopImmediatePropagation E` | the Event methods |
+//!
+//! TYPE is a word or a string. T may be an EventTarget or an AbortSignal.
+//!
+//! Event loop and promises:
+//!
+//! | operation | JavaScript |
+//! |---|---|
+//! | `microtask {` | `queueMicrotask(() => {...})` |
+//! | `tick {` | `process.nextTick(() => {...})` |
+//! | `setTimeout MS {` / `clearTimeout H` | timers on the virtual clock |
+//! | `setImmediate {` / `clearImmediate H` | immediates |
+//! | `promise` | a new pending promise whose resolving functions the script keeps |
+//! | `resolve P [V]` / `reject P [V]` | call P's resolving functions |
+//! | `then P [{ ... }] [else { ... }]` | `P.then(value => {...}, reason => {...})` |
+//! | `catch P {` / `finally P {` | `P.catch(...)`, `P.finally(...)` |
+//! | `resolved V` / `rejected V` | `Promise.resolve(V)`, `Promise.reject(V)` |
+//! | `thenable V` | `{ then(resolve) { resolve(V); } }` |
+//!
+//! ## The log
+//!
+//! One observable event per line. Values print as: strings without quotes;
+//! numbers, booleans, `undefined` and `null` as JavaScript's `String()`; an
+//! Error or DOMException as `Name: message`; an Event as `Event(type)`; a
+//! function as `[Function]`; any other object as `[Tag]` after its
+//! `Symbol.toStringTag` (`[AbortSignal]`, `[EventTarget]`, `[Promise]`,
+//! `[Object]`). Besides the script's own `log` lines, engines print:
+//!
+//! - `caught <value>` for an exception stopped by `try`;
+//! - `uncaught <value>` for an exception that reaches
+//!   `process.on('uncaughtException')`;
+//! - `unhandled rejection <value>` for `process.on('unhandledRejection')`;
+//! - `budget exhausted: ...` once, when a scenario runs more than
+//!   [`RunConfig::budget`] callbacks or nests them deeper than
+//!   [`RunConfig::max_depth`]; the scenario then stops.
+//!
+//! ## The event loop
+//!
+//! The main script runs as the first macrotask. After every macrotask the
+//! engine runs all `process.nextTick` callbacks, then all microtasks,
+//! repeated until both queues are empty, as Node does. A loop iteration is a
+//! timers phase (every timer due at the current virtual time, in deadline
+//! then creation order; a delay of 0 counts as 1 ms) followed by a check
+//! phase (the immediates queued before it began). When nothing is runnable,
+//! the clock jumps to the next timer's deadline. The loop stops when no
+//! immediate and no ref'd timer is pending; `AbortSignal.timeout` timers are
+//! unref'd, as in Node.
+
+pub mod ast;
+pub mod engine;
+pub mod gen;
+pub mod parser;
+pub mod printer;
+pub mod syntax;
+
+pub use ast::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
+pub use engine::{Engine, EngineError, Log, RunConfig};
+pub use parser::{parse, validate, Diagnostic, Kind, ParseError};
+pub use printer::print;

@@ -1,0 +1,378 @@
+//! The printer: a scenario back to its text.
+//!
+//! The printed form is the canonical one (two-space indentation, options in a
+//! fixed order), so that a generated scenario can be saved, read in a pull
+//! request and parsed again: `parse(print(s)) == s` for every valid scenario.
+
+use std::fmt::Write;
+
+use crate::ast::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
+use crate::syntax::is_bare_word;
+
+/// Prints a scenario in the canonical text form.
+pub fn print(scenario: &Scenario) -> String {
+    let mut printer = Printer::default();
+    printer.stmts(&scenario.body);
+    printer.out
+}
+
+/// Prints one expression.
+pub fn print_expr(expr: &Expr) -> String {
+    let mut out = String::new();
+    write_expr(&mut out, expr);
+    out
+}
+
+/// Quotes a string literal, escaping `"`, `\` and control characters.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[derive(Default)]
+struct Printer {
+    out: String,
+    indent: usize,
+}
+
+impl Printer {
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            self.stmt(stmt);
+        }
+    }
+
+    fn line_start(&mut self) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        self.line_start();
+        match stmt {
+            Stmt::Comment(text) => {
+                self.out.push('#');
+                if !text.is_empty() {
+                    self.out.push(' ');
+                    self.out.push_str(text);
+                }
+                self.out.push('\n');
+            }
+            Stmt::Let { name, op } => {
+                let _ = write!(self.out, "let {name} = ");
+                self.op(op);
+            }
+            Stmt::Do(op) => self.op(op),
+            Stmt::Log(values) => {
+                self.out.push_str("log");
+                for v in values {
+                    self.out.push(' ');
+                    write_expr(&mut self.out, v);
+                }
+                self.out.push('\n');
+            }
+            Stmt::Try(block) => {
+                self.out.push_str("try");
+                self.block(block);
+                self.out.push('\n');
+            }
+            Stmt::Throw(e) => {
+                self.out.push_str("throw ");
+                write_expr(&mut self.out, e);
+                self.out.push('\n');
+            }
+            Stmt::Return(e) => {
+                self.out.push_str("return");
+                if let Some(e) = e {
+                    self.out.push(' ');
+                    write_expr(&mut self.out, e);
+                }
+                self.out.push('\n');
+            }
+            Stmt::Run(mode) => {
+                match mode {
+                    RunMode::Turn => self.out.push_str("run turn"),
+                    RunMode::Idle => self.out.push_str("run idle"),
+                    RunMode::Advance(ms) => {
+                        let _ = write!(self.out, "run advance {ms}");
+                    }
+                }
+                self.out.push('\n');
+            }
+        }
+    }
+
+    /// Prints ` {`, the body one level deeper, and the closing `}` (without
+    /// the final newline, so that `else` can follow).
+    fn block(&mut self, block: &Block) {
+        self.out.push_str(" {\n");
+        self.indent += 1;
+        self.stmts(&block.body);
+        self.indent -= 1;
+        self.line_start();
+        self.out.push('}');
+    }
+
+    fn word(&mut self, word: &str) {
+        self.out.push(' ');
+        self.out.push_str(word);
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        self.out.push(' ');
+        write_expr(&mut self.out, e);
+    }
+
+    fn event_type(&mut self, t: &str) {
+        self.out.push(' ');
+        if is_bare_word(t) {
+            self.out.push_str(t);
+        } else {
+            self.out.push_str(&quote(t));
+        }
+    }
+
+    /// Prints a callback argument; an inline block must come last on the line.
+    fn callback(&mut self, cb: &Callback) {
+        match cb {
+            Callback::Value(e) => self.expr(e),
+            Callback::Inline(b) => self.block(b),
+        }
+    }
+
+    fn options(&mut self, o: &ListenerOptions) {
+        if o.once {
+            self.word("once");
+        }
+        if o.capture {
+            self.word("capture");
+        }
+        if o.passive {
+            self.word("passive");
+        }
+        if let Some(s) = &o.signal {
+            self.word("signal");
+            self.expr(s);
+        }
+    }
+
+    fn op(&mut self, op: &Op) {
+        match op {
+            Op::Value(e) => write_expr(&mut self.out, e),
+            Op::NewController => self.out.push_str("controller"),
+            Op::Abort { controller, reason } => {
+                self.out.push_str("abort");
+                self.expr(controller);
+                if let Some(r) = reason {
+                    self.expr(r);
+                }
+            }
+            Op::SignalAbort { reason } => {
+                self.out.push_str("aborted");
+                if let Some(r) = reason {
+                    self.expr(r);
+                }
+            }
+            Op::SignalTimeout { ms } => {
+                let _ = write!(self.out, "timeout {ms}");
+            }
+            Op::SignalAny { signals } => {
+                self.out.push_str("any [");
+                for (i, s) in signals.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    write_expr(&mut self.out, s);
+                }
+                self.out.push(']');
+            }
+            Op::ThrowIfAborted { signal } => {
+                self.out.push_str("throwIfAborted");
+                self.expr(signal);
+            }
+            Op::SetOnAbort { signal, handler } => {
+                self.out.push_str("onabort");
+                self.expr(signal);
+                match handler {
+                    Handler::Null => self.word("null"),
+                    Handler::Callback(cb) => self.callback(cb),
+                }
+            }
+            Op::AddAbortListener { signal, listener } => {
+                self.out.push_str("addAbortListener");
+                self.expr(signal);
+                self.callback(listener);
+            }
+            Op::Dispose { disposable } => {
+                self.out.push_str("dispose");
+                self.expr(disposable);
+            }
+            Op::NewTarget => self.out.push_str("target"),
+            Op::Function(b) => {
+                self.out.push_str("fn");
+                self.block(b);
+            }
+            Op::AddEventListener { target, event_type, listener, options } => {
+                self.out.push_str("on");
+                self.expr(target);
+                self.event_type(event_type);
+                // Options come before an inline block, after a named listener.
+                match listener {
+                    Callback::Value(e) => {
+                        self.expr(e);
+                        self.options(options);
+                    }
+                    Callback::Inline(b) => {
+                        self.options(options);
+                        self.block(b);
+                    }
+                }
+            }
+            Op::RemoveEventListener { target, event_type, listener, capture } => {
+                self.out.push_str("off");
+                self.expr(target);
+                self.event_type(event_type);
+                self.expr(listener);
+                if *capture {
+                    self.word("capture");
+                }
+            }
+            Op::Dispatch { target, event_type, cancelable } => {
+                self.out.push_str("dispatch");
+                self.expr(target);
+                self.event_type(event_type);
+                if *cancelable {
+                    self.word("cancelable");
+                }
+            }
+            Op::PreventDefault { event } => {
+                self.out.push_str("preventDefault");
+                self.expr(event);
+            }
+            Op::StopPropagation { event } => {
+                self.out.push_str("stopPropagation");
+                self.expr(event);
+            }
+            Op::StopImmediatePropagation { event } => {
+                self.out.push_str("stopImmediatePropagation");
+                self.expr(event);
+            }
+            Op::QueueMicrotask(b) => {
+                self.out.push_str("microtask");
+                self.block(b);
+            }
+            Op::NextTick(b) => {
+                self.out.push_str("tick");
+                self.block(b);
+            }
+            Op::SetTimeout { ms, body } => {
+                let _ = write!(self.out, "setTimeout {ms}");
+                self.block(body);
+            }
+            Op::ClearTimeout { timer } => {
+                self.out.push_str("clearTimeout");
+                self.expr(timer);
+            }
+            Op::SetImmediate(b) => {
+                self.out.push_str("setImmediate");
+                self.block(b);
+            }
+            Op::ClearImmediate { immediate } => {
+                self.out.push_str("clearImmediate");
+                self.expr(immediate);
+            }
+            Op::NewPromise => self.out.push_str("promise"),
+            Op::Resolve { promise, value } => {
+                self.out.push_str("resolve");
+                self.expr(promise);
+                if let Some(v) = value {
+                    self.expr(v);
+                }
+            }
+            Op::Reject { promise, value } => {
+                self.out.push_str("reject");
+                self.expr(promise);
+                if let Some(v) = value {
+                    self.expr(v);
+                }
+            }
+            Op::Then { promise, on_fulfilled, on_rejected } => {
+                self.out.push_str("then");
+                self.expr(promise);
+                if let Some(b) = on_fulfilled {
+                    self.block(b);
+                }
+                if let Some(b) = on_rejected {
+                    if on_fulfilled.is_some() {
+                        self.out.push_str(" else");
+                    } else {
+                        self.word("else");
+                    }
+                    self.block(b);
+                }
+            }
+            Op::Catch { promise, on_rejected } => {
+                self.out.push_str("catch");
+                self.expr(promise);
+                self.block(on_rejected);
+            }
+            Op::Finally { promise, on_finally } => {
+                self.out.push_str("finally");
+                self.expr(promise);
+                self.block(on_finally);
+            }
+            Op::PromiseResolve { value } => {
+                self.out.push_str("resolved");
+                self.expr(value);
+            }
+            Op::PromiseReject { value } => {
+                self.out.push_str("rejected");
+                self.expr(value);
+            }
+            Op::Thenable { value } => {
+                self.out.push_str("thenable");
+                self.expr(value);
+            }
+        }
+        self.out.push('\n');
+    }
+}
+
+fn write_expr(out: &mut String, e: &Expr) {
+    match e {
+        Expr::Undefined => out.push_str("undefined"),
+        Expr::Null => out.push_str("null"),
+        Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Expr::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Expr::Str(s) => out.push_str(&quote(s)),
+        Expr::Var(name) => out.push_str(name),
+        Expr::Prop(obj, name) => {
+            write_expr(out, obj);
+            out.push('.');
+            out.push_str(name);
+        }
+        Expr::NewError(msg) => {
+            out.push_str("Error(");
+            out.push_str(&quote(msg));
+            out.push(')');
+        }
+    }
+}

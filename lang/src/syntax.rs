@@ -1,0 +1,198 @@
+//! The lexer: one line of scenario text into tokens with their columns.
+//!
+//! The language is line-oriented, so the lexer works a line at a time and
+//! every token knows its 1-based column; the parser adds the line number.
+
+/// A token of one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// An identifier or keyword: `[A-Za-z_$][A-Za-z0-9_$-]*`.
+    Word(String),
+    /// A string literal, unescaped.
+    Str(String),
+    /// An integer literal.
+    Int(i64),
+    /// One of `= [ ] , { } . ( )`.
+    Punct(char),
+}
+
+impl Tok {
+    /// How the token is named in an error message.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Word(w) => format!("`{w}`"),
+            Tok::Str(s) => format!("the string {}", crate::printer::quote(s)),
+            Tok::Int(i) => format!("the number {i}"),
+            Tok::Punct(c) => format!("`{c}`"),
+        }
+    }
+}
+
+/// A token with its 1-based column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spanned {
+    /// The token.
+    pub tok: Tok,
+    /// The column of its first character, 1-based, in characters.
+    pub col: usize,
+}
+
+/// A lexical error: the column and what went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexError {
+    /// The 1-based column.
+    pub col: usize,
+    /// What was expected and found.
+    pub message: String,
+}
+
+/// Whether `s` can be written without quotes as an event type.
+pub fn is_bare_word(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn is_word_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || c == '$'
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '-'
+}
+
+/// Splits one line (without its newline) into tokens.
+pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let col = i + 1;
+        if c == ' ' || c == '\t' {
+            i += 1;
+        } else if is_word_start(c) {
+            let start = i;
+            while i < chars.len() && is_word_char(chars[i]) {
+                i += 1;
+            }
+            out.push(Spanned { tok: Tok::Word(chars[start..i].iter().collect()), col });
+        } else if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+            let start = i;
+            i += 1;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            let text: String = chars[start..i].iter().collect();
+            if i < chars.len() && is_word_char(chars[i]) {
+                return Err(LexError { col, message: format!("expected a number, found `{text}{}`", chars[i]) });
+            }
+            let value = text.parse::<i64>().map_err(|_| LexError {
+                col,
+                message: format!("the number {text} does not fit in 64 bits"),
+            })?;
+            out.push(Spanned { tok: Tok::Int(value), col });
+        } else if c == '"' {
+            i += 1;
+            let mut s = String::new();
+            loop {
+                let Some(&c) = chars.get(i) else {
+                    return Err(LexError { col, message: "expected a closing `\"` before the end of the line".into() });
+                };
+                i += 1;
+                match c {
+                    '"' => break,
+                    '\\' => {
+                        let Some(&e) = chars.get(i) else {
+                            return Err(LexError { col: i + 1, message: "expected an escape after `\\`".into() });
+                        };
+                        i += 1;
+                        match e {
+                            '"' => s.push('"'),
+                            '\\' => s.push('\\'),
+                            'n' => s.push('\n'),
+                            't' => s.push('\t'),
+                            'r' => s.push('\r'),
+                            'u' => {
+                                let esc_col = i - 1;
+                                if chars.get(i) != Some(&'{') {
+                                    return Err(LexError { col: esc_col, message: "expected `\\u{hex}`".into() });
+                                }
+                                let start = i + 1;
+                                let Some(end) = chars[start..].iter().position(|&c| c == '}').map(|p| start + p) else {
+                                    return Err(LexError { col: esc_col, message: "expected `}` closing `\\u{`".into() });
+                                };
+                                let hex: String = chars[start..end].iter().collect();
+                                let ch = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32).ok_or_else(|| LexError {
+                                    col: esc_col,
+                                    message: format!("expected a Unicode scalar value in hex, found `{hex}`"),
+                                })?;
+                                s.push(ch);
+                                i = end + 1;
+                            }
+                            other => {
+                                return Err(LexError {
+                                    col: i,
+                                    message: format!("expected one of the escapes \\\" \\\\ \\n \\t \\r \\u{{..}}, found `\\{other}`"),
+                                })
+                            }
+                        }
+                    }
+                    c => s.push(c),
+                }
+            }
+            out.push(Spanned { tok: Tok::Str(s), col });
+        } else if "=[],{}.()".contains(c) {
+            out.push(Spanned { tok: Tok::Punct(c), col });
+            i += 1;
+        } else {
+            return Err(LexError { col, message: format!("unexpected character `{c}`") });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexes_words_strings_numbers_and_punctuation() {
+        let toks = lex_line(r#"let s = any [a.signal, "x\"y", -3]"#).unwrap();
+        let kinds: Vec<Tok> = toks.into_iter().map(|t| t.tok).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                Tok::Word("let".into()),
+                Tok::Word("s".into()),
+                Tok::Punct('='),
+                Tok::Word("any".into()),
+                Tok::Punct('['),
+                Tok::Word("a".into()),
+                Tok::Punct('.'),
+                Tok::Word("signal".into()),
+                Tok::Punct(','),
+                Tok::Str("x\"y".into()),
+                Tok::Punct(','),
+                Tok::Int(-3),
+                Tok::Punct(']'),
+            ]
+        );
+    }
+
+    #[test]
+    fn reports_unterminated_string_with_column() {
+        let err = lex_line(r#"log "abc"#).unwrap_err();
+        assert_eq!(err.col, 5);
+        assert!(err.message.contains("closing"));
+    }
+
+    #[test]
+    fn reports_stray_character() {
+        let err = lex_line("log @").unwrap_err();
+        assert_eq!(err.col, 5);
+    }
+}

@@ -1,0 +1,102 @@
+//! Parser and printer tests: examples that must parse, errors that must be
+//! reported with their position, and the round trip.
+
+use nodesem_lang::{parse, print};
+
+const EXAMPLE: &str = r#"# Composites are already aborted inside the source's own listener.
+let a = controller
+let b = controller
+let ab = any [a.signal, b.signal]
+let only_a = any [a.signal]
+on a.signal abort {
+  log "a fired" ab.aborted only_a.aborted
+}
+on ab abort {
+  log "ab fired" ab.reason
+}
+on only_a abort once capture signal b.signal {
+  log "only_a fired"
+}
+microtask {
+  log "microtask"
+}
+abort a "boom"
+log "after abort"
+let p = promise
+then p {
+  log value
+} else {
+  log reason
+}
+let t = target
+let f = fn {
+  preventDefault event
+}
+on t "my event" f passive
+let r = dispatch t "my event" cancelable
+run advance 10
+try {
+  throwIfAborted a.signal
+}
+"#;
+
+#[test]
+fn example_round_trips() {
+    let s = parse("example.scn", EXAMPLE).unwrap();
+    let printed = print(&s);
+    assert_eq!(parse("printed", &printed).unwrap(), s);
+    assert_eq!(printed, EXAMPLE);
+}
+
+fn errors(text: &str) -> Vec<String> {
+    parse("bad.scn", text).unwrap_err().diagnostics.iter().map(|d| d.to_string()).collect()
+}
+
+#[test]
+fn aborting_an_event_target_is_a_kind_error() {
+    assert_eq!(
+        errors("let t = target\nabort t\n"),
+        vec!["bad.scn:2:7: expected an AbortController, found `t`, which is an EventTarget"]
+    );
+}
+
+#[test]
+fn unknown_binding_and_every_error_reported() {
+    let errs = errors("log x\nlet c = controller\nabort c \"r\" extra\nrun sideways\n");
+    assert_eq!(
+        errs,
+        vec![
+            "bad.scn:1:5: unknown binding `x`",
+            "bad.scn:3:13: expected the end of the line, found `extra`",
+            "bad.scn:4:5: expected `turn`, `idle` or `advance MS` after `run`, found `sideways`",
+        ]
+    );
+}
+
+#[test]
+fn unclosed_block_and_run_in_callback() {
+    let errs = errors("microtask {\n  run idle\n");
+    assert_eq!(
+        errs,
+        vec![
+            "bad.scn:2:3: `run` is only allowed at the top level of the script",
+            "bad.scn:3:1: expected `}` closing the block opened at line 1, found the end of the file",
+        ]
+    );
+}
+
+#[test]
+fn redefinition_is_refused() {
+    assert_eq!(
+        errors("let c = controller\nmicrotask {\n  let c = target\n}\n"),
+        vec!["bad.scn:3:7: the binding `c` is already defined at line 1"]
+    );
+}
+
+#[test]
+fn event_only_in_listeners() {
+    assert_eq!(
+        errors("microtask {\n  log event.type\n}\n"),
+        vec!["bad.scn:2:7: unknown binding `event` (`event` exists only in listener bodies)"]
+    );
+}
