@@ -25,7 +25,10 @@ pub struct RunConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { budget: 10_000, max_depth: 64 }
+        RunConfig {
+            budget: 10_000,
+            max_depth: 64,
+        }
     }
 }
 
@@ -77,7 +80,11 @@ pub trait Engine: Send + Sync {
 
     /// Runs many scenarios; engines with a costly start (a Node process)
     /// override this to batch. Results come back in input order.
-    fn run_batch(&self, scenarios: &[Scenario], config: &RunConfig) -> Vec<Result<Log, EngineError>> {
+    fn run_batch(
+        &self,
+        scenarios: &[Scenario],
+        config: &RunConfig,
+    ) -> Vec<Result<Log, EngineError>> {
         scenarios.iter().map(|s| self.run(s, config)).collect()
     }
 }

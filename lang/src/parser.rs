@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::ast::{Block, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt};
+use crate::ast::{
+    Block, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
+};
 use crate::syntax::{lex_line, Spanned, Tok};
 
 /// One problem in a scenario file, with its position.
@@ -29,7 +31,11 @@ pub struct Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.col, self.message
+        )
     }
 }
 
@@ -118,8 +124,8 @@ impl Kind {
             (Kind::Signal, "aborted" | "reason" | "onabort") => Some(Kind::Value),
             (
                 Kind::Event,
-                "type" | "cancelable" | "defaultPrevented" | "isTrusted" | "eventPhase" | "bubbles" | "composed"
-                | "returnValue" | "cancelBubble",
+                "type" | "cancelable" | "defaultPrevented" | "isTrusted" | "eventPhase" | "bubbles"
+                | "composed" | "returnValue" | "cancelBubble",
             ) => Some(Kind::Value),
             (Kind::Event, "target" | "currentTarget" | "srcElement") => Some(Kind::Target),
             (Kind::Error | Kind::Value, "name" | "message") => Some(Kind::Value),
@@ -142,22 +148,116 @@ impl Kind {
 /// The words that cannot be binding names: the language's keywords, its
 /// implicit parameters and literals.
 pub const KEYWORDS: &[&str] = &[
-    "let", "log", "try", "throw", "return", "run", "turn", "idle", "advance", "controller", "abort", "aborted",
-    "timeout", "any", "throwIfAborted", "onabort", "addAbortListener", "dispose", "target", "fn", "on", "off",
-    "dispatch", "preventDefault", "stopPropagation", "stopImmediatePropagation", "microtask", "tick", "setTimeout",
-    "clearTimeout", "setImmediate", "clearImmediate", "promise", "resolve", "reject", "then", "catch", "finally",
-    "resolved", "rejected", "thenable", "undefined", "null", "true", "false", "Error", "event", "value", "reason",
-    "once", "capture", "passive", "signal", "cancelable", "else",
+    "let",
+    "log",
+    "try",
+    "throw",
+    "return",
+    "run",
+    "turn",
+    "idle",
+    "advance",
+    "controller",
+    "abort",
+    "aborted",
+    "timeout",
+    "any",
+    "throwIfAborted",
+    "onabort",
+    "addAbortListener",
+    "dispose",
+    "target",
+    "fn",
+    "on",
+    "off",
+    "dispatch",
+    "preventDefault",
+    "stopPropagation",
+    "stopImmediatePropagation",
+    "microtask",
+    "tick",
+    "setTimeout",
+    "clearTimeout",
+    "setImmediate",
+    "clearImmediate",
+    "promise",
+    "resolve",
+    "reject",
+    "then",
+    "catch",
+    "finally",
+    "resolved",
+    "rejected",
+    "thenable",
+    "undefined",
+    "null",
+    "true",
+    "false",
+    "Error",
+    "event",
+    "value",
+    "reason",
+    "once",
+    "capture",
+    "passive",
+    "signal",
+    "cancelable",
+    "else",
 ];
 
 /// JavaScript names a binding may not take, because the emitted program
 /// would not parse or would shadow a global it uses.
 const JS_RESERVED: &[&str] = &[
-    "await", "break", "case", "class", "const", "continue", "debugger", "default", "delete", "do", "enum", "export",
-    "extends", "for", "function", "if", "import", "in", "instanceof", "new", "super", "switch", "this", "typeof",
-    "var", "void", "while", "with", "yield", "static", "implements", "package", "protected", "interface", "private",
-    "public", "arguments", "eval", "globalThis", "process", "queueMicrotask", "console", "require", "module",
-    "exports", "events", "async", "of", "get", "set",
+    "await",
+    "break",
+    "case",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "enum",
+    "export",
+    "extends",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "super",
+    "switch",
+    "this",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+    "static",
+    "implements",
+    "package",
+    "protected",
+    "interface",
+    "private",
+    "public",
+    "arguments",
+    "eval",
+    "globalThis",
+    "process",
+    "queueMicrotask",
+    "console",
+    "require",
+    "module",
+    "exports",
+    "events",
+    "async",
+    "of",
+    "get",
+    "set",
 ];
 
 /// Whether a word is one of the language's keywords.
@@ -191,14 +291,29 @@ struct Scope {
 
 /// Parses and validates a scenario. `file` names the input in diagnostics.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, ParseError> {
-    let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
-    let mut p = Parser { file, lines, next: 0, diagnostics: Vec::new(), scopes: Vec::new(), closing: None };
-    p.scopes.push(Scope { bindings: HashMap::new(), kind: BlockKind::TopLevel });
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut p = Parser {
+        file,
+        lines,
+        next: 0,
+        diagnostics: Vec::new(),
+        scopes: Vec::new(),
+        closing: None,
+    };
+    p.scopes.push(Scope {
+        bindings: HashMap::new(),
+        kind: BlockKind::TopLevel,
+    });
     let body = p.block_body(None);
     if p.diagnostics.is_empty() {
         Ok(Scenario { body })
     } else {
-        Err(ParseError { diagnostics: p.diagnostics })
+        Err(ParseError {
+            diagnostics: p.diagnostics,
+        })
     }
 }
 
@@ -261,7 +376,8 @@ impl Line {
     }
 
     fn found(&self) -> String {
-        self.peek().map_or_else(|| "the end of the line".to_string(), Tok::describe)
+        self.peek()
+            .map_or_else(|| "the end of the line".to_string(), Tok::describe)
     }
 
     fn at_end(&self) -> bool {
@@ -280,13 +396,22 @@ impl Line {
 
 impl<'a> Parser<'a> {
     fn error(&mut self, line: usize, col: usize, message: impl Into<String>) -> Failed {
-        self.diagnostics.push(Diagnostic { file: self.file.to_string(), line, col, message: message.into() });
+        self.diagnostics.push(Diagnostic {
+            file: self.file.to_string(),
+            line,
+            col,
+            message: message.into(),
+        });
         Failed
     }
 
     fn expected(&mut self, line: &Line, what: &str) -> Failed {
         let found = line.found();
-        self.error(line.number, line.col(), format!("expected {what}, found {found}"))
+        self.error(
+            line.number,
+            line.col(),
+            format!("expected {what}, found {found}"),
+        )
     }
 
     /// Parses statements until the end of the input or, when `in_block`,
@@ -309,7 +434,9 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if let Some(text) = trimmed.strip_prefix('#') {
-                body.push(Stmt::Comment(text.strip_prefix(' ').unwrap_or(text).to_string()));
+                body.push(Stmt::Comment(
+                    text.strip_prefix(' ').unwrap_or(text).to_string(),
+                ));
                 continue;
             }
             let toks = match lex_line(raw) {
@@ -321,13 +448,22 @@ impl<'a> Parser<'a> {
                 }
             };
             let end_col = raw.chars().count() + 1;
-            let mut line = Line { number, toks, pos: 0, end_col };
+            let mut line = Line {
+                number,
+                toks,
+                pos: 0,
+                end_col,
+            };
             if line.peek() == Some(&Tok::Punct('}')) {
                 if opened_at.is_some() {
                     self.closing = Some(line);
                     return body;
                 }
-                self.error(number, line.col(), "expected a statement, found `}` with no block open");
+                self.error(
+                    number,
+                    line.col(),
+                    "expected a statement, found `}` with no block open",
+                );
                 continue;
             }
             match self.statement(&mut line) {
@@ -391,11 +527,16 @@ impl<'a> Parser<'a> {
     }
 
     fn in_callback(&self) -> bool {
-        self.scopes.iter().any(|s| !matches!(s.kind, BlockKind::TopLevel | BlockKind::TopTry))
+        self.scopes
+            .iter()
+            .any(|s| !matches!(s.kind, BlockKind::TopLevel | BlockKind::TopTry))
     }
 
     fn declare(&mut self, line: &Line, col: usize, name: &str, kind: Kind) -> PResult<()> {
-        let valid_start = name.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_');
+        let valid_start = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c == '_');
         if !valid_start || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(self.error(
                 line.number,
@@ -404,15 +545,26 @@ impl<'a> Parser<'a> {
             ));
         }
         if is_keyword(name) || JS_RESERVED.contains(&name) {
-            return Err(self.error(line.number, col, format!("`{name}` is reserved and cannot name a binding")));
+            return Err(self.error(
+                line.number,
+                col,
+                format!("`{name}` is reserved and cannot name a binding"),
+            ));
         }
         for scope in self.scopes.iter() {
             if let Some((_, at)) = scope.bindings.get(name) {
                 let at = *at;
-                return Err(self.error(line.number, col, format!("the binding `{name}` is already defined at line {at}")));
+                return Err(self.error(
+                    line.number,
+                    col,
+                    format!("the binding `{name}` is already defined at line {at}"),
+                ));
             }
         }
-        let scope = self.scopes.last_mut().expect("the top-level scope is never popped");
+        let scope = self
+            .scopes
+            .last_mut()
+            .expect("the top-level scope is never popped");
         scope.bindings.insert(name.to_string(), (kind, line.number));
         Ok(())
     }
@@ -449,7 +601,11 @@ impl<'a> Parser<'a> {
             }
             "try" => {
                 line.bump();
-                let kind = if self.in_callback() { BlockKind::NestedTry } else { BlockKind::TopTry };
+                let kind = if self.in_callback() {
+                    BlockKind::NestedTry
+                } else {
+                    BlockKind::TopTry
+                };
                 let block = self.block(line, kind)?;
                 self.no_else(line)?;
                 Stmt::Try(block)
@@ -460,7 +616,11 @@ impl<'a> Parser<'a> {
             }
             "return" => {
                 if !self.in_callback() {
-                    return Err(self.error(line.number, line.col(), "`return` is only allowed inside a callback"));
+                    return Err(self.error(
+                        line.number,
+                        line.col(),
+                        "`return` is only allowed inside a callback",
+                    ));
                 }
                 line.bump();
                 if line.at_end() {
@@ -472,7 +632,11 @@ impl<'a> Parser<'a> {
             "run" => {
                 let col = line.col();
                 if self.scopes.len() != 1 {
-                    return Err(self.error(line.number, col, "`run` is only allowed at the top level of the script"));
+                    return Err(self.error(
+                        line.number,
+                        col,
+                        "`run` is only allowed at the top level of the script",
+                    ));
                 }
                 line.bump();
                 let mode = match line.peek_word() {
@@ -488,7 +652,11 @@ impl<'a> Parser<'a> {
                         line.bump();
                         RunMode::Advance(self.ms(line)?)
                     }
-                    _ => return Err(self.expected(line, "`turn`, `idle` or `advance MS` after `run`")),
+                    _ => {
+                        return Err(
+                            self.expected(line, "`turn`, `idle` or `advance MS` after `run`")
+                        )
+                    }
                 };
                 Stmt::Run(mode)
             }
@@ -507,7 +675,10 @@ impl<'a> Parser<'a> {
                 line.bump();
                 Ok(v)
             }
-            _ => Err(self.expected(line, "a duration in ms (a whole number from 0 to 4294967295)")),
+            _ => Err(self.expected(
+                line,
+                "a duration in ms (a whole number from 0 to 4294967295)",
+            )),
         }
     }
 
@@ -517,7 +688,10 @@ impl<'a> Parser<'a> {
         if !line.at_block_open() {
             return Err(self.expected(line, "`{` at the end of the line"));
         }
-        self.scopes.push(Scope { bindings: HashMap::new(), kind });
+        self.scopes.push(Scope {
+            bindings: HashMap::new(),
+            kind,
+        });
         let body = self.block_body(Some(line.number));
         self.scopes.pop();
         match self.closing.take() {
@@ -574,12 +748,21 @@ impl<'a> Parser<'a> {
             }
             return Err(self.expected(line, "a statement"));
         };
-        if !is_keyword(&word) || matches!(word.as_str(), "undefined" | "null" | "true" | "false" | "Error" | "event" | "value" | "reason") {
+        if !is_keyword(&word)
+            || matches!(
+                word.as_str(),
+                "undefined" | "null" | "true" | "false" | "Error" | "event" | "value" | "reason"
+            )
+        {
             if bound {
                 let (e, kind) = self.expr(line)?;
                 return Ok((Op::Value(e), kind));
             }
-            return Err(self.error(line.number, line.col(), format!("expected a statement, found `{word}`")));
+            return Err(self.error(
+                line.number,
+                line.col(),
+                format!("expected a statement, found `{word}`"),
+            ));
         }
         line.bump();
         let result = match word.as_str() {
@@ -590,7 +773,12 @@ impl<'a> Parser<'a> {
                 let reason = self.opt_expr(line)?;
                 (Op::Abort { controller, reason }, Kind::Value)
             }
-            "aborted" => (Op::SignalAbort { reason: self.opt_expr(line)? }, Kind::Signal),
+            "aborted" => (
+                Op::SignalAbort {
+                    reason: self.opt_expr(line)?,
+                },
+                Kind::Signal,
+            ),
             "timeout" => (Op::SignalTimeout { ms: self.ms(line)? }, Kind::Signal),
             "any" => {
                 if line.peek() != Some(&Tok::Punct('[')) {
@@ -615,7 +803,12 @@ impl<'a> Parser<'a> {
                 }
                 (Op::SignalAny { signals }, Kind::Signal)
             }
-            "throwIfAborted" => (Op::ThrowIfAborted { signal: self.expr_of(line, Kind::Signal)? }, Kind::Value),
+            "throwIfAborted" => (
+                Op::ThrowIfAborted {
+                    signal: self.expr_of(line, Kind::Signal)?,
+                },
+                Kind::Value,
+            ),
             "onabort" => {
                 let signal = self.expr_of(line, Kind::Signal)?;
                 let handler = if line.peek_word() == Some("null") {
@@ -633,7 +826,12 @@ impl<'a> Parser<'a> {
                 self.no_else(line)?;
                 (Op::AddAbortListener { signal, listener }, Kind::Disposable)
             }
-            "dispose" => (Op::Dispose { disposable: self.expr_of(line, Kind::Disposable)? }, Kind::Value),
+            "dispose" => (
+                Op::Dispose {
+                    disposable: self.expr_of(line, Kind::Disposable)?,
+                },
+                Kind::Value,
+            ),
             "fn" => {
                 let b = self.block(line, BlockKind::Listener)?;
                 self.no_else(line)?;
@@ -643,7 +841,12 @@ impl<'a> Parser<'a> {
                 let target = self.expr_of(line, Kind::Target)?;
                 let event_type = self.event_type(line)?;
                 let mut named = None;
-                if !line.at_block_open() && !matches!(line.peek_word(), Some("once" | "capture" | "passive" | "signal")) {
+                if !line.at_block_open()
+                    && !matches!(
+                        line.peek_word(),
+                        Some("once" | "capture" | "passive" | "signal")
+                    )
+                {
                     named = Some(self.expr_of(line, Kind::Function)?);
                 }
                 let mut options = ListenerOptions::default();
@@ -655,7 +858,11 @@ impl<'a> Parser<'a> {
                         Some("passive") => &mut options.passive,
                         Some("signal") => {
                             if options.signal.is_some() {
-                                return Err(self.error(line.number, col, "the option `signal` is given twice"));
+                                return Err(self.error(
+                                    line.number,
+                                    col,
+                                    "the option `signal` is given twice",
+                                ));
                             }
                             line.bump();
                             options.signal = Some(self.expr_of(line, Kind::Signal)?);
@@ -665,7 +872,11 @@ impl<'a> Parser<'a> {
                     };
                     if *flag {
                         let w = line.peek_word().unwrap_or_default().to_string();
-                        return Err(self.error(line.number, col, format!("the option `{w}` is given twice")));
+                        return Err(self.error(
+                            line.number,
+                            col,
+                            format!("the option `{w}` is given twice"),
+                        ));
                     }
                     *flag = true;
                     line.bump();
@@ -684,26 +895,62 @@ impl<'a> Parser<'a> {
                         Callback::Inline(b)
                     }
                 };
-                (Op::AddEventListener { target, event_type, listener, options }, Kind::Value)
+                (
+                    Op::AddEventListener {
+                        target,
+                        event_type,
+                        listener,
+                        options,
+                    },
+                    Kind::Value,
+                )
             }
             "off" => {
                 let target = self.expr_of(line, Kind::Target)?;
                 let event_type = self.event_type(line)?;
                 let listener = self.expr_of(line, Kind::Function)?;
                 let capture = self.flag(line, "capture");
-                (Op::RemoveEventListener { target, event_type, listener, capture }, Kind::Value)
+                (
+                    Op::RemoveEventListener {
+                        target,
+                        event_type,
+                        listener,
+                        capture,
+                    },
+                    Kind::Value,
+                )
             }
             "dispatch" => {
                 let target = self.expr_of(line, Kind::Target)?;
                 let event_type = self.event_type(line)?;
                 let cancelable = self.flag(line, "cancelable");
-                (Op::Dispatch { target, event_type, cancelable }, Kind::Value)
+                (
+                    Op::Dispatch {
+                        target,
+                        event_type,
+                        cancelable,
+                    },
+                    Kind::Value,
+                )
             }
-            "preventDefault" => (Op::PreventDefault { event: self.expr_of(line, Kind::Event)? }, Kind::Value),
-            "stopPropagation" => (Op::StopPropagation { event: self.expr_of(line, Kind::Event)? }, Kind::Value),
-            "stopImmediatePropagation" => {
-                (Op::StopImmediatePropagation { event: self.expr_of(line, Kind::Event)? }, Kind::Value)
-            }
+            "preventDefault" => (
+                Op::PreventDefault {
+                    event: self.expr_of(line, Kind::Event)?,
+                },
+                Kind::Value,
+            ),
+            "stopPropagation" => (
+                Op::StopPropagation {
+                    event: self.expr_of(line, Kind::Event)?,
+                },
+                Kind::Value,
+            ),
+            "stopImmediatePropagation" => (
+                Op::StopImmediatePropagation {
+                    event: self.expr_of(line, Kind::Event)?,
+                },
+                Kind::Value,
+            ),
             "microtask" => {
                 let b = self.block(line, BlockKind::Plain)?;
                 self.no_else(line)?;
@@ -720,23 +967,43 @@ impl<'a> Parser<'a> {
                 self.no_else(line)?;
                 (Op::SetTimeout { ms, body }, Kind::Timer)
             }
-            "clearTimeout" => (Op::ClearTimeout { timer: self.expr_of(line, Kind::Timer)? }, Kind::Value),
+            "clearTimeout" => (
+                Op::ClearTimeout {
+                    timer: self.expr_of(line, Kind::Timer)?,
+                },
+                Kind::Value,
+            ),
             "setImmediate" => {
                 let b = self.block(line, BlockKind::Plain)?;
                 self.no_else(line)?;
                 (Op::SetImmediate(b), Kind::Immediate)
             }
-            "clearImmediate" => {
-                (Op::ClearImmediate { immediate: self.expr_of(line, Kind::Immediate)? }, Kind::Value)
-            }
+            "clearImmediate" => (
+                Op::ClearImmediate {
+                    immediate: self.expr_of(line, Kind::Immediate)?,
+                },
+                Kind::Value,
+            ),
             "promise" => (Op::NewPromise, Kind::Deferred),
             "resolve" => {
                 let promise = self.expr_of(line, Kind::Deferred)?;
-                (Op::Resolve { promise, value: self.opt_expr(line)? }, Kind::Value)
+                (
+                    Op::Resolve {
+                        promise,
+                        value: self.opt_expr(line)?,
+                    },
+                    Kind::Value,
+                )
             }
             "reject" => {
                 let promise = self.expr_of(line, Kind::Deferred)?;
-                (Op::Reject { promise, value: self.opt_expr(line)? }, Kind::Value)
+                (
+                    Op::Reject {
+                        promise,
+                        value: self.opt_expr(line)?,
+                    },
+                    Kind::Value,
+                )
             }
             "then" => {
                 let promise = self.expr_of(line, Kind::Promise)?;
@@ -750,26 +1017,64 @@ impl<'a> Parser<'a> {
                     on_rejected = Some(self.block(line, BlockKind::Rejected)?);
                 }
                 self.no_else(line)?;
-                (Op::Then { promise, on_fulfilled, on_rejected }, Kind::Promise)
+                (
+                    Op::Then {
+                        promise,
+                        on_fulfilled,
+                        on_rejected,
+                    },
+                    Kind::Promise,
+                )
             }
             "catch" => {
                 let promise = self.expr_of(line, Kind::Promise)?;
                 let on_rejected = self.block(line, BlockKind::Rejected)?;
                 self.no_else(line)?;
-                (Op::Catch { promise, on_rejected }, Kind::Promise)
+                (
+                    Op::Catch {
+                        promise,
+                        on_rejected,
+                    },
+                    Kind::Promise,
+                )
             }
             "finally" => {
                 let promise = self.expr_of(line, Kind::Promise)?;
                 let on_finally = self.block(line, BlockKind::Plain)?;
                 self.no_else(line)?;
-                (Op::Finally { promise, on_finally }, Kind::Promise)
+                (
+                    Op::Finally {
+                        promise,
+                        on_finally,
+                    },
+                    Kind::Promise,
+                )
             }
-            "resolved" => (Op::PromiseResolve { value: self.expr(line)?.0 }, Kind::Promise),
-            "rejected" => (Op::PromiseReject { value: self.expr(line)?.0 }, Kind::Promise),
-            "thenable" => (Op::Thenable { value: self.expr(line)?.0 }, Kind::Thenable),
+            "resolved" => (
+                Op::PromiseResolve {
+                    value: self.expr(line)?.0,
+                },
+                Kind::Promise,
+            ),
+            "rejected" => (
+                Op::PromiseReject {
+                    value: self.expr(line)?.0,
+                },
+                Kind::Promise,
+            ),
+            "thenable" => (
+                Op::Thenable {
+                    value: self.expr(line)?.0,
+                },
+                Kind::Thenable,
+            ),
             other => {
                 line.pos -= 1;
-                return Err(self.error(line.number, line.col(), format!("expected a statement, found the keyword `{other}`")));
+                return Err(self.error(
+                    line.number,
+                    line.col(),
+                    format!("expected a statement, found the keyword `{other}`"),
+                ));
             }
         };
         Ok(result)
@@ -801,7 +1106,11 @@ impl<'a> Parser<'a> {
             return Err(self.error(
                 line.number,
                 col,
-                format!("expected {}, found `{shown}`, which is {}", wanted.name(), kind.name()),
+                format!(
+                    "expected {}, found `{shown}`, which is {}",
+                    wanted.name(),
+                    kind.name()
+                ),
             ));
         }
         Ok(e)
@@ -840,7 +1149,11 @@ impl<'a> Parser<'a> {
                 name => match self.lookup(name) {
                     Some(kind) => (Expr::Var(name.to_string()), kind),
                     None if is_keyword(name) && !matches!(name, "event" | "value" | "reason") => {
-                        return Err(self.error(line.number, col, format!("expected a value, found the keyword `{name}`")));
+                        return Err(self.error(
+                            line.number,
+                            col,
+                            format!("expected a value, found the keyword `{name}`"),
+                        ));
                     }
                     None => {
                         let hint = match name {
@@ -849,13 +1162,21 @@ impl<'a> Parser<'a> {
                             "reason" => " (`reason` exists only in `else` and `catch` bodies)",
                             _ => "",
                         };
-                        return Err(self.error(line.number, col, format!("unknown binding `{name}`{hint}")));
+                        return Err(self.error(
+                            line.number,
+                            col,
+                            format!("unknown binding `{name}`{hint}"),
+                        ));
                     }
                 },
             },
             other => {
                 line.pos -= 1;
-                return Err(self.error(line.number, col, format!("expected a value, found {}", other.describe())));
+                return Err(self.error(
+                    line.number,
+                    col,
+                    format!("expected a value, found {}", other.describe()),
+                ));
             }
         };
         while line.peek() == Some(&Tok::Punct('.')) {
@@ -869,7 +1190,11 @@ impl<'a> Parser<'a> {
                 return Err(self.error(
                     line.number,
                     pcol,
-                    format!("{} has no property `{prop}` (readable: {})", kind.name(), kind.properties()),
+                    format!(
+                        "{} has no property `{prop}` (readable: {})",
+                        kind.name(),
+                        kind.properties()
+                    ),
                 ));
             };
             e = e.prop(prop);

@@ -228,7 +228,12 @@ impl Printer {
                 self.out.push_str("fn");
                 self.block(b);
             }
-            Op::AddEventListener { target, event_type, listener, options } => {
+            Op::AddEventListener {
+                target,
+                event_type,
+                listener,
+                options,
+            } => {
                 self.out.push_str("on");
                 self.expr(target);
                 self.event_type(event_type);
@@ -244,7 +249,12 @@ impl Printer {
                     }
                 }
             }
-            Op::RemoveEventListener { target, event_type, listener, capture } => {
+            Op::RemoveEventListener {
+                target,
+                event_type,
+                listener,
+                capture,
+            } => {
                 self.out.push_str("off");
                 self.expr(target);
                 self.event_type(event_type);
@@ -253,7 +263,11 @@ impl Printer {
                     self.word("capture");
                 }
             }
-            Op::Dispatch { target, event_type, cancelable } => {
+            Op::Dispatch {
+                target,
+                event_type,
+                cancelable,
+            } => {
                 self.out.push_str("dispatch");
                 self.expr(target);
                 self.event_type(event_type);
@@ -312,7 +326,11 @@ impl Printer {
                     self.expr(v);
                 }
             }
-            Op::Then { promise, on_fulfilled, on_rejected } => {
+            Op::Then {
+                promise,
+                on_fulfilled,
+                on_rejected,
+            } => {
                 self.out.push_str("then");
                 self.expr(promise);
                 if let Some(b) = on_fulfilled {
@@ -327,12 +345,18 @@ impl Printer {
                     self.block(b);
                 }
             }
-            Op::Catch { promise, on_rejected } => {
+            Op::Catch {
+                promise,
+                on_rejected,
+            } => {
                 self.out.push_str("catch");
                 self.expr(promise);
                 self.block(on_rejected);
             }
-            Op::Finally { promise, on_finally } => {
+            Op::Finally {
+                promise,
+                on_finally,
+            } => {
                 self.out.push_str("finally");
                 self.expr(promise);
                 self.block(on_finally);

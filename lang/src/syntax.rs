@@ -79,8 +79,13 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
             while i < chars.len() && is_word_char(chars[i]) {
                 i += 1;
             }
-            out.push(Spanned { tok: Tok::Word(chars[start..i].iter().collect()), col });
-        } else if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+            out.push(Spanned {
+                tok: Tok::Word(chars[start..i].iter().collect()),
+                col,
+            });
+        } else if c.is_ascii_digit()
+            || (c == '-' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
+        {
             let start = i;
             i += 1;
             while i < chars.len() && chars[i].is_ascii_digit() {
@@ -88,26 +93,38 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
             }
             let text: String = chars[start..i].iter().collect();
             if i < chars.len() && is_word_char(chars[i]) {
-                return Err(LexError { col, message: format!("expected a number, found `{text}{}`", chars[i]) });
+                return Err(LexError {
+                    col,
+                    message: format!("expected a number, found `{text}{}`", chars[i]),
+                });
             }
             let value = text.parse::<i64>().map_err(|_| LexError {
                 col,
                 message: format!("the number {text} does not fit in 64 bits"),
             })?;
-            out.push(Spanned { tok: Tok::Int(value), col });
+            out.push(Spanned {
+                tok: Tok::Int(value),
+                col,
+            });
         } else if c == '"' {
             i += 1;
             let mut s = String::new();
             loop {
                 let Some(&c) = chars.get(i) else {
-                    return Err(LexError { col, message: "expected a closing `\"` before the end of the line".into() });
+                    return Err(LexError {
+                        col,
+                        message: "expected a closing `\"` before the end of the line".into(),
+                    });
                 };
                 i += 1;
                 match c {
                     '"' => break,
                     '\\' => {
                         let Some(&e) = chars.get(i) else {
-                            return Err(LexError { col: i + 1, message: "expected an escape after `\\`".into() });
+                            return Err(LexError {
+                                col: i + 1,
+                                message: "expected an escape after `\\`".into(),
+                            });
                         };
                         i += 1;
                         match e {
@@ -144,12 +161,21 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
                     c => s.push(c),
                 }
             }
-            out.push(Spanned { tok: Tok::Str(s), col });
+            out.push(Spanned {
+                tok: Tok::Str(s),
+                col,
+            });
         } else if "=[],{}.()".contains(c) {
-            out.push(Spanned { tok: Tok::Punct(c), col });
+            out.push(Spanned {
+                tok: Tok::Punct(c),
+                col,
+            });
             i += 1;
         } else {
-            return Err(LexError { col, message: format!("unexpected character `{c}`") });
+            return Err(LexError {
+                col,
+                message: format!("unexpected character `{c}`"),
+            });
         }
     }
     Ok(out)

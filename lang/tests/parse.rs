@@ -49,7 +49,12 @@ fn example_round_trips() {
 }
 
 fn errors(text: &str) -> Vec<String> {
-    parse("bad.scn", text).unwrap_err().diagnostics.iter().map(|d| d.to_string()).collect()
+    parse("bad.scn", text)
+        .unwrap_err()
+        .diagnostics
+        .iter()
+        .map(|d| d.to_string())
+        .collect()
 }
 
 #[test]

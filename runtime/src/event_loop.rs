@@ -1,0 +1,391 @@
+//! Node's event loop, restricted to what scenarios can schedule, on a
+//! virtual clock.
+//!
+//! The rules, each checked against Node 26.12.1 (see `NODE:` notes):
+//!
+//! - After every macrotask (a main-script segment, a timer, an immediate),
+//!   Node runs `processTicksAndRejections()`: all nextTicks, then all
+//!   microtasks, then the unhandled rejections, repeated until nothing is
+//!   left. This is the *drain*.
+//! - A nextTick callback that throws is reported as an uncaught exception and
+//!   ends the drain; the rest of the queue waits for the next drain.
+//! - A timer or immediate callback that throws is reported, and the next
+//!   callback of the same phase runs *before* the drain (Node re-enters its
+//!   timer/immediate processing without draining). The drain at the end of a
+//!   phase always happens.
+//! - An iteration is a timers phase (every timer due at `now`, in deadline
+//!   then creation order) and a check phase (the immediates queued before it
+//!   began). When nothing is runnable the clock jumps to the next deadline.
+//!   The loop ends when no immediate and no ref'd timer is pending; pending
+//!   ticks and microtasks are drained first (Node's `beforeExit` callback
+//!   scope drains them).
+//! - MODEL: a 0 ms timer and an immediate scheduled by the main script race
+//!   in real Node (it depends on whether 1 ms passed before the loop
+//!   started); here the loop starts at virtual time 0, the timer is due at 1,
+//!   so the immediate runs first. The Node engine's driver makes the same
+//!   choice.
+
+use nodesem_lang::{RunMode, Scenario, Stmt};
+
+use crate::value::{Completion, Env, ObjectData, ObjectId, Value};
+use crate::{Job, Library, Runtime, TimerEntry};
+
+/// A callback the event loop runs: a script function or a closure of the
+/// runtime or the library.
+pub enum Task<L: 'static> {
+    /// A script function, called with no arguments.
+    Script(ObjectId),
+    /// A closure of the runtime or library; an `Err` is thrown.
+    Native(Box<dyn FnOnce(&mut Runtime<L>) -> Completion>),
+}
+
+/// The outcome of a drain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Drain {
+    /// Both queues are empty.
+    Done,
+    /// A nextTick callback threw; the rest waits for the next drain.
+    Interrupted,
+}
+
+impl<L: Library> Runtime<L> {
+    // ---- scheduling -----------------------------------------------------
+
+    /// `process.nextTick(task)`.
+    pub fn next_tick(&mut self, task: Task<L>) {
+        self.ticks.push_back(task);
+    }
+
+    /// HostEnqueuePromiseJob, or `queueMicrotask`.
+    pub fn enqueue_microtask(&mut self, job: Job<L>) {
+        self.microtasks.push_back(job);
+    }
+
+    /// `setTimeout(task, ms)`: returns the timer's id. `refed` false is
+    /// `timer.unref()`, as `AbortSignal.timeout` does.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js>
+    /// a delay below 1 (or above 2^31-1) becomes 1 ms.
+    pub fn set_timeout(&mut self, ms: u32, task: Task<L>, refed: bool) -> u64 {
+        let ms = if ms < 1 || ms > i32::MAX as u32 {
+            1
+        } else {
+            u64::from(ms)
+        };
+        let seq = self.seq();
+        let key = (self.now + ms, seq);
+        self.timers.insert(
+            key,
+            TimerEntry {
+                id: seq,
+                refed,
+                task,
+            },
+        );
+        self.timer_keys.insert(seq, key);
+        seq
+    }
+
+    /// `clearTimeout(id)`; nothing happens if it fired or was cleared.
+    pub fn clear_timeout(&mut self, id: u64) {
+        if let Some(key) = self.timer_keys.remove(&id) {
+            self.timers.remove(&key);
+        }
+    }
+
+    /// `setImmediate(task)`: returns the immediate's id.
+    pub fn set_immediate(&mut self, task: Task<L>) -> u64 {
+        let id = self.seq();
+        self.immediates.push_back((id, task));
+        id
+    }
+
+    /// `clearImmediate(id)`.
+    pub fn clear_immediate(&mut self, id: u64) {
+        self.immediates.retain(|(i, _)| *i != id);
+    }
+
+    // ---- running callbacks ------------------------------------------------
+
+    /// Calls a function object. A script function counts against the
+    /// budget; once the scenario is stopped, calls do nothing.
+    pub fn call_function(&mut self, func: ObjectId, this: Value, args: &[Value]) -> Completion {
+        if self.stopped {
+            return Ok(Value::Undefined);
+        }
+        match self.heap.get(func) {
+            ObjectData::Function(crate::FunctionData::Native(f)) => {
+                let f = f.clone();
+                f(self, this, args)
+            }
+            ObjectData::Function(crate::FunctionData::Script { body, param, env }) => {
+                let (body, param, env) = (body.clone(), *param, env.clone());
+                self.steps += 1;
+                if self.steps > self.config.budget {
+                    let budget = self.config.budget;
+                    self.stop(format!("more than {budget} callbacks"));
+                    return Ok(Value::Undefined);
+                }
+                if self.depth >= self.config.max_depth {
+                    let depth = self.config.max_depth;
+                    self.stop(format!("callbacks nested more than {depth} deep"));
+                    return Ok(Value::Undefined);
+                }
+                let env = env.child();
+                if let Some(param) = param {
+                    env.define(param, args.first().cloned().unwrap_or(Value::Undefined));
+                }
+                self.depth += 1;
+                let result = self.exec_callback_body(&body, &env);
+                self.depth -= 1;
+                result
+            }
+            _ => {
+                let e = self.new_error("TypeError", "callback is not a function");
+                Err(e)
+            }
+        }
+    }
+
+    fn run_task(&mut self, task: Task<L>) -> Completion {
+        match task {
+            Task::Script(f) => self.call_function(f, Value::Undefined, &[]),
+            Task::Native(f) => {
+                if self.stopped {
+                    return Ok(Value::Undefined);
+                }
+                f(self)
+            }
+        }
+    }
+
+    /// Reports an exception the way `process.on('uncaughtException')` sees it.
+    pub fn report_uncaught(&mut self, error: &Value) {
+        let line = format!("uncaught {}", self.fmt(error));
+        self.log_line(line);
+    }
+
+    /// NODE: `processTicksAndRejections()`
+    /// (<https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js>):
+    /// `do { run every tick; runMicrotasks(); } while (ticks queued || processPromiseRejections())`.
+    fn drain(&mut self) -> Drain {
+        loop {
+            if self.stopped {
+                return Drain::Done;
+            }
+            while let Some(tick) = self.ticks.pop_front() {
+                if let Err(e) = self.run_task(tick) {
+                    // NODE: the exception leaves processTicksAndRejections;
+                    // the remaining ticks wait for the next callback scope.
+                    self.report_uncaught(&e);
+                    return Drain::Interrupted;
+                }
+                if self.stopped {
+                    return Drain::Done;
+                }
+            }
+            self.run_microtasks();
+            if self.stopped {
+                return Drain::Done;
+            }
+            if self.ticks.is_empty() && !self.process_promise_rejections() {
+                return Drain::Done;
+            }
+        }
+    }
+
+    /// V8's microtask checkpoint: runs jobs until the queue is empty,
+    /// including jobs queued meanwhile.
+    fn run_microtasks(&mut self) {
+        while let Some(job) = self.microtasks.pop_front() {
+            if self.stopped {
+                return;
+            }
+            match job {
+                Job::PromiseReaction { reaction, argument } => {
+                    self.promise_reaction_job(reaction, argument)
+                }
+                Job::ResolveThenable { promise, thenable } => {
+                    self.promise_resolve_thenable_job(promise, thenable)
+                }
+                Job::Task(task) => {
+                    // NODE: queueMicrotask wraps the callback in a try/catch
+                    // and reports the error with triggerUncaughtException;
+                    // the checkpoint goes on.
+                    if let Err(e) = self.run_task(task) {
+                        self.report_uncaught(&e);
+                    }
+                }
+            }
+        }
+    }
+
+    fn has_pending_jobs(&self) -> bool {
+        !self.ticks.is_empty()
+            || !self.microtasks.is_empty()
+            || !self.pending_unhandled_rejections.is_empty()
+    }
+
+    /// Runs the macrotasks of one phase, each taken by `next` when the
+    /// previous one is done, with Node's drains between them.
+    /// Returns whether any of them threw.
+    fn run_phase(&mut self, mut next: impl FnMut(&mut Self) -> Option<Task<L>>) -> bool {
+        let mut first = true;
+        let mut previous_threw = false;
+        let mut any_threw = false;
+        loop {
+            if self.stopped {
+                return any_threw;
+            }
+            let Some(task) = next(self) else { break };
+            // NODE: listOnTimeout and processImmediate call runNextTicks()
+            // before every callback but the first; after a callback threw,
+            // Node re-enters them and the next callback runs first.
+            if !first && !previous_threw {
+                self.drain();
+            }
+            first = false;
+            previous_threw = match self.run_task(task) {
+                Ok(_) => false,
+                Err(e) => {
+                    self.report_uncaught(&e);
+                    any_threw = true;
+                    true
+                }
+            };
+        }
+        // The callback scope's close at the end of the phase.
+        if !first {
+            self.drain();
+        }
+        any_threw
+    }
+
+    /// The timers phase: every timer due at `now`.
+    fn timers_phase(&mut self) {
+        let now = self.now;
+        let _ = self.run_phase(|rt| {
+            let (&key, _) = rt.timers.iter().next()?;
+            if key.0 > now {
+                return None;
+            }
+            let entry = rt.timers.remove(&key)?;
+            rt.timer_keys.remove(&entry.id);
+            Some(entry.task)
+        });
+    }
+
+    /// The check phase: the immediates queued before it began.
+    fn check_phase(&mut self) {
+        let Some(&(last, _)) = self.immediates.back() else {
+            return;
+        };
+        let _ = self.run_phase(|rt| {
+            let (id, _) = rt.immediates.front()?;
+            if *id > last {
+                return None;
+            }
+            rt.immediates.pop_front().map(|(_, t)| t)
+        });
+    }
+
+    fn iteration(&mut self) {
+        self.timers_phase();
+        self.check_phase();
+    }
+
+    fn runnable_now(&self) -> bool {
+        !self.immediates.is_empty() || self.timers.keys().next().is_some_and(|k| k.0 <= self.now)
+    }
+
+    fn next_deadline(&self) -> Option<u64> {
+        self.timers.keys().next().map(|k| k.0)
+    }
+
+    fn has_refed_timer(&self) -> bool {
+        self.timers.values().any(|t| t.refed)
+    }
+
+    /// Runs the loop until nothing keeps it alive.
+    fn run_until_idle(&mut self) {
+        loop {
+            if self.stopped {
+                return;
+            }
+            if self.runnable_now() {
+                self.iteration();
+            } else if self.has_refed_timer() {
+                self.now = self.next_deadline().expect("a ref'd timer is pending");
+                self.iteration();
+            } else if self.has_pending_jobs() {
+                // NODE: before the process would exit, 'beforeExit' is emitted
+                // inside a callback scope whose close drains what an
+                // interrupted drain left.
+                self.drain();
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Runs the loop until the clock reaches `now + ms`.
+    fn run_advance(&mut self, ms: u32) {
+        let target = self.now + u64::from(ms);
+        loop {
+            if self.stopped {
+                return;
+            }
+            if self.runnable_now() {
+                self.iteration();
+            } else if let Some(deadline) = self.next_deadline().filter(|d| *d <= target) {
+                self.now = deadline;
+                self.iteration();
+            } else {
+                self.now = target;
+                return;
+            }
+        }
+    }
+
+    /// Runs the main script: its segments between `run` statements are
+    /// macrotasks, and the loop runs after each as the `run` says, then
+    /// until idle.
+    pub fn run_main(&mut self, scenario: &Scenario) {
+        let global = Env::default();
+        let mut aborted = false;
+        let mut segment: Vec<&Stmt> = Vec::new();
+        let mut stmts = scenario.body.iter().peekable();
+        loop {
+            let mode = loop {
+                match stmts.next() {
+                    Some(Stmt::Run(mode)) => break Some(*mode),
+                    Some(stmt) => segment.push(stmt),
+                    None => break None,
+                }
+            };
+            if !aborted && !self.stopped {
+                let body: Vec<Stmt> = segment.drain(..).cloned().collect();
+                let env = global.clone();
+                let task = Task::Native(Box::new(move |rt: &mut Runtime<L>| {
+                    rt.exec_stmts(&body, &env).map(|_| Value::Undefined)
+                }));
+                let mut task = Some(task);
+                // A segment is a phase of one macrotask. MODEL: an exception
+                // at the top level is reported like Node's uncaughtException
+                // handler sees a module's top-level throw, and the rest of the
+                // main script never runs.
+                aborted = self.run_phase(|_| task.take());
+            }
+            segment.clear();
+            match mode {
+                Some(RunMode::Turn) => self.iteration(),
+                Some(RunMode::Idle) => self.run_until_idle(),
+                Some(RunMode::Advance(ms)) => self.run_advance(ms),
+                None => {
+                    self.run_until_idle();
+                    return;
+                }
+            }
+        }
+    }
+}

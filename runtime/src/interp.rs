@@ -1,0 +1,348 @@
+//! The scenario interpreter: statements, expressions and the runtime's own
+//! operations (the event loop and promises). Library operations go to the
+//! [`Library`].
+//!
+//! Each construct does what the JavaScript that `nodesem emit-js` prints for
+//! it does; the language reference in `nodesem-lang` gives the mapping.
+
+use std::rc::Rc;
+
+use nodesem_lang::{Block, Callback, Expr, Op, Stmt};
+
+use crate::value::{
+    number_to_string, Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Value,
+};
+use crate::{Job, Library, Runtime, Task};
+
+/// How a block finished.
+pub enum Flow {
+    /// It ran to its end.
+    Normal,
+    /// It executed `return`.
+    Return(Value),
+}
+
+/// The implicit parameter of a callback body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// A listener: `event`.
+    Event,
+    /// A fulfilment reaction: `value`.
+    Value,
+    /// A rejection reaction: `reason`.
+    Reason,
+    /// None.
+    None,
+}
+
+impl Param {
+    fn name(self) -> Option<&'static str> {
+        match self {
+            Param::Event => Some("event"),
+            Param::Value => Some("value"),
+            Param::Reason => Some("reason"),
+            Param::None => None,
+        }
+    }
+}
+
+impl<L: Library> Runtime<L> {
+    /// Runs statements in `env`.
+    pub fn exec_stmts(&mut self, stmts: &[Stmt], env: &Env) -> Result<Flow, Value> {
+        for stmt in stmts {
+            if let Flow::Return(v) = self.exec_stmt(stmt, env)? {
+                return Ok(Flow::Return(v));
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Runs a callback's body; its value is what `return` gave, or undefined.
+    pub(crate) fn exec_callback_body(&mut self, body: &Block, env: &Env) -> Completion {
+        match self.exec_stmts(&body.body, env)? {
+            Flow::Normal => Ok(Value::Undefined),
+            Flow::Return(v) => Ok(v),
+        }
+    }
+
+    fn exec_stmt(&mut self, stmt: &Stmt, env: &Env) -> Result<Flow, Value> {
+        match stmt {
+            Stmt::Comment(_) | Stmt::Run(_) => {}
+            Stmt::Let { name, op } => {
+                let v = self.exec_op(op, env)?;
+                env.define(name, v);
+            }
+            Stmt::Do(op) => {
+                self.exec_op(op, env)?;
+            }
+            Stmt::Log(exprs) => {
+                let mut parts = Vec::with_capacity(exprs.len());
+                for e in exprs {
+                    let v = self.eval(e, env)?;
+                    parts.push(self.fmt(&v));
+                }
+                self.log_line(parts.join(" "));
+            }
+            Stmt::Try(block) => {
+                let inner = env.child();
+                match self.exec_stmts(&block.body, &inner) {
+                    Ok(flow) => return Ok(flow),
+                    Err(e) => {
+                        let line = format!("caught {}", self.fmt(&e));
+                        self.log_line(line);
+                    }
+                }
+            }
+            Stmt::Throw(e) => {
+                let v = self.eval(e, env)?;
+                return Err(v);
+            }
+            Stmt::Return(e) => {
+                let v = match e {
+                    Some(e) => self.eval(e, env)?,
+                    None => Value::Undefined,
+                };
+                return Ok(Flow::Return(v));
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// Evaluates an expression.
+    pub fn eval(&mut self, expr: &Expr, env: &Env) -> Completion {
+        Ok(match expr {
+            Expr::Undefined => Value::Undefined,
+            Expr::Null => Value::Null,
+            Expr::Bool(b) => Value::Bool(*b),
+            Expr::Int(i) => Value::Number(*i as f64),
+            Expr::Str(s) => Value::string(s),
+            Expr::Var(name) => env.lookup(name).unwrap_or(Value::Undefined),
+            Expr::Prop(obj, prop) => {
+                let obj = self.eval(obj, env)?;
+                return self.get_property(&obj, prop);
+            }
+            Expr::NewError(msg) => self.new_error("Error", msg),
+        })
+    }
+
+    /// Evaluates an expression that the parser checked is an object.
+    pub fn eval_object(&mut self, expr: &Expr, env: &Env) -> Result<ObjectId, Value> {
+        match self.eval(expr, env)? {
+            Value::Object(id) => Ok(id),
+            other => {
+                let shown = self.fmt(&other);
+                Err(self.new_error("TypeError", &format!("{shown} is not an object")))
+            }
+        }
+    }
+
+    /// `value[prop]`.
+    pub fn get_property(&mut self, value: &Value, prop: &str) -> Completion {
+        match value {
+            Value::Undefined | Value::Null => {
+                // V8's message for a property read on undefined or null.
+                let shown = if *value == Value::Null {
+                    "null"
+                } else {
+                    "undefined"
+                };
+                Err(self.new_error(
+                    "TypeError",
+                    &format!("Cannot read properties of {shown} (reading '{prop}')"),
+                ))
+            }
+            Value::Object(id) => match self.heap.get(*id) {
+                ObjectData::Error { name, message, .. } => Ok(match prop {
+                    "name" => Value::String(name.clone()),
+                    "message" => Value::String(message.clone()),
+                    _ => Value::Undefined,
+                }),
+                ObjectData::Host => L::get(self, *id, prop),
+                ObjectData::Function(_) if prop == "name" => Ok(Value::string("")),
+                _ => Ok(Value::Undefined),
+            },
+            _ => Ok(Value::Undefined),
+        }
+    }
+
+    /// A new Error (or TypeError, RangeError) with this message.
+    pub fn new_error(&mut self, name: &str, message: &str) -> Value {
+        Value::Object(self.heap.alloc(ObjectData::Error {
+            class: ErrorClass::Error,
+            name: Rc::from(name),
+            message: Rc::from(message),
+        }))
+    }
+
+    /// A new DOMException, such as `new DOMException(message, 'AbortError')`.
+    pub fn new_dom_exception(&mut self, message: &str, name: &str) -> Value {
+        Value::Object(self.heap.alloc(ObjectData::Error {
+            class: ErrorClass::DomException,
+            name: Rc::from(name),
+            message: Rc::from(message),
+        }))
+    }
+
+    /// A script function with the given body, closing over `env`.
+    pub fn make_function(&mut self, body: &Block, param: Param, env: &Env) -> ObjectId {
+        self.heap.alloc(ObjectData::Function(FunctionData::Script {
+            body: Rc::new(body.clone()),
+            param: param.name(),
+            env: env.clone(),
+        }))
+    }
+
+    /// A callback argument as a function object: an inline block becomes a
+    /// new function, a value is evaluated.
+    pub fn callback_function(
+        &mut self,
+        cb: &Callback,
+        param: Param,
+        env: &Env,
+    ) -> Result<ObjectId, Value> {
+        match cb {
+            Callback::Inline(block) => Ok(self.make_function(block, param, env)),
+            Callback::Value(e) => self.eval_object(e, env),
+        }
+    }
+
+    /// Whether a value is a function object.
+    pub fn is_function(&self, v: &Value) -> bool {
+        matches!(v, Value::Object(id) if matches!(self.heap.get(*id), ObjectData::Function(_)))
+    }
+
+    /// How the log prints a value (see the language reference).
+    pub fn fmt(&self, v: &Value) -> String {
+        match v {
+            Value::Undefined => "undefined".into(),
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => number_to_string(*n),
+            Value::String(s) => s.to_string(),
+            Value::Object(id) => match self.heap.get(*id) {
+                ObjectData::Error { name, message, .. } => format!("{name}: {message}"),
+                ObjectData::Function(_) => "[Function]".into(),
+                ObjectData::Promise(_) => "[Promise]".into(),
+                ObjectData::Thenable(_)
+                | ObjectData::Plain
+                | ObjectData::Timer(_)
+                | ObjectData::Immediate(_) => "[Object]".into(),
+                ObjectData::Host => L::describe(self, *id),
+            },
+        }
+    }
+
+    /// Performs an operation: the library's, or the runtime's own.
+    pub fn exec_op(&mut self, op: &Op, env: &Env) -> Completion {
+        if let Some(result) = L::op(self, op, env) {
+            return result;
+        }
+        Ok(match op {
+            Op::Value(e) => self.eval(e, env)?,
+            Op::Function(block) => Value::Object(self.make_function(block, Param::Event, env)),
+            Op::QueueMicrotask(block) => {
+                let f = self.make_function(block, Param::None, env);
+                self.enqueue_microtask(Job::Task(Task::Script(f)));
+                Value::Undefined
+            }
+            Op::NextTick(block) => {
+                let f = self.make_function(block, Param::None, env);
+                self.next_tick(Task::Script(f));
+                Value::Undefined
+            }
+            Op::SetTimeout { ms, body } => {
+                let f = self.make_function(body, Param::None, env);
+                let id = self.set_timeout(*ms, Task::Script(f), true);
+                Value::Object(self.heap.alloc(ObjectData::Timer(id)))
+            }
+            Op::ClearTimeout { timer } => {
+                let h = self.eval_object(timer, env)?;
+                if let ObjectData::Timer(id) = self.heap.get(h) {
+                    let id = *id;
+                    self.clear_timeout(id);
+                }
+                Value::Undefined
+            }
+            Op::SetImmediate(block) => {
+                let f = self.make_function(block, Param::None, env);
+                let id = self.set_immediate(Task::Script(f));
+                Value::Object(self.heap.alloc(ObjectData::Immediate(id)))
+            }
+            Op::ClearImmediate { immediate } => {
+                let h = self.eval_object(immediate, env)?;
+                if let ObjectData::Immediate(id) = self.heap.get(h) {
+                    let id = *id;
+                    self.clear_immediate(id);
+                }
+                Value::Undefined
+            }
+            Op::NewPromise => Value::Object(self.new_deferred()),
+            Op::Resolve { promise, value } | Op::Reject { promise, value } => {
+                let p = self.eval_object(promise, env)?;
+                let v = match value {
+                    Some(e) => self.eval(e, env)?,
+                    None => Value::Undefined,
+                };
+                let (resolve, reject) = self
+                    .deferred_resolvers(p)
+                    .expect("the parser checked it is a deferred");
+                let f = if matches!(op, Op::Resolve { .. }) {
+                    resolve
+                } else {
+                    reject
+                };
+                self.call_function(f, Value::Undefined, &[v])?
+            }
+            Op::Then {
+                promise,
+                on_fulfilled,
+                on_rejected,
+            } => {
+                let p = self.eval_object(promise, env)?;
+                let f = on_fulfilled
+                    .as_ref()
+                    .map(|b| self.make_function(b, Param::Value, env));
+                let r = on_rejected
+                    .as_ref()
+                    .map(|b| self.make_function(b, Param::Reason, env));
+                Value::Object(self.promise_then(p, f, r))
+            }
+            Op::Catch {
+                promise,
+                on_rejected,
+            } => {
+                let p = self.eval_object(promise, env)?;
+                let r = self.make_function(on_rejected, Param::Reason, env);
+                Value::Object(self.promise_catch(p, r))
+            }
+            Op::Finally {
+                promise,
+                on_finally,
+            } => {
+                let p = self.eval_object(promise, env)?;
+                let f = self.make_function(on_finally, Param::None, env);
+                Value::Object(self.promise_finally(p, f))
+            }
+            Op::PromiseResolve { value } => {
+                let v = self.eval(value, env)?;
+                Value::Object(self.promise_resolve(v))
+            }
+            Op::PromiseReject { value } => {
+                let v = self.eval(value, env)?;
+                Value::Object(self.promise_reject_new(v))
+            }
+            Op::Thenable { value } => {
+                let v = self.eval(value, env)?;
+                Value::Object(self.heap.alloc(ObjectData::Thenable(v)))
+            }
+            other => {
+                // The library declined an operation only it can perform.
+                let e = self.new_error(
+                    "Error",
+                    &format!("nodesem: the library does not implement {other:?}"),
+                );
+                return Err(e);
+            }
+        })
+    }
+}

@@ -1,0 +1,167 @@
+//! # nodesem-runtime: the substrate both engines stand on
+//!
+//! The reference model and the optimized implementation differ only in
+//! Node's library layer (EventTarget, AbortSignal, ...). Everything beneath
+//! it is shared and lives here: values and the heap, promises
+//! ([`promise`]), the job queues (`process.nextTick` and microtasks), timers
+//! and immediates on a virtual clock ([`event_loop`]), and the interpreter
+//! that runs a scenario's statements ([`interp`]). A library plugs in through
+//! the [`Library`] trait and gets a complete engine: [`run_scenario`].
+//!
+//! Architecture invariant: the runtime does no I/O, reads no clock, spawns
+//! no thread and reads no environment variable. Time is the virtual clock;
+//! everything Node leaves open (such as the order of a 0 ms timer and an
+//! immediate) is decided by a rule written down in [`event_loop`].
+
+pub mod event_loop;
+pub mod interp;
+pub mod promise;
+pub mod value;
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use nodesem_lang::{Log, Op, RunConfig, Scenario};
+
+pub use event_loop::Task;
+pub use promise::{PromiseCapability, PromiseReaction, PromiseState};
+pub use value::{
+    Completion, Env, ErrorClass, FunctionData, Heap, NativeFn, ObjectData, ObjectId, Value,
+};
+
+/// A library layer: the part of Node that an engine implements (the model
+/// or the optimized implementation).
+pub trait Library: Sized + 'static {
+    /// The library's state for a fresh scenario.
+    fn new() -> Self;
+
+    /// Performs one of the library's operations, evaluating its operands in
+    /// `env` with [`Runtime::eval`]. Returns `None` for an operation that is
+    /// not the library's (the runtime's own: the event loop and promises).
+    fn op(rt: &mut Runtime<Self>, op: &Op, env: &Env) -> Option<Completion>;
+
+    /// Reads a property of one of the library's objects.
+    fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion;
+
+    /// How the log prints one of the library's objects, such as
+    /// `[AbortSignal]` or `Event(abort)`.
+    fn describe(rt: &Runtime<Self>, obj: ObjectId) -> String;
+}
+
+/// A job in the microtask queue (ECMA-262 HostEnqueuePromiseJob, and Node's
+/// `queueMicrotask`).
+pub enum Job<L: 'static> {
+    /// NewPromiseReactionJob.
+    PromiseReaction {
+        /// The reaction.
+        reaction: PromiseReaction,
+        /// Its argument.
+        argument: Value,
+    },
+    /// NewPromiseResolveThenableJob.
+    ResolveThenable {
+        /// The promise to resolve.
+        promise: ObjectId,
+        /// The thenable (a promise or a `thenable` object).
+        thenable: ObjectId,
+    },
+    /// `queueMicrotask(fn)` or a library's own microtask.
+    Task(Task<L>),
+}
+
+/// A timer on the virtual clock.
+pub(crate) struct TimerEntry<L: 'static> {
+    pub(crate) id: u64,
+    pub(crate) refed: bool,
+    pub(crate) task: Task<L>,
+}
+
+/// One scenario's running state: heap, queues, clock, log and the library.
+pub struct Runtime<L: 'static> {
+    /// Every object of the scenario.
+    pub heap: Heap<L>,
+    /// The library's state.
+    pub lib: L,
+    /// The limits.
+    pub config: RunConfig,
+    log: Log,
+    ticks: VecDeque<Task<L>>,
+    microtasks: VecDeque<Job<L>>,
+    pub(crate) pending_unhandled_rejections: Vec<ObjectId>,
+    /// The virtual clock, in ms.
+    now: u64,
+    /// Timers by (deadline, creation sequence).
+    timers: BTreeMap<(u64, u64), TimerEntry<L>>,
+    /// Timer id to its key in `timers`, while pending.
+    timer_keys: HashMap<u64, (u64, u64)>,
+    immediates: VecDeque<(u64, Task<L>)>,
+    next_seq: u64,
+    steps: u32,
+    depth: u32,
+    stopped: bool,
+}
+
+impl<L: Library> Runtime<L> {
+    /// A fresh runtime for one scenario.
+    pub fn new(config: RunConfig) -> Self {
+        Runtime {
+            heap: Heap::default(),
+            lib: L::new(),
+            config,
+            log: Log::default(),
+            ticks: VecDeque::new(),
+            microtasks: VecDeque::new(),
+            pending_unhandled_rejections: Vec::new(),
+            now: 0,
+            timers: BTreeMap::new(),
+            timer_keys: HashMap::new(),
+            immediates: VecDeque::new(),
+            next_seq: 0,
+            steps: 0,
+            depth: 0,
+            stopped: false,
+        }
+    }
+
+    /// Appends a line to the log, unless the scenario was stopped.
+    pub fn log_line(&mut self, line: String) {
+        if !self.stopped {
+            self.log.push(line);
+        }
+    }
+
+    /// The virtual time, in ms.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Whether the scenario was stopped by its budget.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Stops the scenario with one log line; nothing runs or logs after it.
+    pub fn stop(&mut self, why: String) {
+        if !self.stopped {
+            self.log.push(format!("budget exhausted: {why}"));
+            self.stopped = true;
+        }
+    }
+
+    /// The log so far.
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    /// The next creation sequence number (shared by timers and immediates).
+    fn seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+}
+
+/// Runs a scenario on the runtime with library `L` and returns its log.
+pub fn run_scenario<L: Library>(scenario: &Scenario, config: &RunConfig) -> Log {
+    let mut rt = Runtime::<L>::new(*config);
+    rt.run_main(scenario);
+    rt.log
+}

@@ -1,0 +1,216 @@
+//! JavaScript values, the heap of objects and lexical environments.
+//!
+//! Both engines share this representation so that the only thing that
+//! differs between them is the library layer (EventTarget, AbortSignal, ...).
+//! Library objects live in the heap as [`ObjectData::Host`] and keep their
+//! state in the library's own tables, keyed by [`ObjectId`].
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use nodesem_lang::Block;
+
+use crate::promise::PromiseData;
+use crate::Runtime;
+
+/// A handle to an object in the heap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(pub u32);
+
+/// A JavaScript value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `undefined`.
+    Undefined,
+    /// `null`.
+    Null,
+    /// A boolean.
+    Bool(bool),
+    /// A number.
+    Number(f64),
+    /// A string.
+    String(Rc<str>),
+    /// An object.
+    Object(ObjectId),
+}
+
+impl Value {
+    /// A string value.
+    pub fn string(s: &str) -> Value {
+        Value::String(Rc::from(s))
+    }
+
+    /// The object, if this is one.
+    pub fn as_object(&self) -> Option<ObjectId> {
+        match self {
+            Value::Object(id) => Some(*id),
+            _ => None,
+        }
+    }
+
+    /// ECMA-262 ToBoolean, for the values scripts can make.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Undefined | Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => *n != 0.0 && !n.is_nan(),
+            Value::String(s) => !s.is_empty(),
+            Value::Object(_) => true,
+        }
+    }
+}
+
+/// The result of running JavaScript: a value, or a thrown value.
+pub type Completion = Result<Value, Value>;
+
+/// The built-in error classes scripts can observe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// `Error`, `TypeError`, `RangeError`: ordinary errors.
+    Error,
+    /// `DOMException`, such as the default abort reason.
+    DomException,
+}
+
+/// A function object.
+pub enum FunctionData<L: 'static> {
+    /// A function written in the scenario: a block with its closure.
+    Script {
+        /// The body.
+        body: Rc<Block>,
+        /// The name of its implicit parameter (`event`, `value`, `reason`).
+        param: Option<&'static str>,
+        /// The environment it closes over.
+        env: Env,
+    },
+    /// A built-in function of the runtime or the library.
+    Native(NativeFn<L>),
+}
+
+/// A built-in function: called with `this` and the arguments.
+pub type NativeFn<L> = Rc<dyn Fn(&mut Runtime<L>, Value, &[Value]) -> Completion>;
+
+/// What an object is.
+pub enum ObjectData<L: 'static> {
+    /// An Error or DOMException.
+    Error {
+        /// Which constructor made it.
+        class: ErrorClass,
+        /// Its `name`.
+        name: Rc<str>,
+        /// Its `message`.
+        message: Rc<str>,
+    },
+    /// A function.
+    Function(FunctionData<L>),
+    /// A promise.
+    Promise(PromiseData),
+    /// A `thenable V` object: `{ then(resolve) { resolve(V); } }`.
+    Thenable(Value),
+    /// A timer handle (setTimeout).
+    Timer(u64),
+    /// An immediate handle (setImmediate).
+    Immediate(u64),
+    /// A plain object with nothing the runtime needs to know about.
+    Plain,
+    /// An object of the library layer; its state lives in the library.
+    Host,
+}
+
+/// The heap: every object a scenario made, by id.
+pub struct Heap<L: 'static> {
+    objects: Vec<ObjectData<L>>,
+}
+
+impl<L> Default for Heap<L> {
+    fn default() -> Self {
+        Heap {
+            objects: Vec::new(),
+        }
+    }
+}
+
+impl<L> Heap<L> {
+    /// Allocates an object.
+    pub fn alloc(&mut self, data: ObjectData<L>) -> ObjectId {
+        let id = ObjectId(u32::try_from(self.objects.len()).expect("fewer than 2^32 objects"));
+        self.objects.push(data);
+        id
+    }
+
+    /// The object with this id.
+    pub fn get(&self, id: ObjectId) -> &ObjectData<L> {
+        &self.objects[id.0 as usize]
+    }
+
+    /// The object with this id, mutably.
+    pub fn get_mut(&mut self, id: ObjectId) -> &mut ObjectData<L> {
+        &mut self.objects[id.0 as usize]
+    }
+
+    /// How many objects were allocated.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Whether nothing was allocated.
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+}
+
+/// A lexical environment: the bindings of one block activation and its
+/// parent. Closures keep their environment alive, as in JavaScript.
+#[derive(Clone, Default)]
+pub struct Env(Rc<RefCell<EnvFrame>>);
+
+#[derive(Default)]
+struct EnvFrame {
+    vars: HashMap<String, Value>,
+    parent: Option<Env>,
+}
+
+impl Env {
+    /// A new environment whose parent is `self`.
+    pub fn child(&self) -> Env {
+        Env(Rc::new(RefCell::new(EnvFrame {
+            vars: HashMap::new(),
+            parent: Some(self.clone()),
+        })))
+    }
+
+    /// Defines a binding in this environment.
+    pub fn define(&self, name: &str, value: Value) {
+        self.0.borrow_mut().vars.insert(name.to_string(), value);
+    }
+
+    /// Looks a binding up through the chain.
+    pub fn lookup(&self, name: &str) -> Option<Value> {
+        let frame = self.0.borrow();
+        match frame.vars.get(name) {
+            Some(v) => Some(v.clone()),
+            None => frame.parent.as_ref().and_then(|p| p.lookup(name)),
+        }
+    }
+}
+
+/// Formats a number as JavaScript's `Number.prototype.toString` does, for
+/// the integers and simple fractions scenarios produce.
+pub fn number_to_string(n: f64) -> String {
+    if n.is_nan() {
+        "NaN".into()
+    } else if n.is_infinite() {
+        if n > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    } else if n == 0.0 {
+        "0".into()
+    } else if n.fract() == 0.0 && n.abs() < 1e21 {
+        format!("{}", n as i128)
+    } else {
+        format!("{n}")
+    }
+}

@@ -1,0 +1,313 @@
+//! The event loop's order, checked on scenarios that use no library: each
+//! expected log was printed by Node 26.12.1 for the equivalent JavaScript
+//! (plain CommonJS, run from a setImmediate callback).
+
+use nodesem_lang::{parse, Op, RunConfig};
+use nodesem_runtime::{run_scenario, Completion, Env, Library, ObjectId, Runtime};
+
+/// A library layer with no operations: only the runtime's own.
+struct NoLibrary;
+
+impl Library for NoLibrary {
+    fn new() -> Self {
+        NoLibrary
+    }
+    fn op(_: &mut Runtime<Self>, _: &Op, _: &Env) -> Option<Completion> {
+        None
+    }
+    fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
+        unreachable!("no host objects")
+    }
+    fn describe(_: &Runtime<Self>, _: ObjectId) -> String {
+        unreachable!("no host objects")
+    }
+}
+
+fn check(text: &str, expected: &[&str]) {
+    let scenario = parse("test.scn", text).unwrap_or_else(|e| panic!("{e}"));
+    let log = run_scenario::<NoLibrary>(&scenario, &RunConfig::default());
+    assert_eq!(log.lines, expected, "\nscenario:\n{text}");
+}
+
+#[test]
+fn ticks_before_microtasks_after_main() {
+    check(
+        "tick {\n  log \"A\"\n  microtask {\n    log \"A-micro\"\n  }\n}\nmicrotask {\n  log \"B\"\n  tick {\n    log \"B-tick\"\n  }\n}\nlog \"main\"\n",
+        &["main", "A", "B", "A-micro", "B-tick"],
+    );
+}
+
+#[test]
+fn throwing_tick_interrupts_the_drain_until_the_next_macrotask() {
+    check(
+        r#"setImmediate {
+  tick {
+    log "t1"
+    microtask {
+      log "m-from-t1"
+    }
+    throw Error("x")
+  }
+  tick {
+    log "t2"
+  }
+  microtask {
+    log "m1"
+  }
+  setImmediate {
+    log "next"
+  }
+}
+"#,
+        &["t1", "uncaught Error: x", "next", "t2", "m1", "m-from-t1"],
+    );
+}
+
+#[test]
+fn throwing_microtask_does_not_interrupt() {
+    check(
+        r#"microtask {
+  log "m1"
+  tick {
+    log "t-from-m1"
+  }
+  throw Error("y")
+}
+microtask {
+  log "m2"
+}
+tick {
+  log "t1"
+}
+"#,
+        &["t1", "m1", "uncaught Error: y", "m2", "t-from-m1"],
+    );
+}
+
+#[test]
+fn throwing_callbacks_skip_the_drain_before_the_next_in_the_phase() {
+    check(
+        r#"setImmediate {
+  log "imm1"
+  tick {
+    log "t1"
+  }
+  microtask {
+    log "m1"
+  }
+  throw Error("x")
+}
+setImmediate {
+  log "imm2"
+}
+setTimeout 5 {
+  log "T1"
+  tick {
+    log "Tt1"
+  }
+  throw Error("y")
+}
+setTimeout 5 {
+  log "T2"
+}
+setTimeout 8 {
+  log "T3"
+  tick {
+    log "T3t"
+  }
+  throw Error("z")
+}
+"#,
+        &[
+            "imm1",
+            "uncaught Error: x",
+            "imm2",
+            "t1",
+            "m1",
+            "T1",
+            "uncaught Error: y",
+            "T2",
+            "Tt1",
+            "T3",
+            "uncaught Error: z",
+            "T3t",
+        ],
+    );
+}
+
+#[test]
+fn leftover_ticks_run_before_exit() {
+    check(
+        r#"setImmediate {
+  tick {
+    log "t1"
+    throw Error("a")
+  }
+  tick {
+    log "t2"
+    throw Error("b")
+  }
+  tick {
+    log "t3"
+  }
+  setImmediate {
+    log "I2"
+  }
+}
+"#,
+        &[
+            "t1",
+            "uncaught Error: a",
+            "I2",
+            "t2",
+            "uncaught Error: b",
+            "t3",
+        ],
+    );
+}
+
+#[test]
+fn unhandled_rejections_after_the_drain() {
+    check(
+        r#"let r = rejected 1
+tick {
+  log "t1"
+}
+microtask {
+  log "m1"
+}
+let p = rejected 2
+microtask {
+  catch p {
+    log "caught2"
+  }
+}
+"#,
+        &["t1", "m1", "caught2", "unhandled rejection 1"],
+    );
+}
+
+#[test]
+fn timers_and_immediates_on_the_virtual_clock() {
+    check(
+        r#"setTimeout 0 {
+  log "timeout 0"
+}
+setImmediate {
+  log "immediate"
+}
+setTimeout 10 {
+  log "t10"
+  setTimeout 5 {
+    log "t15 made at 10"
+  }
+}
+setTimeout 15 {
+  log "t15 made at 0"
+}
+let c = setTimeout 12 {
+  log "cleared"
+}
+clearTimeout c
+run advance 11
+log "at 11"
+run idle
+log "idle"
+"#,
+        &[
+            "immediate",
+            "timeout 0",
+            "t10",
+            "at 11",
+            "t15 made at 0",
+            "t15 made at 10",
+            "idle",
+        ],
+    );
+}
+
+#[test]
+fn thenable_takes_one_extra_tick() {
+    check(
+        r#"let p = promise
+let q = promise
+then p {
+  log "p resolved"
+}
+then q {
+  log "q resolved"
+}
+let th = thenable 1
+resolve p th
+resolve q 2
+microtask {
+  log "m1"
+  microtask {
+    log "m2"
+    microtask {
+      log "m3"
+    }
+  }
+}
+"#,
+        &["q resolved", "m1", "p resolved", "m2", "m3"],
+    );
+}
+
+#[test]
+fn budget_stops_a_runaway_scenario() {
+    let text = "let f = fn {\n  setImmediate {\n    log \"again\"\n  }\n}\n";
+    let _ = text;
+    let scenario = parse(
+        "t.scn",
+        "setImmediate {\n  log \"1\"\n  setImmediate {\n    log \"2\"\n    setImmediate {\n      log \"3\"\n    }\n  }\n}\n",
+    )
+    .unwrap();
+    let log = run_scenario::<NoLibrary>(
+        &scenario,
+        &RunConfig {
+            budget: 2,
+            max_depth: 64,
+        },
+    );
+    assert_eq!(
+        log.lines,
+        vec!["1", "2", "budget exhausted: more than 2 callbacks"]
+    );
+}
+
+#[test]
+fn resolving_with_a_promise_takes_two_extra_ticks_and_finally_its_own() {
+    check(
+        r#"let p2 = promise
+then p2 {
+  log "p2 (resolved with promise)"
+}
+let one = resolved 1
+resolve p2 one
+microtask {
+  log "m1"
+  microtask {
+    log "m2"
+    microtask {
+      log "m3"
+    }
+  }
+}
+let f = finally one {
+  log "fin"
+}
+then f {
+  log "after finally"
+}
+"#,
+        &[
+            "m1",
+            "fin",
+            "m2",
+            "p2 (resolved with promise)",
+            "m3",
+            "after finally",
+        ],
+    );
+}
