@@ -36,7 +36,10 @@
 //! that a divergence in which callbacks ran, and in what order, is visible.
 //!
 //! Sizes are bounded by [`GenConfig`]: blocks nest at most three deep, the
-//! main script has at most 30 statements, a block at most six.
+//! main script has at most 30 statements and a block 6, the whole scenario
+//! 200. (A `dispatch` whose result is logged counts as one statement but
+//! prints as two, and a `try` may end with a `throw` beyond the limit, so a
+//! block can reach 8 lines and the main script 31.)
 
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::strategy::Strategy;
@@ -276,6 +279,12 @@ struct Generator<'u, 'a> {
     statements: usize,
 }
 
+/// Whether a block ends here: statements after a `throw` or `return` would
+/// never run.
+fn ends_block(body: &[Stmt]) -> bool {
+    matches!(body.last(), Some(Stmt::Throw(_) | Stmt::Return(_)))
+}
+
 /// The binding an expression starts from.
 fn root(e: &Expr) -> Option<&str> {
     match e {
@@ -458,8 +467,7 @@ impl<'u, 'a> Generator<'u, 'a> {
     /// The actions valid in `ctx`, with their weights.
     fn choices(&self, ctx: &Ctx) -> Vec<(Action, u32)> {
         use Action::*;
-        let nest =
-            ctx.depth < self.config.max_depth && self.statements + 2 < self.config.max_statements;
+        let nest = self.can_nest(ctx);
         let top = ctx.depth == 0;
         let in_listener = ctx.listening.is_some();
         let signal = self.has_signal();
@@ -473,10 +481,12 @@ impl<'u, 'a> Generator<'u, 'a> {
                 c.push((action, weight));
             }
         };
+        // Objects made inside a callback are seldom used again: make most of
+        // them in the main script.
         add(
             Controller,
             true,
-            if controllers < 2 {
+            if top && controllers < 2 {
                 12
             } else if top {
                 4
@@ -487,7 +497,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         add(
             Target,
             true,
-            if targets < 2 {
+            if top && targets < 2 {
                 6
             } else if top {
                 3
@@ -496,9 +506,19 @@ impl<'u, 'a> Generator<'u, 'a> {
             },
         );
         add(Abort, controllers > 0, if in_listener { 12 } else { 6 });
-        add(SignalAbort, true, 2);
-        add(Timeout, true, 3);
-        add(Any, true, if signal { 6 } else { 1 });
+        add(SignalAbort, true, if top { 2 } else { 1 });
+        add(Timeout, true, if top { 3 } else { 1 });
+        add(
+            Any,
+            true,
+            if !signal {
+                1
+            } else if top {
+                6
+            } else {
+                2
+            },
+        );
         add(TryThrowIfAborted, nest && signal, 3);
         add(TryThrow, nest, 1);
         add(OnAbort, signal, 4);
@@ -536,7 +556,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             if in_listener { 3 } else { 1 },
         );
         add(Return, ctx.in_callback, 1);
-        add(Promise, true, 2);
+        add(Promise, true, if top { 2 } else { 1 });
         add(Resolve, self.has(Kind::Deferred), 2);
         add(Reject, self.has(Kind::Deferred), 1);
         add(Then, self.has(Kind::Promise), 2);
@@ -550,7 +570,15 @@ impl<'u, 'a> Generator<'u, 'a> {
     fn statement(&mut self, ctx: &Ctx, out: &mut Vec<Stmt>) {
         let choices = self.choices(ctx);
         let action = self.weighted(&choices).unwrap_or(Action::Log);
+        self.perform(action, ctx, out);
+        // Counted after, not before: the choices were computed with the
+        // count as it was, and an action must still find them valid (an
+        // `on` chosen because it may nest must still be allowed to nest).
         self.statements += 1;
+    }
+
+    /// Generates the statement for an action that [`Self::choices`] offered.
+    fn perform(&mut self, action: Action, ctx: &Ctx, out: &mut Vec<Stmt>) {
         match action {
             Action::Log => {
                 let label = self.fresh("log");
@@ -627,11 +655,13 @@ impl<'u, 'a> Generator<'u, 'a> {
             Action::TryThrow => {
                 let inner = self.try_ctx(ctx);
                 let label = self.fresh("try");
-                let thrown = self.thrown_value(ctx);
-                let block = self.block(
-                    &inner,
-                    vec![Stmt::Log(vec![Expr::Str(label)]), Stmt::Throw(thrown)],
-                );
+                let mut block = self.block(&inner, vec![Stmt::Log(vec![Expr::Str(label)])]);
+                // Last, so that the statements before it run.
+                if !ends_block(&block.body) {
+                    let thrown = self.thrown_value(ctx);
+                    self.statements += 1;
+                    block.body.push(Stmt::Throw(thrown));
+                }
                 out.push(Stmt::Try(block));
             }
             Action::OnAbort => {
@@ -656,10 +686,12 @@ impl<'u, 'a> Generator<'u, 'a> {
             Action::AddAbortListener => {
                 let signal = self.pick(&self.signals()).unwrap_or(Expr::Undefined);
                 let functions = self.functions(false);
+                let bind = self.chance(80);
+                let name = self.fresh(if bind { "d" } else { "al" });
                 let listener = if self.can_nest(ctx) && (functions.is_empty() || self.chance(75)) {
                     // An already aborted signal calls the listener with no
                     // argument: the body must not read `event`.
-                    let label = self.fresh("al");
+                    let label = name.clone();
                     let inner = Ctx {
                         event: false,
                         listening: Some((signal.clone(), "abort".into())),
@@ -672,13 +704,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 };
                 self.listened.push((signal.clone(), "abort".into()));
                 let op = Op::AddAbortListener { signal, listener };
-                if self.chance(80) {
-                    let name = self.fresh("d");
-                    self.declare(&name, Kind::Disposable);
-                    out.push(Stmt::Let { name, op });
-                } else {
-                    out.push(Stmt::Do(op));
-                }
+                self.emit(out, bind.then_some((name, Kind::Disposable)), op);
             }
             Action::Dispose => {
                 let disposable =
@@ -724,39 +750,41 @@ impl<'u, 'a> Generator<'u, 'a> {
                 event: Expr::var("event"),
             })),
             Action::Microtask => {
-                let body = self.plain_body(ctx, "m");
+                let label = self.fresh("m");
+                let body = self.plain_body(ctx, label);
                 out.push(Stmt::Do(Op::QueueMicrotask(body)));
             }
             Action::Tick => {
-                let body = self.plain_body(ctx, "tk");
+                let label = self.fresh("tk");
+                let body = self.plain_body(ctx, label);
                 out.push(Stmt::Do(Op::NextTick(body)));
             }
             Action::SetTimeout => {
                 let ms = self.range(0, 20);
-                let body = self.plain_body(ctx, "to");
-                let op = Op::SetTimeout { ms, body };
-                if self.chance(70) {
-                    let name = self.fresh("h");
-                    self.declare(&name, Kind::Timer);
-                    out.push(Stmt::Let { name, op });
-                } else {
-                    out.push(Stmt::Do(op));
-                }
+                // The timer's name, or a label when it is not bound, names
+                // the callback in the log.
+                let bind = self.chance(70);
+                let name = self.fresh(if bind { "h" } else { "to" });
+                let body = self.plain_body(ctx, name.clone());
+                self.emit(
+                    out,
+                    bind.then_some((name, Kind::Timer)),
+                    Op::SetTimeout { ms, body },
+                );
             }
             Action::ClearTimeout => {
                 let timer = Expr::var(self.pick(&self.names(Kind::Timer)).unwrap_or_default());
                 out.push(Stmt::Do(Op::ClearTimeout { timer }));
             }
             Action::SetImmediate => {
-                let body = self.plain_body(ctx, "im");
-                let op = Op::SetImmediate(body);
-                if self.chance(50) {
-                    let name = self.fresh("i");
-                    self.declare(&name, Kind::Immediate);
-                    out.push(Stmt::Let { name, op });
-                } else {
-                    out.push(Stmt::Do(op));
-                }
+                let bind = self.chance(50);
+                let name = self.fresh(if bind { "i" } else { "im" });
+                let body = self.plain_body(ctx, name.clone());
+                self.emit(
+                    out,
+                    bind.then_some((name, Kind::Immediate)),
+                    Op::SetImmediate(body),
+                );
             }
             Action::ClearImmediate => {
                 let immediate =
@@ -858,14 +886,24 @@ impl<'u, 'a> Generator<'u, 'a> {
         }
     }
 
-    fn bind_promise(&mut self, op: Op, out: &mut Vec<Stmt>) {
-        if self.chance(60) {
-            let name = self.fresh("p");
-            self.declare(&name, Kind::Promise);
-            out.push(Stmt::Let { name, op });
-        } else {
-            out.push(Stmt::Do(op));
+    /// Appends `let NAME = OP` (declaring NAME) or, without a binding, `OP`.
+    fn emit(&mut self, out: &mut Vec<Stmt>, binding: Option<(Name, Kind)>, op: Op) {
+        match binding {
+            Some((name, kind)) => {
+                self.declare(&name, kind);
+                out.push(Stmt::Let { name, op });
+            }
+            None => out.push(Stmt::Do(op)),
         }
+    }
+
+    fn bind_promise(&mut self, op: Op, out: &mut Vec<Stmt>) {
+        let binding = if self.chance(60) {
+            Some((self.fresh("p"), Kind::Promise))
+        } else {
+            None
+        };
+        self.emit(out, binding, op);
     }
 
     fn can_nest(&self, ctx: &Ctx) -> bool {
@@ -914,7 +952,10 @@ impl<'u, 'a> Generator<'u, 'a> {
         };
         let n = self.range(0, limit as u32) as usize;
         let start = body.len();
-        while body.len() - start < n && self.statements < self.config.max_statements {
+        while body.len() - start < n
+            && self.statements < self.config.max_statements
+            && !ends_block(&body)
+        {
             self.statement(inner, &mut body);
         }
         self.scopes.pop();
@@ -940,9 +981,8 @@ impl<'u, 'a> Generator<'u, 'a> {
     }
 
     /// The body of a callback without parameters (microtask, tick, timer,
-    /// immediate).
-    fn plain_body(&mut self, ctx: &Ctx, prefix: &str) -> Block {
-        let label = self.fresh(prefix);
+    /// immediate), starting with `log "<label>"`.
+    fn plain_body(&mut self, ctx: &Ctx, label: String) -> Block {
         let inner = self.callback_ctx(ctx);
         self.block(&inner, vec![Stmt::Log(vec![Expr::Str(label)])])
     }

@@ -434,9 +434,13 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if let Some(text) = trimmed.strip_prefix('#') {
-                body.push(Stmt::Comment(
-                    text.strip_prefix(' ').unwrap_or(text).to_string(),
-                ));
+                let text = text.strip_prefix(' ').unwrap_or(text);
+                // Only one `\r` is stripped from a line (a CRLF ending). A
+                // comment that kept further trailing `\r`s would be printed
+                // with them and lose one when parsed again, breaking
+                // `parse(print(s)) == s`: trailing `\r`s are not part of a
+                // comment.
+                body.push(Stmt::Comment(text.trim_end_matches('\r').to_string()));
                 continue;
             }
             let toks = match lex_line(raw) {
@@ -587,8 +591,27 @@ impl<'a> Parser<'a> {
                     return Err(self.expected(line, "`=`"));
                 }
                 line.bump();
+                // A callback may refer to the binding its own operation makes
+                // (a listener that removes itself): the callback runs only
+                // after the binding exists, so the name is declared first,
+                // with the kind the operation's keyword implies.
+                let early = match line.peek_word() {
+                    Some("fn") => Some(Kind::Function),
+                    Some("setTimeout") => Some(Kind::Timer),
+                    Some("setImmediate") => Some(Kind::Immediate),
+                    Some("then" | "catch" | "finally") => Some(Kind::Promise),
+                    Some("addAbortListener") => Some(Kind::Disposable),
+                    _ => None,
+                };
+                if let Some(kind) = early {
+                    self.declare(line, col, &name, kind)?;
+                }
                 let (op, kind) = self.op(line, true)?;
-                self.declare(line, col, &name, kind)?;
+                if let Some(early) = early {
+                    debug_assert_eq!(early, kind, "the keyword decides the kind");
+                } else {
+                    self.declare(line, col, &name, kind)?;
+                }
                 Stmt::Let { name, op }
             }
             "log" => {

@@ -174,7 +174,9 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
         } else {
             return Err(LexError {
                 col,
-                message: format!("unexpected character `{c}`"),
+                // Escaped, so that a stray `\r` or other control character
+                // is visible in the message instead of garbling it.
+                message: format!("unexpected character `{}`", c.escape_debug()),
             });
         }
     }
