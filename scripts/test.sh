@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test of nodesem: the workspace's tests (snapshots included: a
+# missing or changed snapshot fails), the Node-side self-test, the fidelity
+# check of the model against the pinned Node 26.12.1 (installed if absent),
+# and a build of the fuzz targets. This is the README's test command; CI runs
+# it through .ci/run.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+node="$(scripts/install-node.sh)"
+export CI="${CI:-true}"   # insta: fail on a missing snapshot instead of writing it
+
+echo "== cargo test (workspace)"
+cargo test --workspace --all-targets
+
+echo "== Node-side self-test (harness/js)"
+"$node" harness/js/selftest.mjs
+
+echo "== fidelity: model, impl and the pinned Node over scenarios/ plus 2,000 generated scenarios"
+cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,node --generated 2000 --seed 1
+
+echo "== main job: model against impl over scenarios/ plus 10,000 generated scenarios"
+cargo run --release --quiet -p nodesem-harness -- check --generated 10000 --seed 100000
+
+echo "== fuzz targets build (cargo-fuzz crate, outside the workspace)"
+cargo build --manifest-path fuzz/Cargo.toml --quiet
+
+echo "all nodesem tests passed"
