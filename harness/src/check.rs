@@ -1,0 +1,295 @@
+//! The differential check: every scenario on every engine, each engine's log
+//! compared with the first engine's, every difference reported.
+//!
+//! This is `nodesem check`, the project's main job. A scenario an engine could
+//! not run (a crash, a hang) is a failure, never silently dropped: a harness
+//! that drops what the oracle cannot run hides exactly the cases it should
+//! show. Differences between our engines and real Node that are listed in
+//! the deviations file are accepted; a listed one that no longer differs is
+//! an error, so the list cannot rot.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use nodesem_lang::{gen, parse, print, Engine, EngineError, Log, RunConfig, Scenario};
+use serde::Serialize;
+
+use crate::deviations::{DeviationSet, LogDiff};
+
+/// One scenario to check.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// A file path, or `generated #i (seed S)`.
+    pub name: String,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Whether it came from the generator (its text is printed on failure).
+    pub generated: bool,
+}
+
+/// A scenario file that could not be read or parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// A file or folder could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Parse or validation errors, every one of them.
+    #[error(transparent)]
+    Parse(#[from] nodesem_lang::ParseError),
+    /// Several files had errors.
+    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    Many(Vec<LoadError>),
+}
+
+/// Every `.scn` file under the paths (files are taken as they are), sorted.
+pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = Vec::new();
+    for path in paths {
+        collect(path, &mut files)?;
+    }
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
+    let io = |source| LoadError::Io { path: path.display().to_string(), source };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path).map_err(io)? {
+            let p = entry.map_err(io)?.path();
+            if p.is_dir() || p.extension().is_some_and(|e| e == "scn") {
+                collect(&p, out)?;
+            }
+        }
+    } else {
+        out.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Reads and parses one scenario file.
+pub fn load_file(path: &Path) -> Result<Scenario, LoadError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.display().to_string(), source })?;
+    Ok(parse(&path.display().to_string(), &text)?)
+}
+
+/// Loads every scenario under the paths, reporting every file's errors.
+pub fn load_cases(paths: &[PathBuf]) -> Result<Vec<Case>, LoadError> {
+    let mut cases = Vec::new();
+    let mut errors = Vec::new();
+    for file in scenario_files(paths)? {
+        match load_file(&file) {
+            Ok(scenario) => cases.push(Case { name: file.display().to_string(), scenario, generated: false }),
+            Err(e) => errors.push(e),
+        }
+    }
+    match errors.len() {
+        0 => Ok(cases),
+        1 => Err(errors.remove(0)),
+        _ => Err(LoadError::Many(errors)),
+    }
+}
+
+/// `count` generated scenarios, the i-th from seed `seed + i`.
+pub fn generated_cases(count: usize, seed: u64) -> Vec<Case> {
+    (0..count)
+        .map(|i| {
+            let s = seed.wrapping_add(i as u64);
+            Case { name: format!("generated #{i} (seed {s})"), scenario: gen::generate_from_seed(s, 4096), generated: true }
+        })
+        .collect()
+}
+
+/// Where two engines' logs for one scenario part ways.
+#[derive(Clone, Debug, Serialize)]
+pub struct Divergence {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The two engines: the reference (the first engine) and the other.
+    pub engines: [String; 2],
+    /// The first differing line, 1-based (0 for an engine failure).
+    pub line: usize,
+    /// The reference engine's line there (none when its log ended).
+    pub expected: Option<String>,
+    /// The other engine's line there (none when its log ended).
+    pub actual: Option<String>,
+    /// The engine error, when an engine could not run the scenario.
+    pub error: Option<String>,
+    /// The scenario text, for generated scenarios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Both logs, for the text report.
+    #[serde(skip)]
+    pub logs: Option<(Log, Log)>,
+}
+
+/// The outcome of a check.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// How many scenarios came from files.
+    pub scenarios: usize,
+    /// How many were generated.
+    pub generated: usize,
+    /// The engines, the first being the reference.
+    pub engines: Vec<String>,
+    /// Every unexplained difference or failure.
+    pub divergences: Vec<Divergence>,
+    /// Differences explained by the deviations file.
+    pub accepted_deviations: usize,
+    /// Deviations listed in the file that no longer occur.
+    pub stale_deviations: Vec<String>,
+    /// Wall-clock seconds.
+    pub elapsed_s: f64,
+}
+
+impl Report {
+    /// Whether the check passed.
+    pub fn ok(&self) -> bool {
+        self.divergences.is_empty() && self.stale_deviations.is_empty()
+    }
+}
+
+/// The first line where two logs differ, 1-based, with both lines there.
+pub fn first_difference(a: &Log, b: &Log) -> Option<(usize, Option<String>, Option<String>)> {
+    let n = a.lines.len().max(b.lines.len());
+    (0..n).find_map(|i| {
+        let (x, y) = (a.lines.get(i), b.lines.get(i));
+        (x != y).then(|| (i + 1, x.cloned(), y.cloned()))
+    })
+}
+
+/// Runs every case on every engine and compares each engine's log with the
+/// first engine's.
+pub fn check(cases: &[Case], engines: &[Box<dyn Engine>], config: &RunConfig, deviations: &DeviationSet) -> Report {
+    let start = Instant::now();
+    let scenarios: Vec<Scenario> = cases.iter().map(|c| c.scenario.clone()).collect();
+    let results: Vec<Vec<Result<Log, EngineError>>> = engines.iter().map(|e| e.run_batch(&scenarios, config)).collect();
+    let names: Vec<String> = engines.iter().map(|e| e.name()).collect();
+    let mut divergences = Vec::new();
+    let mut accepted = 0;
+    let mut stale_deviations = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let reference = &results[0][i];
+        for (e, other) in results.iter().enumerate().skip(1) {
+            let pair = [names[0].clone(), names[e].clone()];
+            let text = case.generated.then(|| print(&case.scenario));
+            match (reference, &other[i]) {
+                (Ok(a), Ok(b)) => {
+                    let listed = deviations.find(&case.name, &pair[0], &pair[1]);
+                    match (first_difference(a, b), listed) {
+                        (None, None) => {}
+                        // Listed, yet the engines agree: the list must shrink.
+                        (None, Some(index)) => stale_deviations.push(deviations.describe(index)),
+                        (Some(_), Some(index)) if deviations.get(index).matches(&LogDiff::between(a, b)) => {
+                            accepted += 1;
+                        }
+                        (Some((line, expected, actual)), _) => divergences.push(Divergence {
+                            scenario: case.name.clone(),
+                            engines: pair,
+                            line,
+                            expected,
+                            actual,
+                            error: None,
+                            text,
+                            logs: Some((a.clone(), b.clone())),
+                        }),
+                    }
+                }
+                (a, b) => {
+                    let error = [(&names[0], a), (&names[e], b)]
+                        .iter()
+                        .filter_map(|(n, r)| r.as_ref().err().map(|err| format!("{n}: {err}")))
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    divergences.push(Divergence {
+                        scenario: case.name.clone(),
+                        engines: pair,
+                        line: 0,
+                        expected: None,
+                        actual: None,
+                        error: Some(error),
+                        text,
+                        logs: None,
+                    });
+                }
+            }
+        }
+    }
+    Report {
+        scenarios: cases.iter().filter(|c| !c.generated).count(),
+        generated: cases.iter().filter(|c| c.generated).count(),
+        engines: names,
+        divergences,
+        accepted_deviations: accepted,
+        stale_deviations,
+        elapsed_s: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// A unified diff of two logs, headed by the engines' names.
+pub fn unified_diff(a: &Log, b: &Log, a_name: &str, b_name: &str) -> String {
+    let a_text = a.to_string();
+    let b_text = b.to_string();
+    similar::TextDiff::from_lines(&a_text, &b_text).unified_diff().context_radius(3).header(a_name, b_name).to_string()
+}
+
+fn show_line(line: Option<&str>) -> String {
+    line.map_or("nothing (its log ended)".to_string(), |l| format!("`{l}`"))
+}
+
+/// The text form of a report.
+pub fn render_text(report: &Report) -> String {
+    let mut out = String::new();
+    for d in &report.divergences {
+        out.push_str(&format!("DIVERGENCE {} ({} vs {})\n", d.scenario, d.engines[0], d.engines[1]));
+        if let Some(err) = &d.error {
+            out.push_str(&format!("  engine failure: {err}\n"));
+        } else {
+            out.push_str(&format!(
+                "  first difference at log line {}: {} has {}, {} has {}\n",
+                d.line,
+                d.engines[0],
+                show_line(d.expected.as_deref()),
+                d.engines[1],
+                show_line(d.actual.as_deref()),
+            ));
+            if let Some((a, b)) = &d.logs {
+                for line in unified_diff(a, b, &d.engines[0], &d.engines[1]).lines() {
+                    out.push_str("  ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+        if let Some(text) = &d.text {
+            out.push_str("  scenario:\n");
+            for line in text.lines() {
+                out.push_str("    ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    for s in &report.stale_deviations {
+        out.push_str(&format!("STALE DEVIATION {s}: the engines now agree; remove it from the deviations file\n"));
+    }
+    out.push_str(&format!(
+        "checked {} scenarios ({} from files, {} generated) on {}: {} divergences, {} accepted deviations, {} stale deviations, {:.2} s\n",
+        report.scenarios + report.generated,
+        report.scenarios,
+        report.generated,
+        report.engines.join(", "),
+        report.divergences.len(),
+        report.accepted_deviations,
+        report.stale_deviations.len(),
+        report.elapsed_s
+    ));
+    out
+}
