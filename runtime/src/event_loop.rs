@@ -36,6 +36,9 @@ pub enum Task<L: 'static> {
     /// A script function, called with no arguments.
     Script(ObjectId),
     /// A closure of the runtime or library; an `Err` is thrown.
+    // Allowed (nodesem-model): clippy 1.95's type_complexity fails `-D warnings`
+    // here, and every crate's clippy run lints this workspace dependency.
+    #[allow(clippy::type_complexity)]
     Native(Box<dyn FnOnce(&mut Runtime<L>) -> Completion>),
 }
 
@@ -160,9 +163,17 @@ impl<L: Library> Runtime<L> {
     }
 
     /// Reports an exception the way `process.on('uncaughtException')` sees it.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/execution.js>
+    /// once a handler has handled the exception, Node queues
+    /// `setImmediate(noop)` "to make sure any ticks get processed". That
+    /// immediate is a macrotask like any other: the drain after it runs what
+    /// an interrupted drain left, which is observable when a second exception
+    /// interrupts the next drain too.
     pub fn report_uncaught(&mut self, error: &Value) {
         let line = format!("uncaught {}", self.fmt(error));
         self.log_line(line);
+        self.set_immediate(Task::Native(Box::new(|_| Ok(Value::Undefined))));
     }
 
     /// NODE: `processTicksAndRejections()`
@@ -227,9 +238,14 @@ impl<L: Library> Runtime<L> {
     }
 
     /// Runs the macrotasks of one phase, each taken by `next` when the
-    /// previous one is done, with Node's drains between them.
+    /// previous one is done, with Node's drains between them; `has_next`
+    /// says, without taking it, whether another one is due.
     /// Returns whether any of them threw.
-    fn run_phase(&mut self, mut next: impl FnMut(&mut Self) -> Option<Task<L>>) -> bool {
+    fn run_phase(
+        &mut self,
+        has_next: impl Fn(&Self) -> bool,
+        mut next: impl FnMut(&mut Self) -> Option<Task<L>>,
+    ) -> bool {
         let mut first = true;
         let mut previous_threw = false;
         let mut any_threw = false;
@@ -237,13 +253,25 @@ impl<L: Library> Runtime<L> {
             if self.stopped {
                 return any_threw;
             }
-            let Some(task) = next(self) else { break };
             // NODE: listOnTimeout and processImmediate call runNextTicks()
             // before every callback but the first; after a callback threw,
             // Node re-enters them and the next callback runs first.
-            if !first && !previous_threw {
-                self.drain();
+            // Fix (found by nodesem-impl's differential run against Node):
+            // the drain comes *before* the next callback is taken (Node
+            // peeks, runs the ticks, then removes the timer or checks
+            // `_destroyed`), so a tick can still clear it.
+            if !first {
+                if !has_next(self) {
+                    break;
+                }
+                if !previous_threw {
+                    self.drain();
+                    if self.stopped {
+                        return any_threw;
+                    }
+                }
             }
+            let Some(task) = next(self) else { break };
             first = false;
             previous_threw = match self.run_task(task) {
                 Ok(_) => false,
@@ -264,7 +292,8 @@ impl<L: Library> Runtime<L> {
     /// The timers phase: every timer due at `now`.
     fn timers_phase(&mut self) {
         let now = self.now;
-        let _ = self.run_phase(|rt| {
+        let due = move |rt: &Self| rt.timers.keys().next().is_some_and(|k| k.0 <= now);
+        let _ = self.run_phase(due, |rt| {
             let (&key, _) = rt.timers.iter().next()?;
             if key.0 > now {
                 return None;
@@ -280,7 +309,8 @@ impl<L: Library> Runtime<L> {
         let Some(&(last, _)) = self.immediates.back() else {
             return;
         };
-        let _ = self.run_phase(|rt| {
+        let due = move |rt: &Self| rt.immediates.front().is_some_and(|(id, _)| *id <= last);
+        let _ = self.run_phase(due, |rt| {
             let (id, _) = rt.immediates.front()?;
             if *id > last {
                 return None;
@@ -374,7 +404,7 @@ impl<L: Library> Runtime<L> {
                 // at the top level is reported like Node's uncaughtException
                 // handler sees a module's top-level throw, and the rest of the
                 // main script never runs.
-                aborted = self.run_phase(|_| task.take());
+                aborted = self.run_phase(|_| false, |_| task.take());
             }
             segment.clear();
             match mode {

@@ -311,3 +311,30 @@ then f {
         ],
     );
 }
+
+#[test]
+fn a_handled_uncaught_exception_queues_a_noop_immediate() {
+    // Node 26.12.1 prints exactly this; the noop immediate queued after the
+    // first exception drains `m1` before `imm3`.
+    check(
+        r#"tick {
+  log "t1 throws"
+  throw Error("t1")
+}
+microtask {
+  log "m1"
+}
+setImmediate {
+  log "imm2"
+  tick {
+    log "t2 throws"
+    throw Error("t2")
+  }
+  setImmediate {
+    log "imm3"
+  }
+}
+"#,
+        &["t1 throws", "uncaught Error: t1", "imm2", "t2 throws", "uncaught Error: t2", "m1", "imm3"],
+    );
+}

@@ -1,0 +1,611 @@
+//! AbortController, AbortSignal (abort, `AbortSignal.abort`, `timeout`,
+//! `any`, `throwIfAborted`, `onabort`) and `events.addAbortListener`, with the
+//! fast paths and the bookkeeping of the seed.
+//!
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js>
+//! and <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js>.
+//! The abort order is Node 26's (DOM "signal abort"): mark the signal and
+//! every dependent signal aborted, then fire the signal's event, then each
+//! dependent's. Node 20 fired the source before marking its dependents.
+//!
+//! Nothing is collected yet (the runtime has no GC); the weak references,
+//! the registrations and `gc_persistent` are kept in the shape the seed
+//! gives them so that the GC half, a later issue, only has to add the
+//! collection side. Until then `WeakSignalRef::deref` always succeeds and
+//! Node's `refreshCompositeSignal` (which only acts when a source was
+//! collected) has nothing to do.
+
+use nodesem_lang::{Callback as ScriptCallback, Expr, Handler};
+use nodesem_runtime::interp::Param;
+use nodesem_runtime::{Completion, Env, Job, ObjectId, Task, Value};
+
+use crate::event::{BEING_DISPATCHED, TRUSTED};
+use crate::event_target::{
+    add_listener, dispatch, has_listeners, new_event, new_listener_hook, remove_listener,
+    remove_listener_hook, TargetData,
+};
+use crate::listeners::{Callback, ONCE, RESIST};
+use crate::{alloc_host, type_error, Mutant, Rt, Slot, ABORT};
+
+/// A weak reference to a signal. Seed ("Each signal gets a single
+/// self-WeakRef, shared by every composite that follows it"): every signal
+/// has exactly one, made with it, and the source and dependant lists hold
+/// these handles, so `any([a, a])` and nested composites share them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WeakSignalRef(u32);
+
+impl WeakSignalRef {
+    /// `weakRef.deref()`: the signal's index while it is alive (always, until
+    /// the runtime collects garbage).
+    #[inline]
+    pub(crate) fn deref(self) -> Option<u32> {
+        Some(self.0)
+    }
+}
+
+/// A FinalizationRegistry registration, for the GC half. Seed ("No
+/// unregister tokens are needed"): none of them carries one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Registration {
+    /// Seed ("Each composite registers once, to leave its sources'
+    /// dependant sets when it is collected").
+    Composite(WeakSignalRef),
+    /// Seed ("Each source registers once, when it gets its first dependant,
+    /// to leave its dependants' source sets when it is collected").
+    Source(WeakSignalRef),
+    /// Seed ("AbortSignal.timeout(): the registry holds the timer through a
+    /// small holder that is emptied when the timer fires").
+    Timeout {
+        /// The timeout signal.
+        signal: WeakSignalRef,
+        /// Its holder in `Impl::timeout_holders`.
+        holder: u32,
+    },
+}
+
+/// One AbortSignal's state.
+///
+/// Seed ("Object shape: the slot that is added to a signal once it becomes
+/// an any() source is pre-initialized, as are the composite-only slots"):
+/// every slot exists from construction, with its empty value; no signal
+/// grows a side table later.
+pub(crate) struct SignalData {
+    /// The signal object.
+    pub(crate) obj: ObjectId,
+    /// Its EventTarget state, in `Impl::targets`.
+    pub(crate) target: u32,
+    /// `kAborted`.
+    pub(crate) aborted: bool,
+    /// `kReason`.
+    pub(crate) reason: Value,
+    /// `kComposite`: made by `any()`.
+    pub(crate) composite: bool,
+    /// `kTimeout`: a timeout signal, or a composite with one among its
+    /// sources.
+    pub(crate) timeout: bool,
+    /// `kFollowing`: registered in its sources' dependant lists.
+    pub(crate) following: bool,
+    /// Membership in `gcPersistentSignals` (kept alive while it can still
+    /// abort and has abort listeners).
+    pub(crate) gc_persistent: bool,
+    /// `kWeakRef`: the one weak reference to this signal.
+    pub(crate) weak_ref: WeakSignalRef,
+    /// `kSourceSignals` (composites only; empty otherwise), duplicates
+    /// removed.
+    pub(crate) sources: Vec<WeakSignalRef>,
+    /// `kDependantSignals`. Seed ("only allocate the dependent signal list
+    /// when there are dependent signals"): `None` until the first one.
+    pub(crate) dependants: Option<Vec<WeakSignalRef>>,
+    /// Whether this signal's registration as a source was made.
+    pub(crate) source_registered: bool,
+    /// Whether this signal's registration as a composite was made.
+    pub(crate) composite_registered: bool,
+    /// `kHandlers.get('abort')`: `None` before `onabort` was first set,
+    /// else the wrapper's current `handler` (a function or null).
+    pub(crate) onabort: Option<Value>,
+    /// The holder of a timeout signal's timer.
+    pub(crate) timeout_holder: Option<u32>,
+}
+
+/// The Disposable of `addAbortListener`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Disposable {
+    /// The signal was already aborted: a microtask will call the listener
+    /// unless this was disposed first.
+    Queued {
+        /// Set by `dispose`.
+        disposed: bool,
+    },
+    /// The listener was added; `dispose` removes it.
+    Listening {
+        /// The signal.
+        signal: u32,
+        /// The listener.
+        listener: ObjectId,
+    },
+}
+
+/// A new signal, every slot initialized.
+fn new_signal(rt: &mut Rt, aborted: bool, reason: Value, composite: bool) -> u32 {
+    let index = rt.lib.signals.len() as u32;
+    let target = rt.lib.targets.len() as u32;
+    let obj = alloc_host(rt, |_| Slot::Signal(index));
+    rt.lib.targets.push(TargetData {
+        obj,
+        types: Vec::new(),
+        signal: Some(index),
+    });
+    rt.lib.signals.push(SignalData {
+        obj,
+        target,
+        aborted,
+        reason,
+        composite,
+        timeout: false,
+        following: false,
+        gc_persistent: false,
+        weak_ref: WeakSignalRef(index),
+        sources: Vec::new(),
+        dependants: None,
+        source_registered: false,
+        composite_registered: false,
+        onabort: None,
+        timeout_holder: None,
+    });
+    index
+}
+
+/// The signal index of a signal value.
+pub(crate) fn signal_of(rt: &mut Rt, expr: &Expr, env: &Env) -> Result<u32, Value> {
+    let obj = rt.eval_object(expr, env)?;
+    match rt.lib.slot(obj) {
+        Slot::Signal(s) => Ok(s),
+        _ => Err(type_error(
+            rt,
+            "The \"signal\" argument must be an instance of AbortSignal",
+        )),
+    }
+}
+
+/// `new DOMException('This operation was aborted', 'AbortError')`.
+fn default_reason(rt: &mut Rt) -> Value {
+    rt.new_dom_exception("This operation was aborted", "AbortError")
+}
+
+/// An optional reason, with JavaScript's default-parameter rule: absent or
+/// `undefined` gives the default AbortError.
+fn reason_or_default(rt: &mut Rt, reason: Option<&Expr>, env: &Env) -> Completion {
+    let value = match reason {
+        Some(e) => rt.eval(e, env)?,
+        None => Value::Undefined,
+    };
+    Ok(match value {
+        Value::Undefined => default_reason(rt),
+        v => v,
+    })
+}
+
+/// `new AbortController()`. Node makes the signal lazily, on the first
+/// `signal` read or `abort()`; making it at once is not observable.
+pub(crate) fn new_controller(rt: &mut Rt) -> Value {
+    let signal = new_signal(rt, false, Value::Undefined, false);
+    Value::Object(alloc_host(rt, |_| Slot::Controller(signal)))
+}
+
+/// `abort C [REASON]`.
+pub(crate) fn op_abort(
+    rt: &mut Rt,
+    controller: &Expr,
+    reason: Option<&Expr>,
+    env: &Env,
+) -> Completion {
+    let obj = rt.eval_object(controller, env)?;
+    let Slot::Controller(signal) = rt.lib.slot(obj) else {
+        return Err(type_error(rt, "abort needs an AbortController"));
+    };
+    let reason = reason_or_default(rt, reason, env)?;
+    abort_signal(rt, signal, reason);
+    Ok(Value::Undefined)
+}
+
+/// `aborted [REASON]`: `AbortSignal.abort(REASON)`.
+pub(crate) fn op_signal_abort(rt: &mut Rt, reason: Option<&Expr>, env: &Env) -> Completion {
+    let reason = reason_or_default(rt, reason, env)?;
+    let signal = new_signal(rt, true, reason, false);
+    Ok(Value::Object(rt.lib.signals[signal as usize].obj))
+}
+
+/// `timeout MS`: `AbortSignal.timeout(MS)`, on an unref'd timer of the
+/// virtual clock.
+pub(crate) fn signal_timeout(rt: &mut Rt, ms: u32) -> Value {
+    let signal = new_signal(rt, false, Value::Undefined, false);
+    let weak = WeakSignalRef(signal);
+    let holder = rt.lib.timeout_holders.len() as u32;
+    rt.lib.timeout_holders.push(None);
+    // NODE: the timer closes over a WeakRef, not the signal, and is unref'd.
+    let timer = rt.set_timeout(
+        ms,
+        Task::Native(Box::new(move |rt| {
+            on_timeout(rt, weak, holder);
+            Ok(Value::Undefined)
+        })),
+        false,
+    );
+    rt.lib.timeout_holders[holder as usize] = Some(timer);
+    rt.lib.registrations.push(Registration::Timeout {
+        signal: weak,
+        holder,
+    });
+    let data = &mut rt.lib.signals[signal as usize];
+    data.timeout = true;
+    data.timeout_holder = Some(holder);
+    Value::Object(data.obj)
+}
+
+/// The timeout's callback.
+fn on_timeout(rt: &mut Rt, weak: WeakSignalRef, holder: u32) {
+    // Seed: the holder is emptied when the timer fires; the registration
+    // stays until the signal is collected.
+    rt.lib.timeout_holders[holder as usize] = None;
+    let Some(signal) = weak.deref() else {
+        return;
+    };
+    rt.lib.signals[signal as usize].gc_persistent = false;
+    let reason = rt.new_dom_exception("The operation was aborted due to timeout", "TimeoutError");
+    abort_signal(rt, signal, reason);
+}
+
+/// `any [S, ...]`: `AbortSignal.any([S, ...])`.
+pub(crate) fn op_signal_any(rt: &mut Rt, signals: &[Expr], env: &Env) -> Completion {
+    // The WebIDL sequence conversion: every element, before anything else.
+    let mut inputs = Vec::with_capacity(signals.len());
+    for s in signals {
+        inputs.push(signal_of(rt, s, env)?);
+    }
+    let result = new_signal(rt, false, Value::Undefined, true);
+    let result_obj = rt.lib.signals[result as usize].obj;
+    if inputs.is_empty() {
+        return Ok(Value::Object(result_obj));
+    }
+    let mut has_timeout = false;
+    for signal in inputs {
+        let data = &mut rt.lib.signals[signal as usize];
+        if data.timeout {
+            has_timeout = true;
+            data.gc_persistent = true;
+        }
+        // refreshCompositeSignal(signal): nothing to refresh (see the module doc).
+        if data.aborted {
+            let reason = data.reason.clone();
+            abort_signal(rt, result, reason);
+            return Ok(Value::Object(result_obj));
+        }
+        if !data.composite {
+            let weak = data.weak_ref;
+            add_source(rt, result, weak);
+            continue;
+        }
+        // A composite contributes its own sources (they are never composites).
+        for i in 0..rt.lib.signals[signal as usize].sources.len() {
+            let weak = rt.lib.signals[signal as usize].sources[i];
+            let Some(source) = weak.deref() else {
+                continue;
+            };
+            debug_assert!(!rt.lib.signals[source as usize].composite);
+            if rt.lib.signals[source as usize].aborted {
+                let reason = rt.lib.signals[source as usize].reason.clone();
+                abort_signal(rt, result, reason);
+                return Ok(Value::Object(result_obj));
+            }
+            add_source(rt, result, weak);
+        }
+    }
+    let data = &mut rt.lib.signals[result as usize];
+    if has_timeout && !data.sources.is_empty() {
+        data.timeout = true;
+    }
+    follow_composite_signal(rt, result);
+    Ok(Value::Object(result_obj))
+}
+
+/// Adds a source to a composite's source list, once. Seed ("AbortSignal.any([a, a])
+/// now registers once instead of twice, because the WeakRefs are shared").
+fn add_source(rt: &mut Rt, composite: u32, weak: WeakSignalRef) {
+    let sources = &mut rt.lib.signals[composite as usize].sources;
+    if !sources.contains(&weak) {
+        sources.push(weak);
+    }
+}
+
+/// NODE: `followCompositeSignal`: the composite enters each source's
+/// dependant list, with the registrations of the seed.
+fn follow_composite_signal(rt: &mut Rt, composite: u32) {
+    let data = &rt.lib.signals[composite as usize];
+    if data.following || data.aborted || data.sources.is_empty() {
+        return;
+    }
+    let own = data.weak_ref;
+    for i in 0..rt.lib.signals[composite as usize].sources.len() {
+        let weak = rt.lib.signals[composite as usize].sources[i];
+        let Some(source) = weak.deref() else {
+            continue;
+        };
+        let source_data = &mut rt.lib.signals[source as usize];
+        if source_data.aborted {
+            let reason = source_data.reason.clone();
+            abort_signal(rt, composite, reason);
+            return;
+        }
+        // The sources are deduplicated, so each (source, composite) pair
+        // comes here once: the list needs no membership test.
+        source_data
+            .dependants
+            .get_or_insert_with(Vec::new)
+            .push(own);
+        if !source_data.source_registered {
+            source_data.source_registered = true;
+            rt.lib.registrations.push(Registration::Source(weak));
+        }
+    }
+    let data = &mut rt.lib.signals[composite as usize];
+    if !data.composite_registered {
+        data.composite_registered = true;
+        rt.lib.registrations.push(Registration::Composite(own));
+    }
+    rt.lib.signals[composite as usize].following = true;
+}
+
+/// The signal half of `kNewListener`, for the first abort listener.
+pub(crate) fn signal_new_abort_listener(rt: &mut Rt, signal: u32, weak: bool) {
+    let data = &rt.lib.signals[signal as usize];
+    if data.composite && !data.aborted {
+        follow_composite_signal(rt, signal);
+    }
+    let data = &mut rt.lib.signals[signal as usize];
+    let may_be_collected_early = data.timeout || (data.composite && !data.sources.is_empty());
+    if may_be_collected_early && !data.aborted && !weak {
+        data.gc_persistent = true;
+    }
+}
+
+/// The signal half of `kRemoveListener`, for the last abort listener.
+pub(crate) fn signal_last_abort_listener_removed(rt: &mut Rt, signal: u32) {
+    let data = &mut rt.lib.signals[signal as usize];
+    if data.timeout || (data.composite && !data.sources.is_empty()) {
+        data.gc_persistent = false;
+    }
+}
+
+/// NODE: `abortSignal(signal, reason)`
+/// (<https://dom.spec.whatwg.org/#abortsignal-signal-abort>).
+pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
+    let mutant = rt.lib.mutant;
+    let data = &mut rt.lib.signals[signal as usize];
+    // 1. If signal is aborted, then return.
+    if data.aborted && mutant != Some(Mutant::AbortTwice) {
+        return;
+    }
+    // 2. Set signal's abort reason.
+    data.aborted = true;
+    data.reason = reason.clone();
+    if mutant == Some(Mutant::DependantsAbortedLate) {
+        // The pre-fix order: fire, then abort each dependant in turn.
+        run_abort(rt, signal);
+        let dependants = rt.lib.signals[signal as usize].dependants.clone();
+        for weak in dependants.into_iter().flatten() {
+            if let Some(dependant) = weak.deref() {
+                abort_signal(rt, dependant, reason.clone());
+            }
+        }
+        rt.lib.signals[signal as usize].gc_persistent = false;
+        return;
+    }
+    // 3. Let dependentSignalsToAbort be a new list. Seed ("only allocate the
+    //    dependent signal list when there are dependent signals"), and no
+    //    Vec at all for a signal that never had one.
+    // 4. For each dependentSignal of signal's dependent signals: if it is
+    //    not aborted, set its reason and append it.
+    let to_abort = data.dependants.take().map(|dependants| {
+        let mut to_abort = Vec::with_capacity(dependants.len());
+        for &weak in &dependants {
+            let Some(dependant) = weak.deref() else {
+                continue;
+            };
+            let d = &mut rt.lib.signals[dependant as usize];
+            if !d.aborted {
+                d.aborted = true;
+                d.reason = reason.clone();
+                let target = d.target;
+                // The mutant decides the fast path now, before any listener ran.
+                let silent =
+                    mutant == Some(Mutant::StaleListenerCheck) && !has_listeners(rt, target, ABORT);
+                to_abort.push((dependant, silent));
+            }
+        }
+        rt.lib.signals[signal as usize].dependants = Some(dependants);
+        to_abort
+    });
+    // 5. Run the abort steps for signal.
+    run_abort(rt, signal);
+    // 6. For each dependentSignal of dependentSignalsToAbort, run the abort
+    //    steps for dependentSignal (and drop it from gcPersistentSignals).
+    for (dependant, silent) in to_abort.into_iter().flatten() {
+        if !silent {
+            run_abort(rt, dependant);
+        }
+        rt.lib.signals[dependant as usize].gc_persistent = false;
+    }
+    // NODE: the signal, and a composite's sources, leave gcPersistentSignals.
+    rt.lib.signals[signal as usize].gc_persistent = false;
+    if rt.lib.signals[signal as usize].composite {
+        for i in 0..rt.lib.signals[signal as usize].sources.len() {
+            if let Some(source) = rt.lib.signals[signal as usize].sources[i].deref() {
+                rt.lib.signals[source as usize].gc_persistent = false;
+            }
+        }
+    }
+}
+
+/// NODE: `runAbort(signal)`: fire a trusted `abort` event at the signal.
+fn run_abort(rt: &mut Rt, signal: u32) {
+    let target = rt.lib.signals[signal as usize].target;
+    // Seed ("skip allocating and dispatching the abort event when the
+    // signal has no abort listeners"): decided here, when the abort steps
+    // run, so listeners added by earlier abort listeners count.
+    if !has_listeners(rt, target, ABORT) {
+        return;
+    }
+    let event = new_event(rt, ABORT, TRUSTED);
+    dispatch(rt, target, ABORT, event);
+}
+
+/// `throwIfAborted S`.
+pub(crate) fn op_throw_if_aborted(rt: &mut Rt, signal: &Expr, env: &Env) -> Completion {
+    let signal = signal_of(rt, signal, env)?;
+    let data = &rt.lib.signals[signal as usize];
+    if data.aborted {
+        return Err(data.reason.clone());
+    }
+    Ok(Value::Undefined)
+}
+
+/// A signal's readable properties.
+pub(crate) fn signal_get(rt: &Rt, signal: u32, prop: &str) -> Value {
+    let data = &rt.lib.signals[signal as usize];
+    match prop {
+        "aborted" => Value::Bool(data.aborted),
+        "reason" => data.reason.clone(),
+        // NODE: `this[kHandlers]?.get(event)?.handler ?? null`.
+        "onabort" => data.onabort.clone().unwrap_or(Value::Null),
+        _ => Value::Undefined,
+    }
+}
+
+/// `onabort S HANDLER`: `S.onabort = HANDLER`; its value is the handler, as
+/// the assignment expression's is.
+pub(crate) fn op_set_onabort(
+    rt: &mut Rt,
+    signal: &Expr,
+    handler: &Handler,
+    env: &Env,
+) -> Completion {
+    let signal = signal_of(rt, signal, env)?;
+    let value = match handler {
+        Handler::Null => Value::Null,
+        Handler::Callback(cb) => Value::Object(rt.callback_function(cb, Param::Event, env)?),
+    };
+    set_onabort(rt, signal, value.clone());
+    Ok(value)
+}
+
+/// NODE: the setter of `defineEventHandler(AbortSignal.prototype, 'abort')`.
+/// The wrapper keeps the position at which `onabort` was first set; a new
+/// handler only changes what it calls, and the root's size follows
+/// whether the handler is a function. When the list lost its root
+/// meanwhile (removeEventListener emptied it), a function handler re-adds
+/// the wrapper; when it has a root that no longer holds the wrapper, the
+/// handler is never called (Node's behaviour, kept).
+fn set_onabort(rt: &mut Rt, signal: u32, value: Value) {
+    // [LegacyTreatNonObjectAsNull]: what is not an object becomes null.
+    let value = if value.as_object().is_some() {
+        value
+    } else {
+        Value::Null
+    };
+    let target = rt.lib.signals[signal as usize].target;
+    let Some(old) = rt.lib.signals[signal as usize].onabort.clone() else {
+        rt.lib.signals[signal as usize].onabort = Some(value);
+        add_listener(rt, target, ABORT, Callback::EventHandler(signal), 0);
+        return;
+    };
+    if rt.is_function(&old) {
+        if let Some(root) = rt.lib.targets[target as usize].root(ABORT) {
+            let node = rt.lib.listeners.get_mut(root);
+            node.size -= 1;
+            let size = node.size;
+            remove_listener_hook(rt, target, ABORT, size);
+        }
+    }
+    let is_function = rt.is_function(&value);
+    rt.lib.signals[signal as usize].onabort = Some(value);
+    if is_function {
+        if let Some(root) = rt.lib.targets[target as usize].root(ABORT) {
+            let node = rt.lib.listeners.get_mut(root);
+            node.size += 1;
+            let size = node.size;
+            new_listener_hook(rt, target, ABORT, size, false);
+        } else {
+            add_listener(rt, target, ABORT, Callback::EventHandler(signal), 0);
+        }
+    }
+}
+
+/// `addAbortListener S CALLBACK`: `events.addAbortListener(S, CALLBACK)`.
+pub(crate) fn op_add_abort_listener(
+    rt: &mut Rt,
+    signal: &Expr,
+    listener: &ScriptCallback,
+    env: &Env,
+) -> Completion {
+    let signal = signal_of(rt, signal, env)?;
+    let listener = rt.callback_function(listener, Param::Event, env)?;
+    let index = rt.lib.disposables.len() as u32;
+    let data = &rt.lib.signals[signal as usize];
+    if data.aborted {
+        // NODE: already aborted: a microtask calls the listener with a new
+        // trusted abort event whose target is the signal, marked as being
+        // dispatched during the call, unless the Disposable was disposed.
+        let signal_obj = data.obj;
+        rt.lib
+            .disposables
+            .push(Disposable::Queued { disposed: false });
+        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+            if let Disposable::Queued { disposed: true } = rt.lib.disposables[index as usize] {
+                return Ok(Value::Undefined);
+            }
+            let event = new_event(rt, ABORT, TRUSTED | BEING_DISPATCHED);
+            let e = &mut rt.lib.events[event as usize];
+            e.target = Some(signal_obj);
+            let event_obj = e.obj;
+            // An exception leaves the event marked, as in Node.
+            rt.call_function(listener, Value::Undefined, &[Value::Object(event_obj)])?;
+            rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+            Ok(Value::Undefined)
+        }))));
+    } else {
+        // NODE: `signal.addEventListener('abort', listener, { once: true,
+        // [kResistStopPropagation]: true })`.
+        let target = data.target;
+        let flags = if rt.lib.mutant == Some(Mutant::AbortListenerStoppable) {
+            ONCE
+        } else {
+            ONCE | RESIST
+        };
+        add_listener(rt, target, ABORT, Callback::Function(listener), flags);
+        rt.lib
+            .disposables
+            .push(Disposable::Listening { signal, listener });
+    }
+    Ok(Value::Object(alloc_host(rt, |_| Slot::Disposable(index))))
+}
+
+/// `dispose D`: `D[Symbol.dispose]()`; every call removes again.
+pub(crate) fn op_dispose(rt: &mut Rt, disposable: &Expr, env: &Env) -> Completion {
+    let obj = rt.eval_object(disposable, env)?;
+    let Slot::Disposable(index) = rt.lib.slot(obj) else {
+        return Err(type_error(
+            rt,
+            "dispose needs the Disposable of addAbortListener",
+        ));
+    };
+    match rt.lib.disposables[index as usize] {
+        Disposable::Queued { .. } => {
+            rt.lib.disposables[index as usize] = Disposable::Queued { disposed: true };
+        }
+        Disposable::Listening { signal, listener } => {
+            let target = rt.lib.signals[signal as usize].target;
+            remove_listener(rt, target, ABORT, Callback::Function(listener), false);
+        }
+    }
+    Ok(Value::Undefined)
+}

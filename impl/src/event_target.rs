@@ -1,0 +1,401 @@
+//! EventTarget: `addEventListener`, `removeEventListener` and the dispatch
+//! walk, as Node's optimized `event_target.js` does them.
+//!
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js>
+//! (`addEventListener`, `removeEventListener`, `kHybridDispatch`). Node
+//! departs from the DOM Standard's "clone the listener list" dispatch: it
+//! walks its live linked list (see [`crate::listeners`]), clears
+//! `kIsBeingDispatched` after each listener that returns, reports a
+//! listener's exception with `process.nextTick(() => { throw err })` and
+//! attaches that reporter to a promise a listener returns. All of that is
+//! kept here, because it is observable.
+
+use nodesem_lang::{Callback as ScriptCallback, Expr, ListenerOptions};
+use nodesem_runtime::interp::Param;
+use nodesem_runtime::{Completion, Env, ObjectData, ObjectId, Task, Value};
+
+use crate::event::{EventData, BEING_DISPATCHED, CANCELABLE, IN_PASSIVE, STOP};
+use crate::listeners::{Callback, CAPTURE, NIL, ONCE, PASSIVE, REMOVED, RESIST, WEAK};
+use crate::{abort, alloc_host, type_error, Mutant, Rt, Slot, ABORT};
+
+/// One EventTarget's state (an AbortSignal's too).
+pub(crate) struct TargetData {
+    /// The target object.
+    pub(crate) obj: ObjectId,
+    /// `kEvents`: type to the root of its list. A short vector: targets
+    /// have few types, and a linear scan of `u32`s beats hashing.
+    pub(crate) types: Vec<(u32, u32)>,
+    /// The signal's index when this target is an AbortSignal (its listener
+    /// hooks run then).
+    pub(crate) signal: Option<u32>,
+}
+
+impl TargetData {
+    /// `this[kEvents]?.get(type)`.
+    #[inline]
+    pub(crate) fn root(&self, ty: u32) -> Option<u32> {
+        self.types.iter().find(|(t, _)| *t == ty).map(|&(_, r)| r)
+    }
+}
+
+/// `new EventTarget()`.
+pub(crate) fn new_target(rt: &mut Rt) -> Value {
+    let index = rt.lib.targets.len() as u32;
+    let obj = alloc_host(rt, |_| Slot::Target(index));
+    rt.lib.targets.push(TargetData {
+        obj,
+        types: Vec::new(),
+        signal: None,
+    });
+    Value::Object(obj)
+}
+
+/// The target index of an EventTarget or AbortSignal value.
+fn target_of(rt: &mut Rt, expr: &Expr, env: &Env) -> Result<u32, Value> {
+    let obj = rt.eval_object(expr, env)?;
+    match rt.lib.slot(obj) {
+        Slot::Target(t) => Ok(t),
+        Slot::Signal(s) => Ok(rt.lib.signals[s as usize].target),
+        _ => Err(type_error(
+            rt,
+            "The \"this\" argument must be an instance of EventTarget",
+        )),
+    }
+}
+
+/// `on T TYPE [once] [capture] [passive] [signal S] CALLBACK`.
+pub(crate) fn op_add_event_listener(
+    rt: &mut Rt,
+    target: &Expr,
+    event_type: &str,
+    listener: &ScriptCallback,
+    options: &ListenerOptions,
+    env: &Env,
+) -> Completion {
+    let target = target_of(rt, target, env)?;
+    let listener = rt.callback_function(listener, Param::Event, env)?;
+    let ty = rt.lib.intern(event_type);
+    // Seed ("addEventListener() flattens its options into locals"): the
+    // options become flag bits at once; no options record is made.
+    let mut flags = 0;
+    if options.once {
+        flags |= ONCE;
+    }
+    if options.capture {
+        flags |= CAPTURE;
+    }
+    if options.passive {
+        flags |= PASSIVE;
+    }
+    // Seed ("... and only validates signal when one is passed").
+    if let Some(signal) = &options.signal {
+        let signal = abort::signal_of(rt, signal, env)?;
+        if rt.lib.signals[signal as usize].aborted {
+            return Ok(Value::Undefined);
+        }
+        let capture = options.capture && rt.lib.mutant != Some(Mutant::SignalRemovalIgnoresCapture);
+        let signal_target = rt.lib.signals[signal as usize].target;
+        // NODE: `signal.addEventListener('abort', () => this.removeEventListener(...),
+        // { once: true, [kWeakHandler]: this, [kResistStopPropagation]: true })`,
+        // before the duplicate check, so even a duplicate registration gets one.
+        add_listener(
+            rt,
+            signal_target,
+            ABORT,
+            Callback::RemoveOnAbort {
+                target,
+                ty,
+                listener,
+                capture,
+            },
+            ONCE | WEAK | RESIST,
+        );
+    }
+    add_listener(rt, target, ty, Callback::Function(listener), flags);
+    Ok(Value::Undefined)
+}
+
+/// NODE: the list half of `addEventListener`: a new root for the first
+/// listener of a type, else the duplicate walk and an append.
+pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback, flags: u8) {
+    let lib = &mut rt.lib;
+    let size = match lib.targets[target as usize].root(ty) {
+        None => {
+            let root = lib.listeners.new_root(flags & RESIST != 0);
+            lib.listeners.append(root, callback, flags);
+            lib.targets[target as usize].types.push((ty, root));
+            1
+        }
+        Some(root) => {
+            let Err(last) = lib.listeners.find(root, callback, flags & CAPTURE != 0) else {
+                return; // A duplicate: ignored.
+            };
+            lib.listeners.append(last, callback, flags);
+            let root = lib.listeners.get_mut(root);
+            root.size += 1;
+            root.flags |= flags & RESIST;
+            root.size
+        }
+    };
+    new_listener_hook(rt, target, ty, size, flags & WEAK != 0);
+}
+
+/// `kNewListener`. Seed ("AbortSignal calls the EventTarget hooks directly
+/// instead of through keyed super"): one plain call; the signal half runs
+/// for signals only. The EventTarget half (the MaxListeners warning) prints
+/// nothing a script observes.
+pub(crate) fn new_listener_hook(rt: &mut Rt, target: u32, ty: u32, size: i32, weak: bool) {
+    if let Some(signal) = rt.lib.targets[target as usize].signal {
+        if ty == ABORT && size == 1 {
+            abort::signal_new_abort_listener(rt, signal, weak);
+        }
+    }
+}
+
+/// `kRemoveListener`, the same way.
+pub(crate) fn remove_listener_hook(rt: &mut Rt, target: u32, ty: u32, size: i32) {
+    if let Some(signal) = rt.lib.targets[target as usize].signal {
+        if ty == ABORT && size == 0 {
+            abort::signal_last_abort_listener_removed(rt, signal);
+        }
+    }
+}
+
+/// `off T TYPE F [capture]`.
+pub(crate) fn op_remove_event_listener(
+    rt: &mut Rt,
+    target: &Expr,
+    event_type: &str,
+    listener: &Expr,
+    capture: bool,
+    env: &Env,
+) -> Completion {
+    let target = target_of(rt, target, env)?;
+    let listener = rt.eval_object(listener, env)?;
+    let ty = rt.lib.intern(event_type);
+    remove_listener(rt, target, ty, Callback::Function(listener), capture);
+    Ok(Value::Undefined)
+}
+
+/// NODE: `removeEventListener`: the first node with the same listener and
+/// capture flag is unlinked; a list whose size drops to 0 loses its root.
+pub(crate) fn remove_listener(
+    rt: &mut Rt,
+    target: u32,
+    ty: u32,
+    callback: Callback,
+    capture: bool,
+) {
+    let lib = &mut rt.lib;
+    let Some(root) = lib.targets[target as usize].root(ty) else {
+        return;
+    };
+    let Ok(node) = lib.listeners.find(root, callback, capture) else {
+        return;
+    };
+    lib.listeners.remove(node);
+    let root_node = lib.listeners.get_mut(root);
+    root_node.size -= 1;
+    let size = root_node.size;
+    if size == 0 {
+        lib.targets[target as usize].types.retain(|&(t, _)| t != ty);
+        // Nodes still linked after the root (only an `onabort` wrapper whose
+        // handler is null can be: Node's size does not count it) become
+        // unreachable with it; they are not recycled.
+        lib.listeners.release(root);
+    }
+    remove_listener_hook(rt, target, ty, size);
+}
+
+/// A new Event (`new Event(type, { cancelable })`, or a trusted one).
+pub(crate) fn new_event(rt: &mut Rt, ty: u32, flags: u8) -> u32 {
+    let index = rt.lib.events.len() as u32;
+    let obj = alloc_host(rt, |_| Slot::Event(index));
+    rt.lib.events.push(EventData {
+        obj,
+        ty,
+        target: None,
+        flags,
+    });
+    index
+}
+
+/// `dispatch T TYPE [cancelable]`: `T.dispatchEvent(new Event(TYPE, ...))`.
+pub(crate) fn op_dispatch(
+    rt: &mut Rt,
+    target: &Expr,
+    event_type: &str,
+    cancelable: bool,
+    env: &Env,
+) -> Completion {
+    let target = target_of(rt, target, env)?;
+    let ty = rt.lib.intern(event_type);
+    // Not Node's, same observable result: with no listener, nobody can see
+    // the event, so none is made and nothing can have prevented it.
+    if !has_listeners(rt, target, ty) {
+        return Ok(Value::Bool(true));
+    }
+    let event = new_event(rt, ty, if cancelable { CANCELABLE } else { 0 });
+    dispatch(rt, target, ty, event);
+    // NODE: `return event.defaultPrevented !== true`.
+    let e = &rt.lib.events[event as usize];
+    Ok(Value::Bool(
+        !(e.has(CANCELABLE) && e.has(crate::event::DEFAULT_PREVENTED)),
+    ))
+}
+
+/// Whether a dispatch of `ty` on `target` would call anything: the type has
+/// a root with at least one node.
+#[inline]
+pub(crate) fn has_listeners(rt: &Rt, target: u32, ty: u32) -> bool {
+    match rt.lib.targets[target as usize].root(ty) {
+        Some(root) => rt.lib.listeners.get(root).next != NIL,
+        None => false,
+    }
+}
+
+/// NODE: `kHybridDispatch(event, type, event)`, the walk.
+pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
+    let target_obj = rt.lib.targets[target as usize].obj;
+    let event_obj = {
+        let e = &mut rt.lib.events[event as usize];
+        debug_assert!(
+            !e.has(BEING_DISPATCHED),
+            "ERR_EVENT_RECURSION is unreachable"
+        );
+        e.target = Some(target_obj);
+        e.flags |= BEING_DISPATCHED;
+        e.obj
+    };
+    let first = match rt.lib.targets[target as usize].root(ty) {
+        Some(root) => (root, rt.lib.listeners.get(root).next),
+        None => (NIL, NIL),
+    };
+    let (root, mut handler) = first;
+    if handler == NIL {
+        rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+        return;
+    }
+    rt.lib.listeners.begin_walk();
+    while handler != NIL {
+        let node = *rt.lib.listeners.get(handler);
+        let stopped = rt.lib.events[event as usize].has(STOP);
+        // NODE: `while (handler !== undefined && (root.resistStopPropagation
+        // || handler.passive || event?.[kStop] !== true))`.
+        if !(rt.lib.listeners.get(root).flags & RESIST != 0
+            || node.flags & PASSIVE != 0
+            || !stopped)
+        {
+            break;
+        }
+        // Cache the next item in case this iteration removes the current one.
+        let next = node.next;
+        let removed =
+            node.flags & REMOVED != 0 && rt.lib.mutant != Some(Mutant::RemovedListenerRuns);
+        if removed || (stopped && node.flags & RESIST == 0) {
+            handler = next;
+            continue;
+        }
+        if node.flags & ONCE != 0 && node.flags & REMOVED == 0 {
+            rt.lib.listeners.remove(handler);
+            let root_node = rt.lib.listeners.get_mut(root);
+            root_node.size -= 1;
+            let size = root_node.size;
+            remove_listener_hook(rt, target, ty, size);
+        }
+        if node.flags & PASSIVE != 0 {
+            rt.lib.events[event as usize].flags |= IN_PASSIVE;
+        }
+        match call_listener(rt, node.callback, target_obj, event_obj) {
+            Ok(result) => {
+                rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+                if !matches!(result, Value::Undefined | Value::Null) {
+                    add_catch(rt, result);
+                }
+            }
+            Err(err) => emit_uncaught_exception(rt, err),
+        }
+        rt.lib.events[event as usize].flags &= !IN_PASSIVE;
+        handler = next;
+    }
+    rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+    rt.lib.listeners.end_walk();
+}
+
+/// Calls what a listener node holds, with `this` the target.
+fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectId) -> Completion {
+    match callback {
+        Callback::Function(f) => rt.call_function(f, Value::Object(this), &[Value::Object(event)]),
+        // NODE: `makeEventHandler`'s `eventHandler`: calls the current
+        // handler if it is a function.
+        Callback::EventHandler(signal) => match rt.lib.signals[signal as usize].onabort {
+            Some(Value::Object(f)) if rt.is_function(&Value::Object(f)) => {
+                rt.call_function(f, Value::Object(this), &[Value::Object(event)])
+            }
+            _ => Ok(Value::Undefined),
+        },
+        Callback::RemoveOnAbort {
+            target,
+            ty,
+            listener,
+            capture,
+        } => {
+            remove_listener(rt, target, ty, Callback::Function(listener), capture);
+            Ok(Value::Undefined)
+        }
+        Callback::Root => unreachable!("a walk never calls a root"),
+    }
+}
+
+/// NODE: `emitUncaughtException(err)`: `process.nextTick(() => { throw err; })`.
+pub(crate) fn emit_uncaught_exception(rt: &mut Rt, err: Value) {
+    rt.next_tick(Task::Native(Box::new(move |_| Err(err))));
+}
+
+/// NODE: `addCatch(result)`: a listener's non-nullish result gets
+/// `result.then(undefined, err => emitUncaughtException(err))` when it has a
+/// `then`. Scripts can return two such objects: a promise, and a `thenable`,
+/// whose `then(resolve) { resolve(V) }` then calls `undefined` and throws.
+fn add_catch(rt: &mut Rt, result: Value) {
+    let Value::Object(obj) = result else {
+        return;
+    };
+    match rt.heap.get(obj) {
+        ObjectData::Promise(_) => {
+            let on_rejected = rt.native_function(|rt, _this, args| {
+                let err = args.first().cloned().unwrap_or(Value::Undefined);
+                emit_uncaught_exception(rt, err);
+                Ok(Value::Undefined)
+            });
+            rt.promise_then(obj, None, Some(on_rejected));
+        }
+        ObjectData::Thenable(_) => {
+            let err = rt.new_error("TypeError", "resolve is not a function");
+            emit_uncaught_exception(rt, err);
+        }
+        _ => {}
+    }
+}
+
+/// `preventDefault E`, `stopPropagation E`, `stopImmediatePropagation E`.
+pub(crate) fn op_event_method(
+    rt: &mut Rt,
+    event: &Expr,
+    env: &Env,
+    name: &str,
+    method: fn(&mut EventData),
+) -> Completion {
+    let value = rt.eval(event, env)?;
+    let slot = value.as_object().map(|o| rt.lib.slot(o));
+    let Some(Slot::Event(e)) = slot else {
+        // V8's message for a method call on undefined or null; the parser
+        // lets only events through otherwise.
+        let shown = rt.fmt(&value);
+        return Err(type_error(
+            rt,
+            &format!("Cannot read properties of {shown} (reading '{name}')"),
+        ));
+    };
+    method(&mut rt.lib.events[e as usize]);
+    Ok(Value::Undefined)
+}

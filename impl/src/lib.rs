@@ -1,0 +1,337 @@
+//! # nodesem-impl: the optimized implementation
+//!
+//! Node's EventTarget, Event, AbortController, AbortSignal and
+//! `events.addAbortListener`, with the same observable behaviour as the
+//! reference model and as Node 26.12.1, but built the way Node's optimized
+//! library code is built: the fast paths and bookkeeping of
+//! `seeds/abort-signal-speedup.txt` (each one is commented with the seed
+//! item it mirrors, as `Seed ("...")`). Diffing this crate against the model,
+//! which is written independently as a transcription of the specs, is what
+//! finds the bugs such optimizations introduce; the [`Mutant`]s put known
+//! ones back to measure that.
+//!
+//! Layout:
+//! - `listeners`: the per-type intrusive listener lists in an index-linked
+//!   arena, with Node's flag bits;
+//! - `event`: an Event as one record with flag bits;
+//! - `event_target`: `addEventListener`, `removeEventListener` and the
+//!   dispatch walk;
+//! - `abort`: AbortController, AbortSignal (abort, `any`, `timeout`,
+//!   `onabort`) and `addAbortListener`;
+//! - [`mutant`]: the switchable bugs.
+//!
+//! Every library object is an [`ObjectData::Host`] in the runtime's heap; its
+//! state lives in dense tables of [`Impl`], found through one slot per heap
+//! object (no hashing on any path).
+//!
+//! Architecture invariants: impl never depends on the model; it does no
+//! I/O, reads no clock and spawns no thread.
+
+mod abort;
+mod event;
+mod event_target;
+mod listeners;
+pub mod mutant;
+
+use std::rc::Rc;
+
+use nodesem_lang::{Engine, EngineError, Log, Op, RunConfig, Scenario};
+use nodesem_runtime::{Completion, Env, Library, ObjectData, ObjectId, Runtime, Value};
+
+pub use mutant::{Mutant, UnknownMutant};
+
+use abort::{Disposable, Registration, SignalData};
+use event::EventData;
+use event_target::TargetData;
+use listeners::Listeners;
+
+/// The runtime with this library.
+pub(crate) type Rt = Runtime<Impl>;
+
+/// The interned type `"abort"`.
+pub(crate) const ABORT: u32 = 0;
+
+/// What a heap object is to this library, with the index of its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// Not one of the library's objects.
+    None,
+    /// An AbortController; the index of its signal.
+    Controller(u32),
+    /// An AbortSignal.
+    Signal(u32),
+    /// A plain EventTarget.
+    Target(u32),
+    /// An Event.
+    Event(u32),
+    /// The Disposable of `addAbortListener`.
+    Disposable(u32),
+}
+
+/// The library state of one scenario: the optimized implementation.
+pub struct Impl {
+    /// The switched-on bug, if any (see [`Mutant`]).
+    pub mutant: Option<Mutant>,
+    /// One slot per heap object, by `ObjectId`.
+    slots: Vec<Slot>,
+    /// Event types, interned; `ABORT` is 0.
+    types: Vec<Rc<str>>,
+    /// Every listener node and root.
+    listeners: Listeners,
+    /// EventTargets, signals' included.
+    targets: Vec<TargetData>,
+    signals: Vec<SignalData>,
+    events: Vec<EventData>,
+    disposables: Vec<Disposable>,
+    /// `AbortSignal.timeout` holders: the pending timer, emptied when it
+    /// fires (seed: "the registry holds the timer through a small holder").
+    timeout_holders: Vec<Option<u64>>,
+    /// FinalizationRegistry registrations, kept for the GC half (a later
+    /// issue): one per composite and one per source, never tokened.
+    registrations: Vec<Registration>,
+}
+
+impl Impl {
+    /// Records what a new heap object is.
+    pub(crate) fn set_slot(&mut self, obj: ObjectId, slot: Slot) {
+        let i = obj.0 as usize;
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, Slot::None);
+        }
+        self.slots[i] = slot;
+    }
+
+    /// What a heap object is.
+    #[inline]
+    pub(crate) fn slot(&self, obj: ObjectId) -> Slot {
+        self.slots
+            .get(obj.0 as usize)
+            .copied()
+            .unwrap_or(Slot::None)
+    }
+
+    /// The interned id of an event type.
+    pub(crate) fn intern(&mut self, ty: &str) -> u32 {
+        if let Some(i) = self.types.iter().position(|t| &**t == ty) {
+            return i as u32;
+        }
+        self.types.push(Rc::from(ty));
+        (self.types.len() - 1) as u32
+    }
+
+    /// The text of an interned event type.
+    pub(crate) fn type_name(&self, ty: u32) -> &str {
+        &self.types[ty as usize]
+    }
+}
+
+/// Counts of the implementation's internal bookkeeping after a run, for
+/// tests that pin the seed's fast paths down (nothing here is observable
+/// by a script).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bookkeeping {
+    /// Events made (abort events and dispatched events).
+    pub events: usize,
+    /// Listener nodes and roots the arena ever held (its high-water mark).
+    pub listener_nodes: usize,
+    /// Registrations of composites (at most one each).
+    pub composite_registrations: usize,
+    /// Registrations of sources (at most one each).
+    pub source_registrations: usize,
+    /// Registrations of timeout signals.
+    pub timeout_registrations: usize,
+    /// Timeout holders still holding a pending timer.
+    pub armed_timeout_holders: usize,
+    /// Entries in all dependant lists together.
+    pub dependant_entries: usize,
+    /// Signals that ever allocated a dependant list.
+    pub dependant_lists: usize,
+    /// Signals now in `gcPersistentSignals`.
+    pub gc_persistent_signals: usize,
+}
+
+impl Impl {
+    /// The bookkeeping counts (see [`Bookkeeping`]).
+    pub fn bookkeeping(&self) -> Bookkeeping {
+        let mut b = Bookkeeping {
+            events: self.events.len(),
+            listener_nodes: self.listeners.high_water(),
+            armed_timeout_holders: self.timeout_holders.iter().filter(|h| h.is_some()).count(),
+            ..Bookkeeping::default()
+        };
+        for r in &self.registrations {
+            match r {
+                Registration::Composite(w) | Registration::Source(w) => {
+                    debug_assert!(w.deref().is_some());
+                    if matches!(r, Registration::Composite(_)) {
+                        b.composite_registrations += 1;
+                    } else {
+                        b.source_registrations += 1;
+                    }
+                }
+                Registration::Timeout { signal, holder } => {
+                    debug_assert!(signal.deref().is_some());
+                    debug_assert!((*holder as usize) < self.timeout_holders.len());
+                    b.timeout_registrations += 1;
+                }
+            }
+        }
+        for s in &self.signals {
+            if let Some(d) = &s.dependants {
+                b.dependant_lists += 1;
+                b.dependant_entries += d.len();
+            }
+            b.gc_persistent_signals += usize::from(s.gc_persistent);
+        }
+        b
+    }
+}
+
+/// A TypeError, for operands of the wrong kind (the parser already refuses
+/// them; generated ASTs might not).
+pub(crate) fn type_error(rt: &mut Rt, what: &str) -> Value {
+    rt.new_error("TypeError", what)
+}
+
+impl Library for Impl {
+    fn new() -> Self {
+        Impl {
+            mutant: None,
+            slots: Vec::new(),
+            types: vec![Rc::from("abort")],
+            listeners: Listeners::default(),
+            targets: Vec::new(),
+            signals: Vec::new(),
+            events: Vec::new(),
+            disposables: Vec::new(),
+            timeout_holders: Vec::new(),
+            registrations: Vec::new(),
+        }
+    }
+
+    fn op(rt: &mut Rt, op: &Op, env: &Env) -> Option<Completion> {
+        Some(match op {
+            Op::NewController => Ok(abort::new_controller(rt)),
+            Op::Abort { controller, reason } => {
+                abort::op_abort(rt, controller, reason.as_ref(), env)
+            }
+            Op::SignalAbort { reason } => abort::op_signal_abort(rt, reason.as_ref(), env),
+            Op::SignalTimeout { ms } => Ok(abort::signal_timeout(rt, *ms)),
+            Op::SignalAny { signals } => abort::op_signal_any(rt, signals, env),
+            Op::ThrowIfAborted { signal } => abort::op_throw_if_aborted(rt, signal, env),
+            Op::SetOnAbort { signal, handler } => abort::op_set_onabort(rt, signal, handler, env),
+            Op::AddAbortListener { signal, listener } => {
+                abort::op_add_abort_listener(rt, signal, listener, env)
+            }
+            Op::Dispose { disposable } => abort::op_dispose(rt, disposable, env),
+            Op::NewTarget => Ok(event_target::new_target(rt)),
+            Op::AddEventListener {
+                target,
+                event_type,
+                listener,
+                options,
+            } => {
+                event_target::op_add_event_listener(rt, target, event_type, listener, options, env)
+            }
+            Op::RemoveEventListener {
+                target,
+                event_type,
+                listener,
+                capture,
+            } => event_target::op_remove_event_listener(
+                rt, target, event_type, listener, *capture, env,
+            ),
+            Op::Dispatch {
+                target,
+                event_type,
+                cancelable,
+            } => event_target::op_dispatch(rt, target, event_type, *cancelable, env),
+            Op::PreventDefault { event } => event_target::op_event_method(
+                rt,
+                event,
+                env,
+                "preventDefault",
+                EventData::prevent_default,
+            ),
+            Op::StopPropagation { event } => event_target::op_event_method(
+                rt,
+                event,
+                env,
+                "stopPropagation",
+                EventData::stop_propagation,
+            ),
+            Op::StopImmediatePropagation { event } => event_target::op_event_method(
+                rt,
+                event,
+                env,
+                "stopImmediatePropagation",
+                EventData::stop_immediate_propagation,
+            ),
+            _ => return None,
+        })
+    }
+
+    fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {
+        match rt.lib.slot(obj) {
+            Slot::Controller(s) if prop == "signal" => {
+                Ok(Value::Object(rt.lib.signals[s as usize].obj))
+            }
+            Slot::Signal(s) => Ok(abort::signal_get(rt, s, prop)),
+            Slot::Event(e) => {
+                let event = rt.lib.events[e as usize];
+                event.get(prop, rt.lib.type_name(event.ty))
+            }
+            _ => Ok(Value::Undefined),
+        }
+    }
+
+    fn describe(rt: &Rt, obj: ObjectId) -> String {
+        match rt.lib.slot(obj) {
+            Slot::Controller(_) => "[AbortController]".into(),
+            Slot::Signal(_) => "[AbortSignal]".into(),
+            Slot::Target(_) => "[EventTarget]".into(),
+            Slot::Event(e) => format!("Event({})", rt.lib.type_name(rt.lib.events[e as usize].ty)),
+            Slot::Disposable(_) | Slot::None => "[Object]".into(),
+        }
+    }
+}
+
+/// Allocates a host object in the heap and records its slot.
+pub(crate) fn alloc_host(rt: &mut Rt, slot: impl FnOnce(ObjectId) -> Slot) -> ObjectId {
+    let obj = rt.heap.alloc(ObjectData::Host);
+    let s = slot(obj);
+    rt.lib.set_slot(obj, s);
+    obj
+}
+
+/// The optimized implementation as an engine: `impl`, or
+/// `impl+<mutant-name>` with a mutant switched on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImplEngine {
+    /// The switched-on bug, if any.
+    pub mutant: Option<Mutant>,
+}
+
+impl ImplEngine {
+    /// Runs one scenario (the [`Engine::run`] of this engine, without the
+    /// `Result`: the implementation always produces a log).
+    pub fn run_scenario(&self, scenario: &Scenario, config: &RunConfig) -> Log {
+        let mut rt = Runtime::<Impl>::new(*config);
+        rt.lib.mutant = self.mutant;
+        rt.run_main(scenario);
+        rt.log().clone()
+    }
+}
+
+impl Engine for ImplEngine {
+    fn name(&self) -> String {
+        match self.mutant {
+            None => "impl".to_string(),
+            Some(m) => format!("impl+{}", m.name()),
+        }
+    }
+
+    fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
+        Ok(self.run_scenario(scenario, config))
+    }
+}

@@ -1,0 +1,645 @@
+//! `EventTarget`: the event listener list, adding and removing listeners,
+//! dispatching, and event handler attributes (`onabort`).
+//!
+//! The DOM Standard keeps an event listener list and clones it at the start
+//! of a dispatch. Node 26 keeps, per event type, a doubly linked list behind a
+//! head record (`root`) and walks it live, caching only the next node before
+//! each call. Which listeners a dispatch visits after listeners were added or
+//! removed during it follows from that walk, so the model keeps the same
+//! structure: an arena of listener nodes with `previous`/`next` links and an
+//! arena of roots. The observable departures are marked `NODE:`.
+//!
+//! DOM Standard: <https://dom.spec.whatwg.org/#interface-eventtarget>.
+//! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L587>.
+
+use std::collections::BTreeMap;
+
+use nodesem_runtime::{Completion, ObjectData, ObjectId, Runtime, Value};
+
+use crate::{abort, event, Model};
+
+/// An index into [`Model::listeners`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListenerId(usize);
+
+/// An index into [`Model::roots`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RootId(usize);
+
+/// What precedes a listener node: the root or another node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Link {
+    Root(RootId),
+    Listener(ListenerId),
+}
+
+/// Node's list head for one event type: `{ size, next, resistStopPropagation }`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L694>
+#[derive(Debug)]
+pub struct ListenerRoot {
+    /// `size`: Node's count of listeners. It is bookkeeping only, but when a
+    /// removal brings it to 0 the root leaves the target's map, which is
+    /// observable through `onabort` (see [`set_event_handler`]). It is not
+    /// always the length of the list: an `onabort` wrapper whose handler is
+    /// null stays in the list uncounted.
+    size: i64,
+    /// `next`: the first listener.
+    next: Option<ListenerId>,
+    /// `resistStopPropagation`: set once any listener of this type resisted
+    /// `stopImmediatePropagation()`, never unset.
+    resist_stop_propagation: bool,
+}
+
+/// An event listener (<https://dom.spec.whatwg.org/#concept-event-listener>),
+/// as Node's `Listener` class: a node of the linked list.
+#[derive(Debug)]
+pub struct EventListener {
+    /// callback: the function object (identity matters for removal).
+    callback: ObjectId,
+    /// once.
+    once: bool,
+    /// capture.
+    capture: bool,
+    /// passive.
+    passive: bool,
+    /// Node's `kResistStopPropagation`: runs even after
+    /// `stopImmediatePropagation()` (used by `addAbortListener` and by the
+    /// removal listener of the `signal` option).
+    resist_stop_propagation: bool,
+    /// removed.
+    removed: bool,
+    previous: Link,
+    /// Kept after removal, as Node's `remove()` keeps it: a dispatch that
+    /// cached this node as its next one continues from here.
+    next: Option<ListenerId>,
+}
+
+/// An `onabort`-style event handler: Node's `makeEventHandler` wrapper, a
+/// listener whose handler can be swapped without moving it in the list.
+#[derive(Debug)]
+pub struct EventHandler {
+    /// The wrapper function registered as a listener.
+    wrapper: ObjectId,
+    /// The current handler: a function or null.
+    handler: Value,
+}
+
+/// The state of an EventTarget (a plain one or an AbortSignal).
+#[derive(Debug, Default)]
+pub struct EventTargetState {
+    /// Node's `kEvents`: event type to the root of its listener list.
+    events: BTreeMap<String, RootId>,
+    /// Node's `kHandlers`: event type to its event handler.
+    handlers: BTreeMap<String, EventHandler>,
+}
+
+/// The flattened options of `addEventListener`, including Node's internal ones.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ListenerOptions {
+    /// `once`.
+    pub once: bool,
+    /// `capture`.
+    pub capture: bool,
+    /// `passive`.
+    pub passive: bool,
+    /// `signal`.
+    pub signal: Option<ObjectId>,
+    /// Node's `kResistStopPropagation`.
+    pub resist_stop_propagation: bool,
+}
+
+/// `new EventTarget()`.
+pub fn new_event_target(rt: &mut Runtime<Model>) -> ObjectId {
+    let id = rt.heap.alloc(ObjectData::Host);
+    init_event_target(rt, id);
+    id
+}
+
+/// Node's `initEventTarget(self)`: an empty listener map.
+pub fn init_event_target(rt: &mut Runtime<Model>, id: ObjectId) {
+    rt.lib.targets.insert(id, EventTargetState::default());
+}
+
+fn target_state(rt: &Runtime<Model>, target: ObjectId) -> &EventTargetState {
+    rt.lib.targets.get(&target).expect("an event target")
+}
+
+fn target_state_mut(rt: &mut Runtime<Model>, target: ObjectId) -> &mut EventTargetState {
+    rt.lib.targets.get_mut(&target).expect("an event target")
+}
+
+fn node(rt: &Runtime<Model>, id: ListenerId) -> &EventListener {
+    &rt.lib.listeners[id.0]
+}
+
+fn node_mut(rt: &mut Runtime<Model>, id: ListenerId) -> &mut EventListener {
+    &mut rt.lib.listeners[id.0]
+}
+
+fn root(rt: &Runtime<Model>, id: RootId) -> &ListenerRoot {
+    &rt.lib.roots[id.0]
+}
+
+fn root_mut(rt: &mut Runtime<Model>, id: RootId) -> &mut ListenerRoot {
+    &mut rt.lib.roots[id.0]
+}
+
+fn set_next(rt: &mut Runtime<Model>, link: Link, next: Option<ListenerId>) {
+    match link {
+        Link::Root(r) => root_mut(rt, r).next = next,
+        Link::Listener(l) => node_mut(rt, l).next = next,
+    }
+}
+
+/// Node's `new Listener(..., previous, ...)`: a node appended after `previous`.
+fn new_listener(
+    rt: &mut Runtime<Model>,
+    previous: Link,
+    callback: ObjectId,
+    options: &ListenerOptions,
+) -> ListenerId {
+    let id = ListenerId(rt.lib.listeners.len());
+    rt.lib.listeners.push(EventListener {
+        callback,
+        once: options.once,
+        capture: options.capture,
+        passive: options.passive,
+        resist_stop_propagation: options.resist_stop_propagation,
+        removed: false,
+        previous,
+        next: None,
+    });
+    set_next(rt, previous, Some(id));
+    id
+}
+
+/// Node's `Listener.prototype.remove()`: unlinks the node and marks it
+/// removed; its own `next` stays.
+fn unlink(rt: &mut Runtime<Model>, id: ListenerId) {
+    let (previous, next) = {
+        let n = node(rt, id);
+        (n.previous, n.next)
+    };
+    set_next(rt, previous, next);
+    if let Some(next) = next {
+        node_mut(rt, next).previous = previous;
+    }
+    node_mut(rt, id).removed = true;
+}
+
+/// Whether a node is linked into the list behind `root`: the invariant that a
+/// listener about to be invoked was not removed.
+fn list_contains(rt: &Runtime<Model>, root_id: RootId, id: ListenerId) -> bool {
+    let mut cursor = root(rt, root_id).next;
+    while let Some(c) = cursor {
+        if c == id {
+            return true;
+        }
+        cursor = node(rt, c).next;
+    }
+    false
+}
+
+/// Node's `Listener.prototype.same(listener, capture)`.
+fn same(rt: &Runtime<Model>, id: ListenerId, callback: ObjectId, capture: bool) -> bool {
+    let n = node(rt, id);
+    n.callback == callback && n.capture == capture
+}
+
+/// To add an event listener (<https://dom.spec.whatwg.org/#add-an-event-listener>),
+/// given an EventTarget object `eventTarget` and an event listener `listener`,
+/// as Node's `addEventListener(type, listener, options)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L636>
+pub fn add_an_event_listener(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    event_type: &str,
+    callback: ObjectId,
+    options: ListenerOptions,
+) -> Completion {
+    // 1. (ServiceWorkerGlobalScope warning: not applicable.)
+    if let Some(signal) = options.signal {
+        // 2. If listener's signal is non-null and is aborted, then return.
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L666
+        // reads `signal.aborted`, the getter, which refreshes a composite signal first.
+        if abort::aborted(rt, signal) {
+            return Ok(Value::Undefined);
+        }
+        // 6. If listener's signal is non-null, then add the following abort
+        //    steps to it: remove an event listener with eventTarget and listener.
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L669
+        // Node has no abort algorithms: it adds a `once` abort *event listener*
+        // (resisting stopImmediatePropagation) that calls
+        // removeEventListener(type, listener, { capture }). It is added before
+        // the duplicate check below, as in the DOM, and it runs in its place
+        // among the signal's abort listeners, where the DOM runs abort
+        // algorithms before any listener; so an abort listener added earlier
+        // can still dispatch to the listener that is about to be removed.
+        let event_type_owned = event_type.to_string();
+        let capture = options.capture;
+        let remover = rt.native_function(move |rt, _this, _args| {
+            remove_an_event_listener(rt, event_target, &event_type_owned, callback, capture);
+            Ok(Value::Undefined)
+        });
+        // MODEL: Node passes `[kWeakHandler]: this`, which only affects what
+        // garbage collection may drop; scenarios have no GC of listeners here.
+        add_an_event_listener(
+            rt,
+            signal,
+            "abort",
+            remover,
+            ListenerOptions {
+                once: true,
+                resist_stop_propagation: true,
+                ..ListenerOptions::default()
+            },
+        )?;
+    }
+
+    // 3. If listener's callback is null, then return.
+    // MODEL: the scenario language only passes functions (validateEventListener passes).
+
+    // 4. If listener's passive is null, then set it to the default passive value.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1119 passive is `Boolean(options.passive)`, never null.
+
+    // 5. If eventTarget's event listener list does not contain an event
+    //    listener whose type is listener's type, callback is listener's
+    //    callback, and capture is listener's capture, then append listener to
+    //    eventTarget's event listener list.
+    let existing = target_state(rt, event_target)
+        .events
+        .get(event_type)
+        .copied();
+    let Some(root_id) = existing else {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L693 the first listener of a type creates its root.
+        let root_id = RootId(rt.lib.roots.len());
+        rt.lib.roots.push(ListenerRoot {
+            size: 1,
+            next: None,
+            resist_stop_propagation: options.resist_stop_propagation,
+        });
+        new_listener(rt, Link::Root(root_id), callback, &options);
+        target_state_mut(rt, event_target)
+            .events
+            .insert(event_type.to_string(), root_id);
+        return Ok(Value::Undefined);
+    };
+    let mut previous = Link::Root(root_id);
+    let mut handler = root(rt, root_id).next;
+    while let Some(h) = handler {
+        if same(rt, h, callback, options.capture) {
+            // Duplicate: ignored, its first registration's flags stay.
+            return Ok(Value::Undefined);
+        }
+        previous = Link::Listener(h);
+        handler = node(rt, h).next;
+    }
+    new_listener(rt, previous, callback, &options);
+    let r = root_mut(rt, root_id);
+    r.size += 1;
+    r.resist_stop_propagation |= options.resist_stop_propagation;
+    Ok(Value::Undefined)
+}
+
+/// `removeEventListener(type, callback, { capture })`
+/// (<https://dom.spec.whatwg.org/#dom-eventtarget-removeeventlistener>):
+///
+/// 1. Let capture be the result of flattening options.
+/// 2. If this's event listener list contains an event listener whose type is
+///    type, callback is callback, and capture is capture, then remove an event
+///    listener with this and that event listener.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L737>
+pub fn remove_an_event_listener(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    event_type: &str,
+    callback: ObjectId,
+    capture: bool,
+) {
+    let Some(root_id) = target_state(rt, event_target)
+        .events
+        .get(event_type)
+        .copied()
+    else {
+        return;
+    };
+    let mut handler = root(rt, root_id).next;
+    while let Some(h) = handler {
+        if same(rt, h, callback, capture) {
+            // To remove an event listener
+            // (https://dom.spec.whatwg.org/#remove-an-event-listener):
+            // 2. Set listener's removed to true and remove listener from
+            //    eventTarget's event listener list.
+            unlink(rt, h);
+            let r = root_mut(rt, root_id);
+            r.size -= 1;
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L763
+            // when the count reaches 0 the root leaves the map, even if an
+            // uncounted `onabort` wrapper is still linked behind it.
+            if r.size == 0 {
+                target_state_mut(rt, event_target).events.remove(event_type);
+            }
+            return;
+        }
+        handler = node(rt, h).next;
+    }
+}
+
+/// `dispatchEvent(event)` (<https://dom.spec.whatwg.org/#dom-eventtarget-dispatchevent>).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L801>
+pub fn dispatch_event(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId) -> Completion {
+    // 1. If event's dispatch flag is set, or if its initialized flag is not
+    //    set, then throw an "InvalidStateError" DOMException.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L810 Node throws ERR_EVENT_RECURSION instead; scenarios always dispatch
+    // a new event, so this cannot happen.
+    if event::being_dispatched(rt, event) {
+        let t = event::event_type(rt, event);
+        return Err(rt.new_error(
+            "Error",
+            &format!("The event \"{t}\" is already being dispatched"),
+        ));
+    }
+    // 2. Initialize event's isTrusted attribute to false.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L813 Node leaves isTrusted as the constructor set it; its own abort
+    // events (fire_an_event) are trusted and go through this method too.
+
+    // 3. Return the result of dispatching event to this.
+    dispatch(rt, target, event);
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L814 `return event.defaultPrevented !== true`.
+    Ok(Value::Bool(!event::default_prevented(rt, event)))
+}
+
+/// To dispatch an event to a target
+/// (<https://dom.spec.whatwg.org/#concept-event-dispatch>), as Node's
+/// `[kHybridDispatch](nodeValue, type, event)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L817>
+/// Node has no event path (no parents, no capturing or bubbling passes):
+/// every listener of the type runs once, in list order, whatever its
+/// `capture` flag, and `stopPropagation()` has no effect on them. The DOM runs
+/// the capture listeners at the target first (step 5.13, "capturing"), then
+/// the others (step 5.14, "bubbling"), and a `stopPropagation()` in the first
+/// pass skips the second (invoke, step 6).
+fn dispatch(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId) {
+    // 1. Set event's dispatch flag. (Node: event[kTarget] = this;
+    //    event[kIsBeingDispatched] = true.)
+    event::set_dispatching(rt, event, Some(target), true);
+
+    let event_type = event::event_type(rt, event);
+    let root_id = target_state(rt, target).events.get(&*event_type).copied();
+    let Some(root_id) = root_id.filter(|r| root(rt, *r).next.is_some()) else {
+        event::set_dispatching(rt, event, None, false);
+        return;
+    };
+
+    // invoke (https://dom.spec.whatwg.org/#concept-event-listener-invoke)
+    // 8. Let listeners be a clone of event's currentTarget's event listener list.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L830 no clone; inner_invoke walks the live list from root.
+    inner_invoke(rt, target, event, root_id);
+
+    // 6-9. Set event's eventPhase to NONE, currentTarget to null, unset the
+    //      dispatch flag, stop propagation flag and stop immediate propagation flag.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L889
+    // only the dispatch flag is unset (eventPhase and currentTarget derive from
+    // it); cancelBubble stays true after a stopPropagation().
+    event::set_dispatching(rt, event, None, false);
+}
+
+/// To inner invoke (<https://dom.spec.whatwg.org/#concept-event-listener-inner-invoke>),
+/// as Node's walk of the linked list in `kHybridDispatch`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L830>
+/// the list is walked live: before calling a listener the walk caches its
+/// `next` node, and a removed node keeps its `next`. So a listener appended
+/// during the dispatch runs if it ends up behind a node the walk has yet to
+/// leave, and does not when it was appended behind the node running now
+/// while that node was last (or behind a node removed meanwhile). The DOM
+/// clones the list first, so no listener added during a dispatch runs.
+fn inner_invoke(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId, root_id: RootId) {
+    let mut handler = root(rt, root_id).next;
+    // 2. For each listener of listeners, whose removed is false:
+    while let Some(h) = handler {
+        let (removed, once, passive, resist, callback, next) = {
+            let n = node(rt, h);
+            (
+                n.removed,
+                n.once,
+                n.passive,
+                n.resist_stop_propagation,
+                n.callback,
+                n.next,
+            )
+        };
+        let stopped = event::stop_immediate_propagation_flag(rt, event);
+        // 2.15. If event's stop immediate propagation flag is set, then break.
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L833
+        // the walk goes on past a stopImmediatePropagation() for listeners
+        // that resist it (addAbortListener, the signal option's removal), and,
+        // when the root has none, for passive listeners, which it then skips
+        // below: the same listeners run either way.
+        if stopped && !root(rt, root_id).resist_stop_propagation && !passive {
+            break;
+        }
+        // Cache the next item in case this iteration removes the current one.
+        if removed || (stopped && !resist) {
+            handler = next;
+            continue;
+        }
+        // Invariant: a listener that runs is still in its list.
+        assert!(
+            list_contains(rt, root_id, h),
+            "a removed listener is about to be invoked"
+        );
+        // 2.1. If event's type is not listener's type, then continue.
+        // (The list holds only listeners of this type.)
+        // 2.3-2.4. (capturing/bubbling phases: see `dispatch`.)
+        // 2.5. If listener's once is true, then remove an event listener given
+        //      event's currentTarget attribute value and listener.
+        if once {
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L846
+            // the root stays in the map even when its count reaches 0.
+            unlink(rt, h);
+            root_mut(rt, root_id).size -= 1;
+        }
+        // 2.9. If listener's passive is true, then set event's in passive listener flag.
+        if passive {
+            event::set_in_passive_listener(rt, event, true);
+        }
+        // 2.11. Call a user object's operation with listener's callback,
+        //       "handleEvent", « event », and event's currentTarget attribute value.
+        match rt.call_function(callback, Value::Object(target), &[Value::Object(event)]) {
+            Ok(result) => {
+                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L873
+                // the dispatch flag is unset after the first listener that
+                // returns normally, so the following listeners see eventPhase 0
+                // and currentTarget null. A listener that throws skips this.
+                event::set_dispatching(rt, event, None, false);
+                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L877
+                // a returned thenable gets a rejection handler that reports.
+                if !matches!(result, Value::Undefined | Value::Null) {
+                    if let Err(e) = add_catch(rt, &result) {
+                        report_the_exception(rt, e);
+                    }
+                }
+            }
+            // If this throws an exception exception: report exception.
+            Err(exception) => report_the_exception(rt, exception),
+        }
+        // 2.12. Unset event's in passive listener flag.
+        event::set_in_passive_listener(rt, event, false);
+        handler = next;
+    }
+}
+
+/// To report an exception
+/// (<https://html.spec.whatwg.org/multipage/webappapis.html#report-the-exception>),
+/// as Node's `emitUncaughtException(err)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1151>
+/// `process.nextTick(() => { throw err; })`: the error reaches
+/// `uncaughtException` from a nextTick queued at the moment of the throw, and
+/// interrupts that drain like any throwing tick.
+fn report_the_exception(rt: &mut Runtime<Model>, exception: Value) {
+    rt.next_tick(nodesem_runtime::Task::Native(Box::new(move |_| {
+        Err(exception)
+    })));
+}
+
+/// Node's `addCatch(promise)`: if the listener returned a thenable, calls its
+/// `then(undefined, err => emitUncaughtException(err))`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1140>
+fn add_catch(rt: &mut Runtime<Model>, value: &Value) -> Completion {
+    let Value::Object(id) = value else {
+        return Ok(Value::Undefined);
+    };
+    let id = *id;
+    if rt.is_promise(value) {
+        let on_rejected = rt.native_function(|rt, _this, args| {
+            report_the_exception(rt, args.first().cloned().unwrap_or(Value::Undefined));
+            Ok(Value::Undefined)
+        });
+        rt.promise_then(id, None, Some(on_rejected));
+        return Ok(Value::Undefined);
+    }
+    if let ObjectData::Thenable(_) = rt.heap.get(id) {
+        // The scenario's thenable is `{ then(resolve) { resolve(V); } }`:
+        // called as then(undefined, onRejected), it calls undefined.
+        return Err(rt.new_error("TypeError", "resolve is not a function"));
+    }
+    Ok(Value::Undefined)
+}
+
+/// To fire an event (<https://dom.spec.whatwg.org/#concept-event-fire>) named
+/// `e` at `target`, as Node's `runAbort`: a trusted Event through
+/// `target.dispatchEvent(event)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L559>
+pub fn fire_an_event(rt: &mut Runtime<Model>, e: &str, target: ObjectId) {
+    // 1-4. Let event be the result of creating an event, initialize its type to e.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L560 `new Event('abort', { [kTrustEvent]: true })`: isTrusted is true.
+    let event = event::create_an_event(rt, e, false, true);
+    // 5. Return the result of dispatching event at target.
+    let result = dispatch_event(rt, target, event);
+    debug_assert!(result.is_ok(), "a new event is never being dispatched");
+}
+
+/// The getter of an event handler IDL attribute such as `onabort`
+/// (<https://html.spec.whatwg.org/multipage/webappapis.html#event-handler-idl-attributes>).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1171>
+/// `this[kHandlers]?.get(event)?.handler ?? null`.
+pub fn get_event_handler(rt: &Runtime<Model>, target: ObjectId, event_type: &str) -> Value {
+    match target_state(rt, target).handlers.get(event_type) {
+        Some(h) if !matches!(h.handler, Value::Undefined) => h.handler.clone(),
+        _ => Value::Null,
+    }
+}
+
+/// The setter of an event handler IDL attribute such as `onabort`.
+///
+/// HTML keeps one event listener per handler, added when the handler is
+/// first set to non-null and kept in its place while the handler changes
+/// (<https://html.spec.whatwg.org/multipage/webappapis.html#getting-the-current-value-of-the-event-handler>).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1180>
+/// Node adds a wrapper listener on the first assignment, even of null, and
+/// never removes it: setting null keeps the wrapper in place (it then does
+/// nothing) and a later function runs at the wrapper's first position. Node
+/// only adjusts the type's listener count; when other removals bring that
+/// count to 0 the root, with the wrapper, leaves the map. A later function is
+/// then re-registered at the end if no listener of the type exists, and never
+/// runs if one does.
+pub fn set_event_handler(
+    rt: &mut Runtime<Model>,
+    target: ObjectId,
+    event_type: &str,
+    value: Value,
+) -> Completion {
+    // [LegacyTreatNonObjectAsNull]: values that are not objects become null.
+    let value = if rt.is_function(&value) || matches!(value, Value::Object(_)) {
+        value
+    } else {
+        Value::Null
+    };
+    let is_function = rt.is_function(&value);
+    let existing = target_state(rt, target)
+        .handlers
+        .get(event_type)
+        .map(|h| (h.wrapper, rt.is_function(&h.handler)));
+    match existing {
+        Some((wrapper, had_function)) => {
+            let root_id = target_state(rt, target).events.get(event_type).copied();
+            if had_function {
+                if let Some(r) = root_id {
+                    root_mut(rt, r).size -= 1;
+                }
+            }
+            target_state_mut(rt, target)
+                .handlers
+                .get_mut(event_type)
+                .expect("the handler exists")
+                .handler = value;
+            if is_function {
+                match target_state(rt, target).events.get(event_type).copied() {
+                    Some(r) => root_mut(rt, r).size += 1,
+                    // The wrapper was removed from kEvents: re-register it.
+                    None => {
+                        add_an_event_listener(
+                            rt,
+                            target,
+                            event_type,
+                            wrapper,
+                            ListenerOptions::default(),
+                        )?;
+                    }
+                }
+            }
+        }
+        None => {
+            // Node's makeEventHandler(handler): calls the current handler, if
+            // it is a function.
+            let owned = event_type.to_string();
+            let wrapper = rt.native_function(move |rt, this, args| {
+                let handler = get_event_handler(rt, target, &owned);
+                match handler {
+                    Value::Object(f) if rt.is_function(&handler) => rt.call_function(f, this, args),
+                    _ => Ok(Value::Undefined),
+                }
+            });
+            add_an_event_listener(rt, target, event_type, wrapper, ListenerOptions::default())?;
+            target_state_mut(rt, target).handlers.insert(
+                event_type.to_string(),
+                EventHandler {
+                    wrapper,
+                    handler: value,
+                },
+            );
+        }
+    }
+    Ok(Value::Undefined)
+}

@@ -1,0 +1,341 @@
+//! # nodesem-model: the reference model
+//!
+//! An executable transcription of Node.js 26.12.1's `EventTarget`, `Event`,
+//! `AbortController`, `AbortSignal` and `events.addAbortListener`. It exists
+//! so that the optimized implementation (and any Node build) can be diffed
+//! against something whose every step can be checked by reading: each
+//! algorithm is named after the DOM Standard's, quotes its steps above the
+//! code and links to the section.
+//!
+//! Where Node 26.12.1 does something else than the DOM Standard, the model
+//! does what Node does and says so in a comment of the form
+//! `// NODE: <link to Node's source at v26.12.1> <what differs>`; where the
+//! model leaves something out because scenarios cannot observe it, it says
+//! `// MODEL: <why>`. The Node departures that scenarios can observe:
+//!
+//! - dispatch walks Node's live linked list instead of a clone, so some
+//!   listeners added during a dispatch run ([`event_target`]);
+//! - there are no capture/bubble passes: listeners run in registration order
+//!   whatever their `capture`, and `stopPropagation()` skips none of them;
+//! - after the first listener that returns normally, `eventPhase` is 0 and
+//!   `currentTarget` null for the rest of the dispatch;
+//! - `cancelBubble` stays true after the dispatch;
+//! - the `signal` option removes its listener from an abort *listener*, in
+//!   its place among the signal's listeners, not before them;
+//! - `onabort` keeps its first position even when set to null, and Node's
+//!   listener count can drop the handler's registration;
+//! - listener exceptions are reported from a `process.nextTick` callback, and
+//!   a returned promise that rejects is reported the same way;
+//! - `events.addAbortListener` on an aborted signal calls the listener from a
+//!   microtask with a trusted `abort` Event.
+//!
+//! Invariants checked as the model runs (panics are bugs of the model): a
+//! listener about to run is still in its list; an aborted signal is never
+//! aborted again; every dependent of a signal is aborted before the signal's
+//! abort event fires.
+//!
+//! Architecture invariant: the model depends only on `nodesem-lang` and
+//! `nodesem-runtime`, does no I/O and reads no clock.
+
+pub mod abort;
+pub mod abort_listener;
+pub mod event;
+pub mod event_target;
+
+use std::collections::BTreeMap;
+
+use nodesem_lang::{Callback, Engine, EngineError, Expr, Handler, Log, Op, RunConfig, Scenario};
+use nodesem_runtime::interp::Param;
+use nodesem_runtime::{Completion, Env, Library, ObjectId, Runtime, Value};
+
+use crate::abort::AbortSignalState;
+use crate::abort_listener::Disposable;
+use crate::event::EventState;
+use crate::event_target::{EventListener, EventTargetState, ListenerOptions, ListenerRoot};
+
+/// The state of the library layer for one scenario: every host object's
+/// internal slots, keyed by its heap id.
+#[derive(Debug, Default)]
+pub struct Model {
+    /// AbortController to its signal.
+    controllers: BTreeMap<ObjectId, ObjectId>,
+    /// Every EventTarget, AbortSignals included.
+    targets: BTreeMap<ObjectId, EventTargetState>,
+    /// The AbortSignal slots.
+    signals: BTreeMap<ObjectId, AbortSignalState>,
+    /// Every Event.
+    events: BTreeMap<ObjectId, EventState>,
+    /// The Disposables of `addAbortListener`.
+    disposables: BTreeMap<ObjectId, Disposable>,
+    /// Every listener node ever created (removed ones stay: a dispatch may
+    /// still walk through them).
+    listeners: Vec<EventListener>,
+    /// Every list root ever created.
+    roots: Vec<ListenerRoot>,
+}
+
+/// The TypeError V8 throws for `value.method(...)` on undefined or null, or
+/// a TypeError for an object of the wrong kind.
+pub(crate) fn cannot_read(rt: &mut Runtime<Model>, value: &Value, prop: &str) -> Value {
+    match value {
+        Value::Undefined | Value::Null => {
+            let shown = if *value == Value::Null {
+                "null"
+            } else {
+                "undefined"
+            };
+            rt.new_error(
+                "TypeError",
+                &format!("Cannot read properties of {shown} (reading '{prop}')"),
+            )
+        }
+        // MODEL: the parser's kinds rule this out; the message is the model's.
+        other => {
+            let shown = rt.fmt(other);
+            rt.new_error("TypeError", &format!("{shown}.{prop} is not a function"))
+        }
+    }
+}
+
+/// Evaluates an operand that must be one of the library's objects, found in
+/// `table`; `prop` names the member JavaScript would read on it.
+fn operand<T>(
+    rt: &mut Runtime<Model>,
+    expr: &Expr,
+    env: &Env,
+    prop: &str,
+    table: fn(&Model) -> &BTreeMap<ObjectId, T>,
+) -> Result<ObjectId, Value> {
+    let v = rt.eval(expr, env)?;
+    match v {
+        Value::Object(id) if table(&rt.lib).contains_key(&id) => Ok(id),
+        other => Err(cannot_read(rt, &other, prop)),
+    }
+}
+
+fn signal_operand(
+    rt: &mut Runtime<Model>,
+    expr: &Expr,
+    env: &Env,
+    prop: &str,
+) -> Result<ObjectId, Value> {
+    operand(rt, expr, env, prop, |m| &m.signals)
+}
+
+fn target_operand(
+    rt: &mut Runtime<Model>,
+    expr: &Expr,
+    env: &Env,
+    prop: &str,
+) -> Result<ObjectId, Value> {
+    operand(rt, expr, env, prop, |m| &m.targets)
+}
+
+fn optional(
+    rt: &mut Runtime<Model>,
+    expr: &Option<Expr>,
+    env: &Env,
+) -> Result<Option<Value>, Value> {
+    expr.as_ref().map(|e| rt.eval(e, env)).transpose()
+}
+
+fn listener_function(rt: &mut Runtime<Model>, cb: &Callback, env: &Env) -> Result<ObjectId, Value> {
+    rt.callback_function(cb, Param::Event, env)
+}
+
+impl Model {
+    fn perform(rt: &mut Runtime<Self>, op: &Op, env: &Env) -> Option<Completion> {
+        Some(match op {
+            // ---- abort ----
+            Op::NewController => Ok(Value::Object(abort::new_abort_controller(rt))),
+            Op::Abort { controller, reason } => (|| {
+                let c = operand(rt, controller, env, "abort", |m| &m.controllers)?;
+                let reason = optional(rt, reason, env)?;
+                abort::controller_abort(rt, c, reason);
+                Ok(Value::Undefined)
+            })(),
+            Op::SignalAbort { reason } => (|| {
+                let reason = optional(rt, reason, env)?;
+                Ok(Value::Object(abort::abort_static(rt, reason)))
+            })(),
+            Op::SignalTimeout { ms } => Ok(Value::Object(abort::timeout(rt, *ms))),
+            Op::SignalAny { signals } => (|| {
+                let mut list = Vec::with_capacity(signals.len());
+                for (i, s) in signals.iter().enumerate() {
+                    let v = rt.eval(s, env)?;
+                    match v {
+                        Value::Object(id) if rt.lib.signals.contains_key(&id) => list.push(id),
+                        other => {
+                            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L323 the WebIDL sequence<AbortSignal> converter.
+                            // MODEL: the parser's kinds rule this out.
+                            let shown = rt.fmt(&other);
+                            return Err(rt.new_error(
+                                "TypeError",
+                                &format!("signals[{i}] is not an AbortSignal: {shown}"),
+                            ));
+                        }
+                    }
+                }
+                Ok(Value::Object(abort::create_dependent_abort_signal(
+                    rt, &list,
+                )))
+            })(),
+            Op::ThrowIfAborted { signal } => (|| {
+                let s = signal_operand(rt, signal, env, "throwIfAborted")?;
+                abort::throw_if_aborted(rt, s)
+            })(),
+            Op::SetOnAbort { signal, handler } => (|| {
+                let s = signal_operand(rt, signal, env, "onabort")?;
+                let value = match handler {
+                    Handler::Null => Value::Null,
+                    Handler::Callback(cb) => Value::Object(listener_function(rt, cb, env)?),
+                };
+                event_target::set_event_handler(rt, s, "abort", value.clone())?;
+                // The value of an assignment expression.
+                Ok(value)
+            })(),
+            Op::AddAbortListener { signal, listener } => (|| {
+                let s = signal_operand(rt, signal, env, "aborted")?;
+                let f = listener_function(rt, listener, env)?;
+                Ok(Value::Object(abort_listener::add_abort_listener(rt, s, f)))
+            })(),
+            Op::Dispose { disposable } => (|| {
+                let d = operand(rt, disposable, env, "Symbol(Symbol.dispose)", |m| {
+                    &m.disposables
+                })?;
+                abort_listener::dispose(rt, d);
+                Ok(Value::Undefined)
+            })(),
+
+            // ---- dispatch ----
+            Op::NewTarget => Ok(Value::Object(event_target::new_event_target(rt))),
+            Op::AddEventListener {
+                target,
+                event_type,
+                listener,
+                options,
+            } => (|| {
+                // JavaScript's order: the target, the listener, the options.
+                let t = target_operand(rt, target, env, "addEventListener")?;
+                let f = listener_function(rt, listener, env)?;
+                let signal = match &options.signal {
+                    Some(e) => Some(signal_operand(rt, e, env, "aborted")?),
+                    None => None,
+                };
+                event_target::add_an_event_listener(
+                    rt,
+                    t,
+                    event_type,
+                    f,
+                    ListenerOptions {
+                        once: options.once,
+                        capture: options.capture,
+                        passive: options.passive,
+                        signal,
+                        resist_stop_propagation: false,
+                    },
+                )
+            })(),
+            Op::RemoveEventListener {
+                target,
+                event_type,
+                listener,
+                capture,
+            } => (|| {
+                let t = target_operand(rt, target, env, "removeEventListener")?;
+                let f = rt.eval_object(listener, env)?;
+                event_target::remove_an_event_listener(rt, t, event_type, f, *capture);
+                Ok(Value::Undefined)
+            })(),
+            Op::Dispatch {
+                target,
+                event_type,
+                cancelable,
+            } => (|| {
+                let t = target_operand(rt, target, env, "dispatchEvent")?;
+                let e = event::create_an_event(rt, event_type, *cancelable, false);
+                event_target::dispatch_event(rt, t, e)
+            })(),
+            Op::PreventDefault { event: e } => (|| {
+                let v = rt.eval(e, env)?;
+                let ev = event::event_of(rt, &v, "preventDefault")?;
+                event::prevent_default(rt, ev);
+                Ok(Value::Undefined)
+            })(),
+            Op::StopPropagation { event: e } => (|| {
+                let v = rt.eval(e, env)?;
+                let ev = event::event_of(rt, &v, "stopPropagation")?;
+                event::stop_propagation(rt, ev);
+                Ok(Value::Undefined)
+            })(),
+            Op::StopImmediatePropagation { event: e } => (|| {
+                let v = rt.eval(e, env)?;
+                let ev = event::event_of(rt, &v, "stopImmediatePropagation")?;
+                event::stop_immediate_propagation(rt, ev);
+                Ok(Value::Undefined)
+            })(),
+            _ => return None,
+        })
+    }
+}
+
+impl Library for Model {
+    fn new() -> Self {
+        Model::default()
+    }
+
+    fn op(rt: &mut Runtime<Self>, op: &Op, env: &Env) -> Option<Completion> {
+        Model::perform(rt, op, env)
+    }
+
+    fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion {
+        if let Some(&signal) = rt.lib.controllers.get(&obj) {
+            return Ok(match prop {
+                "signal" => Value::Object(signal),
+                _ => Value::Undefined,
+            });
+        }
+        if rt.lib.signals.contains_key(&obj) {
+            return Ok(match prop {
+                "aborted" => Value::Bool(abort::aborted(rt, obj)),
+                "reason" => abort::reason(rt, obj),
+                "onabort" => event_target::get_event_handler(rt, obj, "abort"),
+                _ => Value::Undefined,
+            });
+        }
+        if rt.lib.events.contains_key(&obj) {
+            return event::get(rt, obj, prop);
+        }
+        Ok(Value::Undefined)
+    }
+
+    fn describe(rt: &Runtime<Self>, obj: ObjectId) -> String {
+        let m = &rt.lib;
+        if m.controllers.contains_key(&obj) {
+            "[AbortController]".into()
+        } else if m.signals.contains_key(&obj) {
+            "[AbortSignal]".into()
+        } else if m.targets.contains_key(&obj) {
+            "[EventTarget]".into()
+        } else if let Some(e) = m.events.get(&obj) {
+            format!("Event({})", e.event_type)
+        } else {
+            // The Disposable of addAbortListener: `{ __proto__: null, ... }`.
+            "[Object]".into()
+        }
+    }
+}
+
+/// The reference model as an engine of the harness.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ModelEngine;
+
+impl Engine for ModelEngine {
+    fn name(&self) -> String {
+        "model".into()
+    }
+
+    fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
+        Ok(nodesem_runtime::run_scenario::<Model>(scenario, config))
+    }
+}
