@@ -32,7 +32,6 @@ fn curated_scenarios_match_their_snapshots_on_model_and_impl() {
         settings.set_snapshot_path(root().join("snapshots"));
         settings.set_prepend_module_to_snapshot(false);
         settings.set_input_file(root().join(relative));
-        settings.set_description(text.trim_end());
         settings.set_omit_expression(true);
         settings.bind(|| insta::assert_snapshot!(snapshot_name(relative), model_log.to_string()));
     }

@@ -68,8 +68,7 @@ pub enum Kind {
     Signal,
     /// An EventTarget.
     Target,
-    /// An Event (or, in an `addAbortListener` callback on an aborted signal,
-    /// undefined).
+    /// An Event.
     Event,
     /// A function made with `fn`.
     Function,
