@@ -170,7 +170,13 @@ pub fn first_difference(a: &Log, b: &Log) -> Option<(usize, Option<String>, Opti
 pub fn check(cases: &[Case], engines: &[Box<dyn Engine>], config: &RunConfig, deviations: &DeviationSet) -> Report {
     let start = Instant::now();
     let scenarios: Vec<Scenario> = cases.iter().map(|c| c.scenario.clone()).collect();
-    let results: Vec<Vec<Result<Log, EngineError>>> = engines.iter().map(|e| e.run_batch(&scenarios, config)).collect();
+    // Each engine on its own thread: model and impl are single-threaded, the
+    // Node engine spreads its batch over worker processes itself.
+    let results: Vec<Vec<Result<Log, EngineError>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            engines.iter().map(|e| scope.spawn(|| e.run_batch(&scenarios, config))).collect();
+        handles.into_iter().map(|h| h.join().expect("an engine panicked")).collect()
+    });
     let names: Vec<String> = engines.iter().map(|e| e.name()).collect();
     let mut divergences = Vec::new();
     let mut accepted = 0;

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use nodesem_lang::Engine;
+use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 
 use crate::node::NodeEngine;
 
@@ -35,6 +35,28 @@ pub enum EngineSpecError {
     },
 }
 
+/// An in-process engine whose panics (a failed invariant check in the model,
+/// a bug in impl) become a per-scenario failure: a long run never loses its
+/// other findings to one panic.
+pub struct Guarded<E>(pub E);
+
+impl<E: Engine> Engine for Guarded<E> {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.0.run(scenario, config))).unwrap_or_else(|panic| {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".into());
+            Err(EngineError::Crashed(format!("panicked: {message}")))
+        })
+    }
+}
+
 /// The names of every mutant, for messages.
 pub fn mutant_names() -> String {
     nodesem_impl::Mutant::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
@@ -44,8 +66,8 @@ pub fn mutant_names() -> String {
 pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
     let spec = spec.trim();
     match spec {
-        "model" => return Ok(Box::new(nodesem_model::ModelEngine)),
-        "impl" => return Ok(Box::new(nodesem_impl::ImplEngine { mutant: None })),
+        "model" => return Ok(Box::new(Guarded(nodesem_model::ModelEngine))),
+        "impl" => return Ok(Box::new(Guarded(nodesem_impl::ImplEngine { mutant: None }))),
         "node" => {
             let engine =
                 NodeEngine::pinned().map_err(|e| EngineSpecError::Node { spec: spec.into(), reason: e.to_string() })?;
@@ -57,7 +79,7 @@ pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
         let mutant = name
             .parse::<nodesem_impl::Mutant>()
             .map_err(|_| EngineSpecError::UnknownMutant { name: name.into(), known: mutant_names() })?;
-        return Ok(Box::new(nodesem_impl::ImplEngine { mutant: Some(mutant) }));
+        return Ok(Box::new(Guarded(nodesem_impl::ImplEngine { mutant: Some(mutant) })));
     }
     if let Some(path) = spec.strip_prefix("node:") {
         let path = PathBuf::from(path);
