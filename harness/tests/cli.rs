@@ -1,0 +1,142 @@
+//! The `nodesem` command as a user runs it: exit codes, error positions, the
+//! unified diff, the JSON report, and the harness's power to find every
+//! mutant of the optimized implementation.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn nodesem(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nodesem"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the nodesem binary runs")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn temp_scenario(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nodesem-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn malformed_scenario_exits_2_with_file_line_and_column() {
+    let path = temp_scenario("bad.scn", "let t = target\nabort t\nlog \"unterminated\n");
+    let out = nodesem(&["run", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let shown = path.display().to_string();
+    assert!(
+        stderr.contains(&format!("{shown}:2:7: expected an AbortController, found `t`, which is an EventTarget")),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("{shown}:3:5: expected a closing `\"`")), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn unknown_engine_and_missing_file_exit_2() {
+    let out = nodesem(&["run", "scenarios/abort/any_basic.scn", "--engine", "v8"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown engine `v8`"));
+    let out = nodesem(&["run", "no/such/file.scn"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.scn"));
+    let out = nodesem(&["run", "scenarios/abort/any_basic.scn", "--engine", "impl+no-such-mutant"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown mutant `no-such-mutant`"));
+}
+
+#[test]
+fn run_prints_the_log() {
+    let out = nodesem(&["run", "scenarios/abort/any_dependents_aborted_before_events.scn", "--engine", "impl"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "a fired true true\nab fired boom\nonly_a fired\nafter abort\nmicrotask\n"
+    );
+}
+
+#[test]
+fn diff_exits_0_on_agreement_and_1_with_a_unified_diff_naming_the_first_divergent_line() {
+    let scenario = "scenarios/abort/any_dependents_aborted_before_events.scn";
+    let out = nodesem(&["diff", scenario, "--a", "model", "--b", "impl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = nodesem(&["diff", scenario, "--a", "model", "--b", "impl+dependants-aborted-late"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("first difference at log line 1: model has `a fired true true`, impl+dependants-aborted-late has `a fired false false`"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("-a fired true true\n+a fired false false\n"), "{stdout}");
+}
+
+#[test]
+fn check_reports_json_with_the_required_fields() {
+    let out = nodesem(&["check", "scenarios/abort", "--generated", "50", "--seed", "7", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["scenarios"].as_u64().unwrap() >= 30);
+    assert_eq!(report["generated"], 50);
+    assert_eq!(report["engines"], serde_json::json!(["model", "impl"]));
+    assert_eq!(report["divergences"], serde_json::json!([]));
+    assert!(report["elapsed_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn check_finds_every_mutant_and_prints_generated_scenarios() {
+    for mutant in nodesem_impl::Mutant::ALL {
+        let engines = format!("model,impl+{}", mutant.name());
+        let out = nodesem(&["check", "--engines", &engines, "--generated", "300", "--format", "json"]);
+        assert_eq!(out.status.code(), Some(1), "mutant {} was not found", mutant.name());
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let divergences = report["divergences"].as_array().unwrap();
+        assert!(!divergences.is_empty());
+        for d in divergences {
+            assert!(d["line"].as_u64().unwrap() >= 1);
+            assert_eq!(d["engines"][1], format!("impl+{}", mutant.name()));
+            if d["scenario"].as_str().unwrap().starts_with("generated") {
+                // A generated case carries its text, which parses again.
+                let text = d["text"].as_str().unwrap();
+                nodesem_lang::parse("reported", text).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn stale_and_mismatched_deviations_fail_the_check() {
+    let deviations = temp_scenario(
+        "deviations.toml",
+        r#"
+[[deviation]]
+scenario = "scenarios/abort/any_basic.scn"
+engines = ["model", "impl"]
+diff = ["-before false", "+before true"]
+why = "a test entry that no longer differs"
+link = "https://dom.spec.whatwg.org/#dom-abortsignal-any"
+"#,
+    );
+    let out = nodesem(&["check", "scenarios/abort/any_basic.scn", "--deviations", deviations.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("STALE DEVIATION scenarios/abort/any_basic.scn (model vs impl)"));
+
+    let bad = temp_scenario("bad-deviations.toml", "[[deviation]]\nscenario = \"x.scn\"\n");
+    let out = nodesem(&["check", "scenarios/abort/any_basic.scn", "--deviations", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn fmt_prints_the_canonical_form() {
+    let path = temp_scenario("messy.scn", "# x\nlet   c =   controller\nabort c    \"r\"\n");
+    let out = nodesem(&["fmt", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "# x\nlet c = controller\nabort c \"r\"\n");
+}
