@@ -10,3 +10,4 @@ pub mod deviations;
 pub mod emit;
 pub mod engines;
 pub mod node;
+pub mod oracle;

@@ -140,3 +140,19 @@ fn fmt_prints_the_canonical_form() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "# x\nlet c = controller\nabort c \"r\"\n");
 }
+
+#[test]
+fn the_oracle_behind_the_differential_fuzz_target_agrees_and_catches_a_mutant() {
+    use nodesem_harness::oracle::model_vs_impl;
+    for seed in 0..200 {
+        let scenario = nodesem_lang::gen::generate_from_seed(seed, 4096);
+        assert_eq!(model_vs_impl(&scenario, None), None, "seed {seed}");
+    }
+    let scenario = nodesem_lang::parse(
+        "t.scn",
+        &std::fs::read_to_string(root().join("scenarios/abort/any_dependents_aborted_before_events.scn")).unwrap(),
+    )
+    .unwrap();
+    let report = model_vs_impl(&scenario, Some(nodesem_impl::Mutant::ALL[0])).expect("the mutant differs");
+    assert!(report.contains("differ at log line 1"), "{report}");
+}
