@@ -27,7 +27,13 @@ const createScenario = (() => {
     if (handlersInstalled) return;
     handlersInstalled = true;
     process.on('uncaughtException', (error) => {
-      if (current !== null) current.log('uncaught', error);
+      if (current !== null) {
+        current.uncaught(error);
+      } else {
+        // Not a scenario's exception (the prelude itself failed): say so and fail.
+        process.stderr.write(`${error && error.stack ? error.stack : String(error)}\n`);
+        process.exitCode = 1;
+      }
     });
     process.on('unhandledRejection', (reason) => {
       if (current !== null) current.log('unhandled rejection', reason);
@@ -68,6 +74,35 @@ const createScenario = (() => {
       internalTimers = mod;
     }
     return internalTimers;
+  }
+
+  // Node's own drain between two macrotasks: run the nextTick queue, the microtask queue and the
+  // unhandled rejections (runNextTicks in lib/internal/process/task_queues.js). setupTaskQueue()
+  // re-installs the same tick and rejection callbacks Node installed at startup and returns it.
+  let runNextTicks;
+  function getRunNextTicks() {
+    if (runNextTicks === undefined) {
+      let mod;
+      try { mod = process.getBuiltinModule('internal/process/task_queues'); } catch { mod = undefined; }
+      if (mod == null || typeof mod.setupTaskQueue !== 'function') {
+        throw new Error('nodesem prelude: the event loop driver needs Node internals; run node with --expose-internals');
+      }
+      runNextTicks = mod.setupTaskQueue().runNextTicks;
+    }
+    return runNextTicks;
+  }
+
+  // Node's async id stack and async context frame, restored after a nextTick callback threw
+  // out of runNextTicks().
+  let asyncState;
+  function getAsyncState() {
+    if (asyncState === undefined) {
+      asyncState = {
+        asyncHooks: process.getBuiltinModule('internal/async_hooks'),
+        contextFrame: process.getBuiltinModule('internal/async_context_frame'),
+      };
+    }
+    return asyncState;
   }
 
   // ---- value formatting ------------------------------------------------------------------------
@@ -155,6 +190,16 @@ const createScenario = (() => {
     let phase = 'timers';  // within an iteration: 'timers' then 'check'
     let checkLeft = 0;     // immediates of the current check phase still to visit
     const realTimeouts = new Set(); // { real, slot } of timeout signals not yet fired
+
+    // Set when an exception was reported. When the throw came from a nextTick callback, the drain
+    // was abandoned and the rest waits for the drain after the next virtual macrotask; when there
+    // is none (the loop would go idle or the scenario would finish), the driver drains once more
+    // (a "flush", like the drain inside Node's beforeExit callback scope) and decides again.
+    let drainMaybeDeferred = false;
+
+    // Set when a segment threw: like a module whose top level threw, no later segment runs; the
+    // `run` items still let the loop run, as the Rust runtime's run_main does.
+    let segmentsSkipped = false;
 
     const resolvers = new WeakMap();
 
@@ -275,7 +320,10 @@ const createScenario = (() => {
       // Unref'd, like Node's own AbortSignal.timeout timer: it never keeps the loop alive.
       addTimer(ms, () => {
         try {
-          real._onTimeout();
+          // When the signal was garbage-collected, Node's own FinalizationRegistry for timeout
+          // signals has already cleared the real timer (clearTimeout sets _onTimeout to null):
+          // like that real timer, fire nothing.
+          if (typeof real._onTimeout === 'function') real._onTimeout();
         } finally {
           releaseReal(entry);
         }
@@ -317,34 +365,41 @@ const createScenario = (() => {
       program.push({ mode, n });
     }
 
-    // Decides what happens after a full loop iteration (timers phase + check phase). Returns
-    // false when the scenario is finished.
+    // Decides what happens after a full loop iteration (timers phase + check phase): AGAIN
+    // (iterate, or run the next program item when goal became null), FLUSH (first let a
+    // deferred drain finish; the decision is then taken again) or DONE (scenario finished).
+    const AGAIN = 0, FLUSH = 1, DONE = 2;
     function afterIteration() {
       const mode = goal.mode;
       if (mode === 'turn') {
         goal = null;
-        return true;
+        return AGAIN;
       }
-      if (pendingImmediates > 0) return true;
+      if (pendingImmediates > 0) return AGAIN;
       const t = peekTimer();
+      if (t !== null && t.deadline <= now) return AGAIN;
       if (mode === 'advance') {
         if (t !== null && t.deadline <= goal.target) {
-          if (t.deadline > now) now = t.deadline;
-          return true;
+          now = t.deadline;
+          return AGAIN;
         }
         now = goal.target;
         goal = null;
-        return true;
+        return AGAIN;
       }
       // 'idle' and 'final'
-      if (t !== null && t.deadline <= now) return true;
       if (refTimers > 0) {
         now = t.deadline; // earliest pending timer, ref'd or not
-        return true;
+        return AGAIN;
       }
-      if (mode === 'final') return false;
+      // The loop is idle, unless a postponed drain is still pending: let it run, decide again.
+      if (drainMaybeDeferred) {
+        drainMaybeDeferred = false;
+        return FLUSH;
+      }
+      if (mode === 'final') return DONE;
       goal = null;
-      return true;
+      return AGAIN;
     }
 
     // The next virtual macrotask as { kind, fn }, or null when the scenario is finished.
@@ -354,7 +409,10 @@ const createScenario = (() => {
         if (goal === null) {
           if (pc < program.length) {
             const item = program[pc++];
-            if (item.segment !== undefined) return { kind: 'segment', fn: item.segment };
+            if (item.segment !== undefined) {
+              if (segmentsSkipped) continue;
+              return { kind: 'segment', fn: item.segment };
+            }
             goal = { mode: item.mode, target: item.mode === 'advance' ? now + item.n : now };
           } else {
             goal = { mode: 'final', target: now };
@@ -387,35 +445,99 @@ const createScenario = (() => {
           immediates = immediates.slice(immHead);
           immHead = 0;
         }
+        const next = afterIteration();
+        if (next === DONE) return null;
+        // On FLUSH the phase stays 'check' with nothing left, so the decision is retaken.
+        if (next === FLUSH) return FLUSH_TASK;
         phase = 'timers';
-        if (!afterIteration()) return null;
       }
     }
+    const FLUSH_TASK = { kind: 'flush', fn: null };
 
-    function runTask(task) {
+    // The whole scenario runs inside ONE real setImmediate callback. After each virtual macrotask
+    // the driver calls Node's own runNextTicks() (lib/internal/process/task_queues.js, the drain
+    // Node runs between two timers), which runs the real nextTick queue, the real microtask queue
+    // and the unhandled-rejection processing exactly as after a real timer or immediate. Nothing
+    // of the real event loop runs between two virtual macrotasks, so no I/O callback, no V8
+    // platform task (FinalizationRegistry cleanup) and no other real immediate can become a drain
+    // point that the Rust runtime does not have: the log cannot depend on timing or on GC.
+    //
+    // Exceptions, as Node handles them (see runtime/src/event_loop.rs and NODE_FACTS.md):
+    // - a virtual macrotask that throws is reported; the next callback of the same phase runs
+    //   before the drain, and the drain at the end of the phase always happens;
+    // - a nextTick callback that throws inside the drain propagates out of runNextTicks(), exactly
+    //   as it propagates out of processTicksAndRejections() in Node: it is reported, the drain is
+    //   abandoned, and the rest waits for the drain after the next virtual macrotask;
+    // - a microtask that throws is reported by Node itself (triggerUncaughtException) through
+    //   process 'uncaughtException', and the checkpoint goes on.
+    function runAll() {
+      const drain = getRunNextTicks();
+      for (;;) {
+        const task = nextTask();
+        if (task === null) break;
+        if (task === FLUSH_TASK) {
+          drainNow(drain);
+          continue;
+        }
+        let threw = false;
+        try {
+          task.fn();
+        } catch (e) {
+          threw = true;
+          // Like a module whose top level threw: no later segment runs, the loop still does.
+          if (task.kind === 'segment') segmentsSkipped = true;
+          uncaught(e);
+        }
+        if (threw && task.kind !== 'segment' && phaseHasMore()) continue;
+        drainNow(drain);
+      }
+      finish();
+    }
+
+    function drainNow(drain) {
+      const { asyncHooks, contextFrame } = getAsyncState();
+      const asyncId = asyncHooks.executionAsyncId();
+      const frame = contextFrame.current();
       try {
-        task.fn();
+        drain();
       } catch (e) {
-        log('uncaught', e);
-        // Like a module whose top level threw: no later segment runs, the loop still does.
-        if (task.kind === 'segment') pc = program.length;
+        // The throwing tick left its async id pushed and its context frame current (Node's own
+        // path clears them in the uncaught-exception handler); put back this callback's, or
+        // Node's bookkeeping sees a corrupted async stack when our callback returns.
+        while (asyncHooks.executionAsyncId() !== asyncId && asyncHooks.popAsyncContext(asyncHooks.executionAsyncId())) {
+          // popped one
+        }
+        contextFrame.set(frame);
+        uncaught(e);
       }
     }
 
-    // One real setImmediate callback = one virtual macrotask; real Node drains nextTicks and
-    // microtasks when it returns, before the next pump.
-    function pump() {
-      const task = nextTask();
-      if (task === null) {
-        finish();
-        return;
+    // Whether the current phase has another callback to run. It must not call nextTask(), which
+    // may compute the check phase's immediates or advance the clock before the drain.
+    function phaseHasMore() {
+      if (phase === 'timers') {
+        const t = peekTimer();
+        return t !== null && t.deadline <= now;
       }
-      try {
-        runTask(task);
-      } finally {
-        setImmediate(pump);
+      for (let i = immHead, end = immHead + checkLeft; i < end; i++) {
+        if (immediates[i].active) return true;
       }
+      return false;
     }
+
+    // NODE: once a handler has handled an uncaught exception, Node queues setImmediate(noop) "to
+    // make sure any ticks get processed" (lib/internal/process/execution.js). That immediate is
+    // a macrotask like any other, and the Rust runtime's report_uncaught queues it too: it keeps
+    // the loop alive and the drain after it runs what an interrupted drain left. The virtual
+    // one here mirrors it (Node's real one, queued when Node itself reports a microtask's
+    // exception, runs only after the scenario, which runs inside one real callback); it is not a
+    // script callback, so it does not count against the budget.
+    function uncaught(error) {
+      drainMaybeDeferred = true;
+      log('uncaught', error);
+      if (!stopped) setImmediateV(noop);
+    }
+    function noop() {}
 
     function finish() {
       if (finished) return;
@@ -432,8 +554,9 @@ const createScenario = (() => {
       if (started) throw new Error('nodesem prelude: $.start called twice');
       started = true;
       if (typeof callback === 'function') onDone = callback;
+      getRunNextTicks(); // fails here, clearly, without --expose-internals
       current = self;
-      setImmediate(pump);
+      setImmediate(runAll);
     }
 
     const self = {
@@ -454,6 +577,7 @@ const createScenario = (() => {
       segment,
       run,
       start,
+      uncaught,
       get now() { return now; },
       get finished() { return finished; },
       get stopped() { return stopped; },

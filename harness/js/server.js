@@ -5,6 +5,9 @@
 //
 // Run: node --expose-gc --expose-internals harness/js/server.js
 // In:  {"id": 7, "code": "<scenario body>"}            optional: "budget", "maxDepth"
+//      The body runs in strict mode, like the standalone ES module `nodesem emit-js` writes, as
+//      a function of `$` (its scenario object) and `events` (the node:events module, which the
+//      standalone program imports under the same name for `events.addAbortListener`).
 // Out: {"ready":true}                                   once, at start
 //      {"id":7,"status":"ok","log":["line",...]}
 //      {"id":7,"status":"error","error":"SyntaxError: ...","log":[...]}
@@ -12,6 +15,7 @@
 'use strict';
 
 const path = require('node:path');
+const events = require('node:events');
 const { createScenario } = require(path.join(__dirname, 'prelude.js'));
 
 // stdout carries the protocol only: anything a scenario (or Node code it calls) prints with
@@ -68,7 +72,7 @@ function runOne(line) {
   }
   let body;
   try {
-    body = new Function('$', req.code);
+    body = new Function('$', 'events', `'use strict';\n${req.code}`);
   } catch (e) {
     send({ id, status: 'error', error: describeError(e), log: [] });
     return;
@@ -78,7 +82,7 @@ function runOne(line) {
   if (req.maxDepth != null) options.maxDepth = req.maxDepth;
   const $ = createScenario(options);
   try {
-    body($);
+    body($, events);
   } catch (e) {
     send({ id, status: 'error', error: describeError(e), log: $.lines });
     return;

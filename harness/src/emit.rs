@@ -1,0 +1,525 @@
+//! The JavaScript emitter: a [`Scenario`] as JavaScript for real Node.js.
+//!
+//! Real Node is the oracle, and it only runs JavaScript. The emitter writes the
+//! scenario as plain, readable code on top of the prelude (`harness/js/prelude.js`),
+//! whose `$` object provides what Node cannot give deterministically: the
+//! stable log format, the callback budget and a virtual clock for timers and
+//! immediates. Everything the scenario exercises (AbortController,
+//! EventTarget, promises, `queueMicrotask`, `process.nextTick`) is Node's own.
+//!
+//! Two forms:
+//!
+//! - [`emit_body`]: the scenario body alone, what the Node engine sends to
+//!   `harness/js/server.js` in batch mode. The server runs it as the body of a
+//!   function of `$` (the scenario's prelude object) and `events` (Node's
+//!   `node:events` module).
+//! - [`emit_program`]: a standalone ES module (the `nodesem emit-js` command):
+//!   a header, `import events from "node:events"`, the prelude, the body and
+//!   `$.start()`, ready to paste into a Node bug report.
+//!
+//! The shape of a body:
+//!
+//! - every top-level binding is declared up front (`let a, b;`), because the
+//!   main script is cut into segments, one closure each: the statements
+//!   between two `run` statements become `$.segment(() => { ... });` (empty
+//!   parts too: each part is a macrotask of its own, as in the Rust runtime),
+//!   and each `run` becomes `$.run("idle")`, `$.run("turn")` or
+//!   `$.run("advance", MS)`;
+//! - a binding inside a block is a `let` in that block;
+//! - every script callback is `$.cb(function (PARAM) { ... })`, where PARAM is
+//!   the implicit parameter of the language: `event` for listeners (`on`,
+//!   `fn`, `onabort`, `addAbortListener`), `value` for `then`, `reason` for
+//!   `else` and `catch`, none for the others;
+//! - `try { ... }` is a real JavaScript `try` whose `catch` logs
+//!   `caught <error>`, so that a `return` inside it still returns from the
+//!   enclosing callback;
+//! - operations are the JavaScript the language reference lists, with the
+//!   prelude's helpers where the virtual clock or the kept resolving
+//!   functions are involved (`$.setTimeout`, `$.setImmediate`,
+//!   `$.timeoutSignal`, `$.deferred`, `$.resolve`, `$.reject`, `$.thenable`).
+//!
+//! The emitter expects a valid scenario (see [`nodesem_lang::validate`]); it
+//! never panics on an invalid one, but what it writes then may fail in Node.
+
+use std::fmt::Write;
+
+use nodesem_lang::ast::Name;
+use nodesem_lang::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
+
+/// The prelude that every emitted body runs on, as the standalone program
+/// inlines it.
+pub const PRELUDE_JS: &str = include_str!("../js/prelude.js");
+
+/// The flags the emitted JavaScript needs: `--expose-internals` for
+/// `$.timeoutSignal` (AbortSignal.timeout on the virtual clock) and
+/// `--expose-gc` for scenarios that collect garbage.
+pub const NODE_FLAGS: &[&str] = &["--expose-gc", "--expose-internals"];
+
+/// The largest integer JavaScript represents exactly as a number; integers
+/// beyond it are written as BigInt literals so that they print unchanged.
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// The names a standalone program declares at its top level besides the
+/// body's own (`$` and `events` cannot be bindings of the language).
+const PROGRAM_NAMES: &[&str] = &["createScenario"];
+
+/// The body of a scenario, for the prelude's `$` (see the module doc).
+pub fn emit_body(scenario: &Scenario) -> String {
+    let mut emitter = Emitter::default();
+    emitter.top_level(&scenario.body);
+    emitter.out
+}
+
+/// A standalone ES module that runs the scenario and prints its log, one line
+/// per `console.log`. `source_name` names the scenario in the header (a file
+/// name, or a seed for a generated scenario).
+pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
+    let mut out = String::new();
+    out.push_str("// A nodesem scenario as a standalone JavaScript program (`nodesem emit-js`).\n");
+    out.push_str(
+        "// It prints the scenario's log, one observable event per line. The code after the\n",
+    );
+    out.push_str(
+        "// prelude is the scenario; the prelude provides `$`: the log format, the callback\n",
+    );
+    out.push_str(
+        "// budget and a virtual clock that drives timers, immediates and AbortSignal.timeout.\n",
+    );
+    out.push_str("//\n");
+    out.push_str("// Run with: node --expose-internals --expose-gc file.mjs\n");
+    out.push_str("// (the oracle nodesem pins is Node.js 26.12.1)\n");
+    out.push_str("//\n");
+    let _ = writeln!(out, "// Source scenario: {}", one_line(source_name));
+    for line in nodesem_lang::print(scenario).lines() {
+        if line.is_empty() {
+            out.push_str("//\n");
+        } else {
+            let _ = writeln!(out, "//   {line}");
+        }
+    }
+    out.push('\n');
+    out.push_str("import events from \"node:events\";\n\n");
+    out.push_str("// ---- the nodesem prelude (harness/js/prelude.js) ----\n\n");
+    out.push_str(PRELUDE_JS);
+    if !PRELUDE_JS.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("\n// ---- the scenario ----\n\n");
+    out.push_str("const $ = createScenario({ print: (line) => console.log(line) });\n\n");
+    let body = emit_body(scenario);
+    if top_level_names(&scenario.body)
+        .iter()
+        .any(|name| PROGRAM_NAMES.contains(&name.as_str()))
+    {
+        // A binding named like the program's own declarations would clash
+        // with them at the module's top level: give the body a block.
+        out.push_str("{\n");
+        for line in body.lines() {
+            if !line.is_empty() {
+                out.push_str("  ");
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push_str("}\n");
+    } else {
+        out.push_str(&body);
+    }
+    out.push_str("\n$.start();\n");
+    out
+}
+
+/// A string as a JavaScript string literal: JSON's syntax (a subset of
+/// JavaScript's), with the line and paragraph separators escaped too, so that
+/// the program reads the same in every editor.
+pub fn js_string(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap_or_else(|_| "\"\"".to_string())
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// Keeps a header comment on one line whatever the source name holds.
+fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// The bindings of the main script itself (not of its blocks), in order and
+/// without duplicates.
+fn top_level_names(body: &[Stmt]) -> Vec<&Name> {
+    let mut names: Vec<&Name> = Vec::new();
+    for stmt in body {
+        if let Stmt::Let { name, .. } = stmt {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// The implicit parameter of a callback.
+#[derive(Clone, Copy)]
+enum Param {
+    /// A listener: `event`.
+    Event,
+    /// A fulfilment reaction: `value`.
+    Value,
+    /// A rejection reaction: `reason`.
+    Reason,
+    /// No parameter.
+    None,
+}
+
+impl Param {
+    fn as_str(self) -> &'static str {
+        match self {
+            Param::Event => "event",
+            Param::Value => "value",
+            Param::Reason => "reason",
+            Param::None => "",
+        }
+    }
+}
+
+#[derive(Default)]
+struct Emitter {
+    out: String,
+    indent: usize,
+}
+
+impl Emitter {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn top_level(&mut self, body: &[Stmt]) {
+        let names = top_level_names(body);
+        if !names.is_empty() {
+            let list: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+            let declaration = format!("let {};", list.join(", "));
+            self.line(&declaration);
+        }
+        let mut part: Vec<&Stmt> = Vec::new();
+        for stmt in body {
+            if let Stmt::Run(mode) = stmt {
+                self.segment(&part);
+                part.clear();
+                self.line(&run_call(*mode));
+            } else {
+                part.push(stmt);
+            }
+        }
+        self.segment(&part);
+    }
+
+    /// One part of the main script between `run` statements: a macrotask.
+    fn segment(&mut self, part: &[&Stmt]) {
+        if part.is_empty() {
+            self.line("$.segment(() => {});");
+            return;
+        }
+        self.line("$.segment(() => {");
+        self.indent += 1;
+        for stmt in part {
+            self.stmt(stmt, true);
+        }
+        self.indent -= 1;
+        self.line("});");
+    }
+
+    fn stmts(&mut self, body: &[Stmt]) {
+        for stmt in body {
+            self.stmt(stmt, false);
+        }
+    }
+
+    /// One statement; `top_level` bindings were declared up front and are
+    /// assigned here.
+    fn stmt(&mut self, stmt: &Stmt, top_level: bool) {
+        match stmt {
+            Stmt::Comment(text) => {
+                let text = one_line(text);
+                let text = text.trim_end();
+                if text.is_empty() {
+                    self.line("//");
+                } else {
+                    self.line(&format!("// {}", text.trim_start()));
+                }
+            }
+            Stmt::Let { name, op } => {
+                let value = self.op(op);
+                if top_level {
+                    self.line(&format!("{name} = {value};"));
+                } else {
+                    self.line(&format!("let {name} = {value};"));
+                }
+            }
+            Stmt::Do(op) => {
+                let value = self.op(op);
+                self.line(&format!("{value};"));
+            }
+            Stmt::Log(values) => {
+                let args: Vec<String> = values.iter().map(expr).collect();
+                self.line(&format!("$.log({});", args.join(", ")));
+            }
+            Stmt::Try(block) => {
+                self.line("try {");
+                self.indent += 1;
+                // Bindings inside a `try` are local to it, at the top level too.
+                self.stmts(&block.body);
+                self.indent -= 1;
+                self.line("} catch (error) {");
+                self.indent += 1;
+                self.line("$.log(\"caught\", error);");
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::Throw(value) => self.line(&format!("throw {};", expr(value))),
+            Stmt::Return(None) => self.line("return;"),
+            Stmt::Return(Some(value)) => self.line(&format!("return {};", expr(value))),
+            // Only valid at the top level, where `top_level` handles it; inside
+            // a callback the prelude refuses it with a clear error.
+            Stmt::Run(mode) => self.line(&run_call(*mode)),
+        }
+    }
+
+    /// A script callback, `$.cb(function (PARAM) { ... })`, whose closing line
+    /// is at the current indentation.
+    fn callback(&mut self, param: Param, block: &Block) -> String {
+        let head = format!("$.cb(function ({}) {{", param.as_str());
+        if block.body.is_empty() {
+            return format!("{head}}})");
+        }
+        let saved = std::mem::take(&mut self.out);
+        self.indent += 1;
+        self.stmts(&block.body);
+        self.indent -= 1;
+        let body = std::mem::replace(&mut self.out, saved);
+        let pad = "  ".repeat(self.indent);
+        format!("{head}\n{body}{pad}}})")
+    }
+
+    fn listener(&mut self, callback: &Callback) -> String {
+        match callback {
+            Callback::Value(value) => expr(value),
+            Callback::Inline(block) => self.callback(Param::Event, block),
+        }
+    }
+
+    /// The JavaScript expression of an operation.
+    fn op(&mut self, op: &Op) -> String {
+        match op {
+            Op::Value(value) => expr(value),
+
+            // ---- abort
+            Op::NewController => "new AbortController()".to_string(),
+            Op::Abort { controller, reason } => {
+                format!("{}.abort({})", expr(controller), optional(reason))
+            }
+            Op::SignalAbort { reason } => format!("AbortSignal.abort({})", optional(reason)),
+            Op::SignalTimeout { ms } => format!("$.timeoutSignal({ms})"),
+            Op::SignalAny { signals } => {
+                let list: Vec<String> = signals.iter().map(expr).collect();
+                format!("AbortSignal.any([{}])", list.join(", "))
+            }
+            Op::ThrowIfAborted { signal } => format!("{}.throwIfAborted()", expr(signal)),
+            Op::SetOnAbort { signal, handler } => {
+                let value = match handler {
+                    Handler::Null => "null".to_string(),
+                    Handler::Callback(callback) => self.listener(callback),
+                };
+                format!("{}.onabort = {value}", expr(signal))
+            }
+            Op::AddAbortListener { signal, listener } => {
+                let listener = self.listener(listener);
+                format!("events.addAbortListener({}, {listener})", expr(signal))
+            }
+            Op::Dispose { disposable } => format!("{}[Symbol.dispose]()", expr(disposable)),
+
+            // ---- dispatch
+            Op::NewTarget => "new EventTarget()".to_string(),
+            Op::Function(block) => self.callback(Param::Event, block),
+            Op::AddEventListener {
+                target,
+                event_type,
+                listener,
+                options,
+            } => {
+                let listener = self.listener(listener);
+                let options = listener_options(options);
+                format!(
+                    "{}.addEventListener({}, {listener}{options})",
+                    expr(target),
+                    js_string(event_type)
+                )
+            }
+            Op::RemoveEventListener {
+                target,
+                event_type,
+                listener,
+                capture,
+            } => {
+                let options = if *capture { ", { capture: true }" } else { "" };
+                format!(
+                    "{}.removeEventListener({}, {}{options})",
+                    expr(target),
+                    js_string(event_type),
+                    expr(listener)
+                )
+            }
+            Op::Dispatch {
+                target,
+                event_type,
+                cancelable,
+            } => {
+                let options = if *cancelable {
+                    ", { cancelable: true }"
+                } else {
+                    ""
+                };
+                format!(
+                    "{}.dispatchEvent(new Event({}{options}))",
+                    expr(target),
+                    js_string(event_type)
+                )
+            }
+            Op::PreventDefault { event } => format!("{}.preventDefault()", expr(event)),
+            Op::StopPropagation { event } => format!("{}.stopPropagation()", expr(event)),
+            Op::StopImmediatePropagation { event } => {
+                format!("{}.stopImmediatePropagation()", expr(event))
+            }
+
+            // ---- event loop
+            Op::QueueMicrotask(block) => {
+                format!("queueMicrotask({})", self.callback(Param::None, block))
+            }
+            Op::NextTick(block) => {
+                format!("process.nextTick({})", self.callback(Param::None, block))
+            }
+            Op::SetTimeout { ms, body } => {
+                format!("$.setTimeout({ms}, {})", self.callback(Param::None, body))
+            }
+            Op::ClearTimeout { timer } => format!("$.clearTimeout({})", expr(timer)),
+            Op::SetImmediate(block) => {
+                format!("$.setImmediate({})", self.callback(Param::None, block))
+            }
+            Op::ClearImmediate { immediate } => format!("$.clearImmediate({})", expr(immediate)),
+
+            // ---- promises
+            Op::NewPromise => "$.deferred()".to_string(),
+            Op::Resolve { promise, value } => match value {
+                Some(value) => format!("$.resolve({}, {})", expr(promise), expr(value)),
+                None => format!("$.resolve({})", expr(promise)),
+            },
+            Op::Reject { promise, value } => match value {
+                Some(value) => format!("$.reject({}, {})", expr(promise), expr(value)),
+                None => format!("$.reject({})", expr(promise)),
+            },
+            Op::Then {
+                promise,
+                on_fulfilled,
+                on_rejected,
+            } => {
+                let fulfilled = on_fulfilled
+                    .as_ref()
+                    .map(|block| self.callback(Param::Value, block));
+                let rejected = on_rejected
+                    .as_ref()
+                    .map(|block| self.callback(Param::Reason, block));
+                let args = match (fulfilled, rejected) {
+                    (None, None) => String::new(),
+                    (Some(f), None) => f,
+                    (None, Some(r)) => format!("undefined, {r}"),
+                    (Some(f), Some(r)) => format!("{f}, {r}"),
+                };
+                format!("{}.then({args})", expr(promise))
+            }
+            Op::Catch {
+                promise,
+                on_rejected,
+            } => format!(
+                "{}.catch({})",
+                expr(promise),
+                self.callback(Param::Reason, on_rejected)
+            ),
+            Op::Finally {
+                promise,
+                on_finally,
+            } => format!(
+                "{}.finally({})",
+                expr(promise),
+                self.callback(Param::None, on_finally)
+            ),
+            Op::PromiseResolve { value } => format!("Promise.resolve({})", expr(value)),
+            Op::PromiseReject { value } => format!("Promise.reject({})", expr(value)),
+            Op::Thenable { value } => format!("$.thenable({})", expr(value)),
+        }
+    }
+}
+
+fn run_call(mode: RunMode) -> String {
+    match mode {
+        RunMode::Turn => "$.run(\"turn\");".to_string(),
+        RunMode::Idle => "$.run(\"idle\");".to_string(),
+        RunMode::Advance(ms) => format!("$.run(\"advance\", {ms});"),
+    }
+}
+
+/// `, { once: true, ... }` with the options that are set, or nothing.
+fn listener_options(options: &ListenerOptions) -> String {
+    let mut set: Vec<String> = Vec::new();
+    if options.once {
+        set.push("once: true".into());
+    }
+    if options.capture {
+        set.push("capture: true".into());
+    }
+    if options.passive {
+        set.push("passive: true".into());
+    }
+    if let Some(signal) = &options.signal {
+        set.push(format!("signal: {}", expr(signal)));
+    }
+    if set.is_empty() {
+        String::new()
+    } else {
+        format!(", {{ {} }}", set.join(", "))
+    }
+}
+
+fn optional(value: &Option<Expr>) -> String {
+    value.as_ref().map(expr).unwrap_or_default()
+}
+
+/// The JavaScript of an expression.
+fn expr(value: &Expr) -> String {
+    match value {
+        Expr::Undefined => "undefined".into(),
+        Expr::Null => "null".into(),
+        Expr::Bool(b) => b.to_string(),
+        Expr::Int(i) => int(*i),
+        Expr::Str(s) => js_string(s),
+        Expr::Var(name) => name.clone(),
+        Expr::Prop(base, name) => match **base {
+            // `1.name` does not parse: a number needs parentheses.
+            Expr::Int(i) => format!("({}).{name}", int(i)),
+            _ => format!("{}.{name}", expr(base)),
+        },
+        Expr::NewError(message) => format!("new Error({})", js_string(message)),
+    }
+}
+
+fn int(i: i64) -> String {
+    if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i) {
+        i.to_string()
+    } else {
+        format!("{i}n")
+    }
+}

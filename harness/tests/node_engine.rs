@@ -1,0 +1,323 @@
+//! Tests of the Node engine on the pinned Node 26.12.1 (real processes, no
+//! mocks): scenarios that crash, hang or fail get their own clear error while
+//! the scenarios around them still produce their logs; the same scenarios
+//! give the same logs on every run; and the standalone program that
+//! `emit-js` writes prints what batch mode returns.
+
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use nodesem_harness::emit::{emit_body, emit_program, NODE_FLAGS};
+use nodesem_harness::node::{pinned_node_path, NodeEngine};
+use nodesem_lang::gen::generate_from_seed;
+use nodesem_lang::{parse, Engine, EngineError, Log, RunConfig, Scenario};
+
+/// One engine for the whole test binary, as a fuzz loop would keep one.
+fn engine() -> &'static NodeEngine {
+    static ENGINE: OnceLock<NodeEngine> = OnceLock::new();
+    ENGINE.get_or_init(|| NodeEngine::pinned().unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn log(lines: &[&str]) -> Result<Log, EngineError> {
+    Ok(Log {
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+    })
+}
+
+const GOOD: &str = r#"$.segment(() => {
+  $.log("good", 1);
+  queueMicrotask($.cb(function () { $.log("micro"); }));
+  process.nextTick($.cb(function () { $.log("tick"); }));
+});"#;
+
+fn good_log() -> Result<Log, EngineError> {
+    log(&["good 1", "tick", "micro"])
+}
+
+/// Runs a batch in which every other body is a fault and checks each result.
+fn check_faults(engine: &NodeEngine) {
+    let bodies: Vec<String> = [
+        GOOD,
+        // Node aborts (SIGABRT) in the middle of a scenario.
+        r#"$.segment(() => { $.log("about to abort"); process.abort(); });"#,
+        GOOD,
+        // Node exits with status 3, after a word on stderr.
+        r#"$.segment(() => { console.error("dying words"); process.exit(3); });"#,
+        GOOD,
+        // A scenario that never ends.
+        r#"$.segment(() => { while (true) {} });"#,
+        GOOD,
+        // A SyntaxError: the body is not JavaScript.
+        r#"$.segment(() => { (( });"#,
+        GOOD,
+        // A throw at the top level of the body, outside any segment.
+        r#"$.log("before"); undefinedName;"#,
+        GOOD,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let results = engine.run_js_batch(&bodies, &RunConfig::default());
+    assert_eq!(results.len(), bodies.len());
+    for (i, result) in results.iter().enumerate() {
+        if i % 2 == 0 {
+            assert_eq!(result, &good_log(), "body {i}");
+        }
+    }
+    match &results[1] {
+        Err(EngineError::Crashed(message)) => {
+            assert!(message.contains("SIGABRT"), "{message}");
+        }
+        other => panic!("process.abort(): {other:?}"),
+    }
+    match &results[3] {
+        Err(EngineError::Crashed(message)) => {
+            assert!(message.contains("exit status: 3"), "{message}");
+            assert!(message.contains("dying words"), "{message}");
+        }
+        other => panic!("process.exit(3): {other:?}"),
+    }
+    assert_eq!(results[5], Err(EngineError::TimedOut(2000)));
+    match &results[7] {
+        Err(EngineError::Failed(message)) => {
+            assert!(message.starts_with("SyntaxError: "), "{message}");
+        }
+        other => panic!("SyntaxError: {other:?}"),
+    }
+    assert_eq!(
+        results[9],
+        Err(EngineError::Failed(
+            "ReferenceError: undefinedName is not defined".into()
+        ))
+    );
+}
+
+#[test]
+fn faults_are_per_scenario_on_one_worker() {
+    let node = pinned_node_path().unwrap_or_else(|e| panic!("{e}"));
+    let engine = NodeEngine::at(node)
+        .with_timeout(Duration::from_secs(2))
+        .with_workers(1);
+    check_faults(&engine);
+}
+
+#[test]
+fn faults_are_per_scenario_on_every_core() {
+    let node = pinned_node_path().unwrap_or_else(|e| panic!("{e}"));
+    let engine = NodeEngine::at(node).with_timeout(Duration::from_secs(2));
+    check_faults(&engine);
+    // The engine still works after the faults, on the servers it kept.
+    let again = engine.run_js_batch(&[GOOD.to_string(), GOOD.to_string()], &RunConfig::default());
+    assert_eq!(again, vec![good_log(), good_log()]);
+}
+
+fn scenario(text: &str) -> Scenario {
+    parse("test.scn", text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn a_scenario_runs_with_its_documented_log() {
+    // The example of DESIGN.md (Node 26 aborts every composite before any
+    // abort event fires), plus addAbortListener and a timeout signal.
+    let s = scenario(
+        r#"let a = controller
+let b = controller
+let ab = any [a.signal, b.signal]
+let only_a = any [a.signal]
+on a.signal abort {
+  log "a fired" ab.aborted only_a.aborted
+}
+on ab abort {
+  log "ab fired" ab.reason
+}
+on only_a abort {
+  log "only_a fired"
+}
+microtask {
+  log "microtask"
+}
+let d = addAbortListener b.signal {
+  log "never: disposed"
+}
+dispose d
+abort a "boom"
+log "after abort"
+let t = timeout 5
+addAbortListener t {
+  log "timeout" t.reason
+}
+run advance 10
+abort b
+log b.signal.reason
+"#,
+    );
+    assert_eq!(
+        engine().run(&s, &RunConfig::default()),
+        log(&[
+            "a fired true true",
+            "ab fired boom",
+            "only_a fired",
+            "after abort",
+            "microtask",
+            "timeout TimeoutError: The operation was aborted due to timeout",
+            "AbortError: This operation was aborted",
+        ])
+    );
+}
+
+#[test]
+fn budget_and_depth_come_from_the_run_config() {
+    let s = scenario("let t = target\non t x {\n  log \"in\"\n  dispatch t x\n}\ndispatch t x\n");
+    let config = RunConfig {
+        budget: 100,
+        max_depth: 2,
+    };
+    assert_eq!(
+        engine().run(&s, &config),
+        log(&[
+            "in",
+            "in",
+            "budget exhausted: callbacks nested more than 2 deep"
+        ])
+    );
+}
+
+#[test]
+fn names() {
+    assert_eq!(engine().name(), "node");
+    assert_eq!(
+        NodeEngine::at("/opt/node-b/bin/node").name(),
+        "node:/opt/node-b/bin/node"
+    );
+}
+
+#[test]
+fn a_missing_binary_fails_every_scenario_without_panicking() {
+    let engine = NodeEngine::at("/nonexistent/nodesem/node");
+    let results = engine.run_batch(
+        &[Scenario::default(), Scenario::default()],
+        &RunConfig::default(),
+    );
+    assert_eq!(results.len(), 2);
+    for result in results {
+        match result {
+            Err(EngineError::Failed(message)) => {
+                assert!(message.contains("cannot start node"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+fn generated(count: u64) -> Vec<Scenario> {
+    (0..count)
+        .map(|seed| generate_from_seed(seed, 1500))
+        .collect()
+}
+
+// FIXME: this test fails now and then (about one run in three under the load
+// of the whole test suite; seeds 24, 36, 43, 44 seen). After a nextTick
+// callback throws (a throwing EventTarget listener does it too), the rest of
+// the drain waits for the next callback Node makes into JavaScript. The
+// driver means that to be the next virtual macrotask (the next real
+// setImmediate), but a V8 platform task (such as the cleanup of one of the
+// FinalizationRegistries that AbortSignal.any and AbortSignal.timeout use)
+// can come first in the poll phase, run the leftover early and change the
+// order. It happens with one worker and a fixed scenario order too.
+#[test]
+fn the_same_scenarios_give_the_same_logs_every_time() {
+    let scenarios = generated(50);
+    let config = RunConfig::default();
+    let first = engine().run_batch(&scenarios, &config);
+    for (i, result) in first.iter().enumerate() {
+        assert!(
+            result.is_ok(),
+            "seed {i}: {result:?}\n{}",
+            nodesem_lang::print(&scenarios[i])
+        );
+    }
+    for run in 2..=3 {
+        let again = engine().run_batch(&scenarios, &config);
+        assert_same(&scenarios, &first, &again, &format!("run {run}"));
+    }
+    // One at a time on a fresh process each: the same again, so no
+    // scenario's log depends on what ran before it in the same process.
+    let node = engine().node_path().to_path_buf();
+    let fresh: Vec<_> = scenarios
+        .iter()
+        .take(10)
+        .map(|s| NodeEngine::at(&node).with_workers(1).run(s, &config))
+        .collect();
+    assert_same(&scenarios, &first[..10], &fresh, "fresh processes");
+}
+
+/// Fails with the scenarios whose results differ, each with its first
+/// differing line, rather than with two whole batches.
+fn assert_same(
+    scenarios: &[Scenario],
+    expected: &[Result<Log, EngineError>],
+    actual: &[Result<Log, EngineError>],
+    what: &str,
+) {
+    let mut report = String::new();
+    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+        if e == a {
+            continue;
+        }
+        let detail = match (e, a) {
+            (Ok(e), Ok(a)) => {
+                let at = e
+                    .lines
+                    .iter()
+                    .zip(&a.lines)
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                format!(
+                    "line {}: {:?} then {:?}",
+                    at + 1,
+                    e.lines.get(at),
+                    a.lines.get(at)
+                )
+            }
+            _ => format!("{e:?} then {a:?}"),
+        };
+        report.push_str(&format!(
+            "seed {i}: {detail}\n{}\n",
+            nodesem_lang::print(&scenarios[i])
+        ));
+    }
+    assert!(report.is_empty(), "{what} differs from run 1:\n{report}");
+}
+
+#[test]
+fn the_standalone_program_prints_what_batch_mode_returns() {
+    let scenarios = generated(20);
+    let batch = engine().run_batch(&scenarios, &RunConfig::default());
+    let dir = std::env::temp_dir().join(format!("nodesem-standalone-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (seed, (s, expected)) in scenarios.iter().zip(&batch).enumerate() {
+        let file = dir.join(format!("seed-{seed}.mjs"));
+        std::fs::write(&file, emit_program(s, &format!("seed {seed}"))).unwrap();
+        let out = Command::new(engine().node_path())
+            .args(NODE_FLAGS)
+            .arg(&file)
+            .env_remove("NODE_OPTIONS")
+            .env_remove("NODE_EXTRA_CA_CERTS")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "seed {seed}: {out:?}");
+        let lines: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            Ok(Log { lines }),
+            *expected,
+            "seed {seed}\n{}",
+            emit_body(s)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
