@@ -21,6 +21,7 @@ const createScenario = (() => {
 
   // The scenario now running; process-level events are routed to it and to nothing else.
   let current = null;
+  let anyScenarioStarted = false;
   let handlersInstalled = false;
 
   function installProcessHandlers() {
@@ -29,6 +30,9 @@ const createScenario = (() => {
     process.on('uncaughtException', (error) => {
       if (current !== null) {
         current.uncaught(error);
+      } else if (anyScenarioStarted) {
+        // A late exception of a finished (budget-stopped) scenario: real Node would report it in
+        // that scenario, whose log is already closed. It belongs to no other scenario.
       } else {
         // Not a scenario's exception (the prelude itself failed): say so and fail.
         process.stderr.write(`${error && error.stack ? error.stack : String(error)}\n`);
@@ -471,6 +475,7 @@ const createScenario = (() => {
     // - a microtask that throws is reported by Node itself (triggerUncaughtException) through
     //   process 'uncaughtException', and the checkpoint goes on.
     function runAll() {
+      current = self;
       const drain = getRunNextTicks();
       for (;;) {
         const task = nextTask();
@@ -494,7 +499,20 @@ const createScenario = (() => {
       finish();
     }
 
+    function settleLeftovers() {
+      const drain = getRunNextTicks();
+      for (let attempts = 0; attempts < 100000; attempts++) {
+        if (!drainOnce(drain)) return;
+      }
+    }
+
     function drainNow(drain) {
+      const error = drainOnce(drain);
+      if (error !== null) uncaught(error.value);
+    }
+
+    // Runs one drain; returns null, or { value } when a nextTick callback threw out of it.
+    function drainOnce(drain) {
       const { asyncHooks, contextFrame } = getAsyncState();
       const asyncId = asyncHooks.executionAsyncId();
       const frame = contextFrame.current();
@@ -508,8 +526,9 @@ const createScenario = (() => {
           // popped one
         }
         contextFrame.set(frame);
-        uncaught(e);
+        return { value: e };
       }
+      return null;
     }
 
     // Whether the current phase has another callback to run. It must not call nextTask(), which
@@ -545,6 +564,11 @@ const createScenario = (() => {
       stopped = true;
       for (const entry of realTimeouts) releaseReal(entry);
       if (current === self) current = null;
+      // A scenario stopped by its budget may leave Node's queues non-empty (the callbacks are
+      // no-ops now, but Node's own jobs, such as the nextTick that rethrows a listener's error,
+      // still run). Drain them here, while no scenario is current, until a drain completes:
+      // each throwing tick abandons a drain, so this may take several.
+      settleLeftovers();
       const done = onDone;
       onDone = null;
       if (done !== null) done(lines);
@@ -555,7 +579,7 @@ const createScenario = (() => {
       started = true;
       if (typeof callback === 'function') onDone = callback;
       getRunNextTicks(); // fails here, clearly, without --expose-internals
-      current = self;
+      anyScenarioStarted = true;
       setImmediate(runAll);
     }
 
