@@ -11,16 +11,24 @@ use nodesem_lang::{parse, Engine, RunConfig};
 #[test]
 fn curated_scenarios_match_their_snapshots_on_model_and_impl() {
     let scenarios = curated_scenarios();
-    assert!(!scenarios.is_empty(), "no curated scenarios found under scenarios/");
+    assert!(
+        !scenarios.is_empty(),
+        "no curated scenarios found under scenarios/"
+    );
     let config = RunConfig::default();
     let model = nodesem_model::ModelEngine;
     let implementation = nodesem_impl::ImplEngine { mutant: None };
     let mut disagreements = Vec::new();
     for relative in &scenarios {
         let text = std::fs::read_to_string(root().join(relative)).expect("readable scenario");
-        let scenario = parse(&relative.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));
-        let model_log = model.run(&scenario, &config).expect("the model always runs");
-        let impl_log = implementation.run(&scenario, &config).expect("impl always runs");
+        let scenario =
+            parse(&relative.display().to_string(), &text).unwrap_or_else(|e| panic!("{e}"));
+        let model_log = model
+            .run(&scenario, &config)
+            .expect("the model always runs");
+        let impl_log = implementation
+            .run(&scenario, &config)
+            .expect("impl always runs");
         if impl_log != model_log {
             disagreements.push(format!(
                 "{}:\n{}",
@@ -35,19 +43,34 @@ fn curated_scenarios_match_their_snapshots_on_model_and_impl() {
         settings.set_omit_expression(true);
         settings.bind(|| insta::assert_snapshot!(snapshot_name(relative), model_log.to_string()));
     }
-    assert!(disagreements.is_empty(), "impl disagrees with the model:\n{}", disagreements.join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "impl disagrees with the model:\n{}",
+        disagreements.join("\n")
+    );
 }
 
 #[test]
 fn every_snapshot_belongs_to_a_scenario() {
-    let names: Vec<String> = curated_scenarios().iter().map(|p| snapshot_name(p)).collect();
+    let names: Vec<String> = curated_scenarios()
+        .iter()
+        .map(|p| snapshot_name(p))
+        .collect();
     let mut orphans = Vec::new();
-    for entry in std::fs::read_dir(root().join("snapshots")).expect("snapshots/ exists").flatten() {
+    for entry in std::fs::read_dir(root().join("snapshots"))
+        .expect("snapshots/ exists")
+        .flatten()
+    {
         let file = entry.file_name().to_string_lossy().to_string();
-        let Some(name) = file.strip_suffix(".snap") else { continue };
+        let Some(name) = file.strip_suffix(".snap") else {
+            continue;
+        };
         if !names.iter().any(|n| n == name) {
             orphans.push(file);
         }
     }
-    assert!(orphans.is_empty(), "snapshots without a scenario (delete them): {orphans:?}");
+    assert!(
+        orphans.is_empty(),
+        "snapshots without a scenario (delete them): {orphans:?}"
+    );
 }

@@ -7,11 +7,16 @@ use nodesem_conformance::{curated_scenarios, root};
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
-            if path.file_name().is_some_and(|n| n == "target" || n == "snapshots") {
+            if path
+                .file_name()
+                .is_some_and(|n| n == "target" || n == "snapshots")
+            {
                 continue;
             }
             out.extend(rust_files(&path));
@@ -22,7 +27,9 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-const CRATES: &[&str] = &["lang", "runtime", "model", "impl", "harness", "fuzz", "tests"];
+const CRATES: &[&str] = &[
+    "lang", "runtime", "model", "impl", "harness", "fuzz", "tests",
+];
 
 #[test]
 fn every_module_says_why_it_exists() {
@@ -35,38 +42,74 @@ fn every_module_says_why_it_exists() {
             }
         }
     }
-    assert!(missing.is_empty(), "files without a `//!` module doc: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "files without a `//!` module doc: {missing:?}"
+    );
 }
 
 fn dependencies(krate: &str) -> String {
     let manifest = std::fs::read_to_string(root().join(krate).join("Cargo.toml")).unwrap();
     // Everything after [dependencies] (dev-dependencies included).
-    manifest.split("[dependencies]").nth(1).unwrap_or_default().to_string()
+    manifest
+        .split("[dependencies]")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
 fn dependency_rules_hold() {
-    assert!(!dependencies("model").contains("nodesem-impl"), "model must not depend on impl");
-    assert!(!dependencies("impl").contains("nodesem-model"), "impl must not depend on model");
-    for engine in ["nodesem-runtime", "nodesem-model", "nodesem-impl", "nodesem-harness"] {
-        assert!(!dependencies("lang").contains(engine), "lang must not depend on {engine}");
+    assert!(
+        !dependencies("model").contains("nodesem-impl"),
+        "model must not depend on impl"
+    );
+    assert!(
+        !dependencies("impl").contains("nodesem-model"),
+        "impl must not depend on model"
+    );
+    for engine in [
+        "nodesem-runtime",
+        "nodesem-model",
+        "nodesem-impl",
+        "nodesem-harness",
+    ] {
+        assert!(
+            !dependencies("lang").contains(engine),
+            "lang must not depend on {engine}"
+        );
     }
     for library in ["nodesem-model", "nodesem-impl", "nodesem-harness"] {
-        assert!(!dependencies("runtime").contains(library), "runtime must not depend on {library}");
+        assert!(
+            !dependencies("runtime").contains(library),
+            "runtime must not depend on {library}"
+        );
     }
 }
 
 #[test]
 fn engines_are_pure() {
     // No I/O, no clock, no threads, no environment in the engines.
-    let forbidden = ["std::fs", "std::time", "std::thread", "std::env", "std::process", "println!", "eprintln!", "Instant::"];
+    let forbidden = [
+        "std::fs",
+        "std::time",
+        "std::thread",
+        "std::env",
+        "std::process",
+        "println!",
+        "eprintln!",
+        "Instant::",
+    ];
     let mut found = Vec::new();
     for krate in ["runtime", "model", "impl"] {
         for file in rust_files(&root().join(krate).join("src")) {
             let text = std::fs::read_to_string(&file).unwrap();
             for word in forbidden {
                 if text.contains(word) {
-                    found.push(format!("{} uses {word}", file.strip_prefix(root()).unwrap().display()));
+                    found.push(format!(
+                        "{} uses {word}",
+                        file.strip_prefix(root()).unwrap().display()
+                    ));
                 }
             }
         }
@@ -82,12 +125,15 @@ fn every_node_note_carries_a_link() {
             let text = std::fs::read_to_string(&file).unwrap();
             let lines: Vec<&str> = text.lines().collect();
             for (i, line) in lines.iter().enumerate() {
-                if let Some(pos) = line.find("NODE:") {
-                    // The link may follow on the next comment line.
-                    let here = &line[pos..];
-                    let next = lines.get(i + 1).copied().unwrap_or_default();
-                    if !here.contains("https://") && !next.contains("https://") {
-                        bad.push(format!("{}:{}", file.strip_prefix(root()).unwrap().display(), i + 1));
+                // A note is a comment line that starts with `NODE:`; its link
+                // may be on one of the note's next lines.
+                let comment = line.trim_start();
+                let body = comment.trim_start_matches(['/', '!']).trim_start();
+                if comment.starts_with("//") && body.starts_with("NODE:") {
+                    let note = lines[i..lines.len().min(i + 4)].join(" ");
+                    if !note.contains("https://") {
+                        let path = file.strip_prefix(root()).unwrap().display().to_string();
+                        bad.push(format!("{path}:{}", i + 1));
                     }
                 }
             }
@@ -105,5 +151,8 @@ fn every_curated_scenario_says_what_it_pins_down() {
             bad.push(relative.display().to_string());
         }
     }
-    assert!(bad.is_empty(), "scenarios that do not start with a comment: {bad:?}");
+    assert!(
+        bad.is_empty(),
+        "scenarios that do not start with a comment: {bad:?}"
+    );
 }

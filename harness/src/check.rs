@@ -58,7 +58,10 @@ pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
-    let io = |source| LoadError::Io { path: path.display().to_string(), source };
+    let io = |source| LoadError::Io {
+        path: path.display().to_string(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
         for entry in std::fs::read_dir(path).map_err(io)? {
@@ -75,8 +78,10 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 
 /// Reads and parses one scenario file.
 pub fn load_file(path: &Path) -> Result<Scenario, LoadError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.display().to_string(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
     Ok(parse(&path.display().to_string(), &text)?)
 }
 
@@ -86,7 +91,11 @@ pub fn load_cases(paths: &[PathBuf]) -> Result<Vec<Case>, LoadError> {
     let mut errors = Vec::new();
     for file in scenario_files(paths)? {
         match load_file(&file) {
-            Ok(scenario) => cases.push(Case { name: file.display().to_string(), scenario, generated: false }),
+            Ok(scenario) => cases.push(Case {
+                name: file.display().to_string(),
+                scenario,
+                generated: false,
+            }),
             Err(e) => errors.push(e),
         }
     }
@@ -102,7 +111,11 @@ pub fn generated_cases(count: usize, seed: u64) -> Vec<Case> {
     (0..count)
         .map(|i| {
             let s = seed.wrapping_add(i as u64);
-            Case { name: format!("generated #{i} (seed {s})"), scenario: gen::generate_from_seed(s, 4096), generated: true }
+            Case {
+                name: format!("generated #{i} (seed {s})"),
+                scenario: gen::generate_from_seed(s, 4096),
+                generated: true,
+            }
         })
         .collect()
 }
@@ -167,15 +180,25 @@ pub fn first_difference(a: &Log, b: &Log) -> Option<(usize, Option<String>, Opti
 
 /// Runs every case on every engine and compares each engine's log with the
 /// first engine's.
-pub fn check(cases: &[Case], engines: &[Box<dyn Engine>], config: &RunConfig, deviations: &DeviationSet) -> Report {
+pub fn check(
+    cases: &[Case],
+    engines: &[Box<dyn Engine>],
+    config: &RunConfig,
+    deviations: &DeviationSet,
+) -> Report {
     let start = Instant::now();
     let scenarios: Vec<Scenario> = cases.iter().map(|c| c.scenario.clone()).collect();
     // Each engine on its own thread: model and impl are single-threaded, the
     // Node engine spreads its batch over worker processes itself.
     let results: Vec<Vec<Result<Log, EngineError>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            engines.iter().map(|e| scope.spawn(|| e.run_batch(&scenarios, config))).collect();
-        handles.into_iter().map(|h| h.join().expect("an engine panicked")).collect()
+        let handles: Vec<_> = engines
+            .iter()
+            .map(|e| scope.spawn(|| e.run_batch(&scenarios, config)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an engine panicked"))
+            .collect()
     });
     let names: Vec<String> = engines.iter().map(|e| e.name()).collect();
     let mut divergences = Vec::new();
@@ -193,7 +216,9 @@ pub fn check(cases: &[Case], engines: &[Box<dyn Engine>], config: &RunConfig, de
                         (None, None) => {}
                         // Listed, yet the engines agree: the list must shrink.
                         (None, Some(index)) => stale_deviations.push(deviations.describe(index)),
-                        (Some(_), Some(index)) if deviations.get(index).matches(&LogDiff::between(a, b)) => {
+                        (Some(_), Some(index))
+                            if deviations.get(index).matches(&LogDiff::between(a, b)) =>
+                        {
                             accepted += 1;
                         }
                         (Some((line, expected, actual)), _) => divergences.push(Divergence {
@@ -243,7 +268,11 @@ pub fn check(cases: &[Case], engines: &[Box<dyn Engine>], config: &RunConfig, de
 pub fn unified_diff(a: &Log, b: &Log, a_name: &str, b_name: &str) -> String {
     let a_text = a.to_string();
     let b_text = b.to_string();
-    similar::TextDiff::from_lines(&a_text, &b_text).unified_diff().context_radius(3).header(a_name, b_name).to_string()
+    similar::TextDiff::from_lines(&a_text, &b_text)
+        .unified_diff()
+        .context_radius(3)
+        .header(a_name, b_name)
+        .to_string()
 }
 
 fn show_line(line: Option<&str>) -> String {
@@ -254,7 +283,10 @@ fn show_line(line: Option<&str>) -> String {
 pub fn render_text(report: &Report) -> String {
     let mut out = String::new();
     for d in &report.divergences {
-        out.push_str(&format!("DIVERGENCE {} ({} vs {})\n", d.scenario, d.engines[0], d.engines[1]));
+        out.push_str(&format!(
+            "DIVERGENCE {} ({} vs {})\n",
+            d.scenario, d.engines[0], d.engines[1]
+        ));
         if let Some(err) = &d.error {
             out.push_str(&format!("  engine failure: {err}\n"));
         } else {
@@ -284,7 +316,9 @@ pub fn render_text(report: &Report) -> String {
         }
     }
     for s in &report.stale_deviations {
-        out.push_str(&format!("STALE DEVIATION {s}: the engines now agree; remove it from the deviations file\n"));
+        out.push_str(&format!(
+            "STALE DEVIATION {s}: the engines now agree; remove it from the deviations file\n"
+        ));
     }
     out.push_str(&format!(
         "checked {} scenarios ({} from files, {} generated) on {}: {} divergences, {} accepted deviations, {} stale deviations, {:.2} s\n",

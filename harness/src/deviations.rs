@@ -101,8 +101,10 @@ impl DeviationSet {
 
     /// Parses the text of a deviations file; `path` names it in errors.
     pub fn parse(path: &str, text: &str) -> Result<Self, DeviationError> {
-        let file: File =
-            toml::from_str(text).map_err(|e| DeviationError::Invalid { path: path.into(), message: e.to_string() })?;
+        let file: File = toml::from_str(text).map_err(|e| DeviationError::Invalid {
+            path: path.into(),
+            message: e.to_string(),
+        })?;
         for (i, d) in file.deviation.iter().enumerate() {
             let problem = if d.why.trim().is_empty() {
                 Some("has no `why`")
@@ -110,7 +112,11 @@ impl DeviationSet {
                 Some("needs a `link` starting with https://")
             } else if d.diff.is_empty() {
                 Some("lists no differing lines")
-            } else if d.diff.iter().any(|l| !l.starts_with('-') && !l.starts_with('+')) {
+            } else if d
+                .diff
+                .iter()
+                .any(|l| !l.starts_with('-') && !l.starts_with('+'))
+            {
                 Some("has a `diff` line that starts with neither - nor +")
             } else {
                 None
@@ -122,7 +128,9 @@ impl DeviationSet {
                 });
             }
         }
-        Ok(DeviationSet { entries: file.deviation })
+        Ok(DeviationSet {
+            entries: file.deviation,
+        })
     }
 
     /// Reads a deviations file; a missing file is an empty set.
@@ -131,7 +139,10 @@ impl DeviationSet {
         match std::fs::read_to_string(path) {
             Ok(text) => DeviationSet::parse(&shown, &text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(DeviationSet::empty()),
-            Err(source) => Err(DeviationError::Io { path: shown, source }),
+            Err(source) => Err(DeviationError::Io {
+                path: shown,
+                source,
+            }),
         }
     }
 

@@ -46,7 +46,10 @@ impl<E: Engine> Engine for Guarded<E> {
     }
 
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.0.run(scenario, config))).unwrap_or_else(|panic| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.0.run(scenario, config)
+        }))
+        .unwrap_or_else(|panic| {
             let message = panic
                 .downcast_ref::<String>()
                 .cloned()
@@ -59,7 +62,11 @@ impl<E: Engine> Engine for Guarded<E> {
 
 /// The names of every mutant, for messages.
 pub fn mutant_names() -> String {
-    nodesem_impl::Mutant::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+    nodesem_impl::Mutant::ALL
+        .iter()
+        .map(|m| m.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Parses an engine name and builds the engine.
@@ -69,22 +76,32 @@ pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
         "model" => return Ok(Box::new(Guarded(nodesem_model::ModelEngine))),
         "impl" => return Ok(Box::new(Guarded(nodesem_impl::ImplEngine { mutant: None }))),
         "node" => {
-            let engine =
-                NodeEngine::pinned().map_err(|e| EngineSpecError::Node { spec: spec.into(), reason: e.to_string() })?;
+            let engine = NodeEngine::pinned().map_err(|e| EngineSpecError::Node {
+                spec: spec.into(),
+                reason: e.to_string(),
+            })?;
             return Ok(Box::new(engine));
         }
         _ => {}
     }
     if let Some(name) = spec.strip_prefix("impl+") {
-        let mutant = name
-            .parse::<nodesem_impl::Mutant>()
-            .map_err(|_| EngineSpecError::UnknownMutant { name: name.into(), known: mutant_names() })?;
-        return Ok(Box::new(Guarded(nodesem_impl::ImplEngine { mutant: Some(mutant) })));
+        let mutant =
+            name.parse::<nodesem_impl::Mutant>()
+                .map_err(|_| EngineSpecError::UnknownMutant {
+                    name: name.into(),
+                    known: mutant_names(),
+                })?;
+        return Ok(Box::new(Guarded(nodesem_impl::ImplEngine {
+            mutant: Some(mutant),
+        })));
     }
     if let Some(path) = spec.strip_prefix("node:") {
         let path = PathBuf::from(path);
         if !path.is_file() {
-            return Err(EngineSpecError::Node { spec: spec.into(), reason: format!("{} is not a file", path.display()) });
+            return Err(EngineSpecError::Node {
+                spec: spec.into(),
+                reason: format!("{} is not a file", path.display()),
+            });
         }
         return Ok(Box::new(NodeEngine::at(path)));
     }

@@ -45,7 +45,10 @@ struct Limits {
 
 impl Limits {
     fn config(self) -> RunConfig {
-        RunConfig { budget: self.budget, max_depth: self.max_depth }
+        RunConfig {
+            budget: self.budget,
+            max_depth: self.max_depth,
+        }
     }
 }
 
@@ -143,7 +146,11 @@ fn show(line: Option<String>) -> String {
 fn run(cli: Cli) -> Result<ExitCode, BadInput> {
     let mut stdout = std::io::stdout().lock();
     match cli.command {
-        Command::Run { files, engine: spec, limits } => {
+        Command::Run {
+            files,
+            engine: spec,
+            limits,
+        } => {
             let cases = load(&files)?;
             let engine = engine(&spec)?;
             let scenarios: Vec<_> = cases.iter().map(|c| c.scenario.clone()).collect();
@@ -163,14 +170,26 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                     }
                 }
             }
-            Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
-        Command::Diff { files, a, b, limits } => {
+        Command::Diff {
+            files,
+            a,
+            b,
+            limits,
+        } => {
             let cases = load(&files)?;
             let (ea, eb) = (engine(&a)?, engine(&b)?);
             let scenarios: Vec<_> = cases.iter().map(|c| c.scenario.clone()).collect();
             let config = limits.config();
-            let (ra, rb) = (ea.run_batch(&scenarios, &config), eb.run_batch(&scenarios, &config));
+            let (ra, rb) = (
+                ea.run_batch(&scenarios, &config),
+                eb.run_batch(&scenarios, &config),
+            );
             let mut differ = false;
             for ((case, la), lb) in cases.iter().zip(ra).zip(rb) {
                 let (la, lb) = match (la, lb) {
@@ -209,20 +228,45 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                         );
                         let header_a = format!("{} ({})", case.name, ea.name());
                         let header_b = format!("{} ({})", case.name, eb.name());
-                        let _ = write!(stdout, "{}", check::unified_diff(&la, &lb, &header_a, &header_b));
+                        let _ = write!(
+                            stdout,
+                            "{}",
+                            check::unified_diff(&la, &lb, &header_a, &header_b)
+                        );
                     }
                 }
             }
-            Ok(if differ { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if differ {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
-        Command::Check { paths, engines, generated, seed, format, deviations, limits } => {
-            let paths = if paths.is_empty() { vec![PathBuf::from("scenarios")] } else { paths };
+        Command::Check {
+            paths,
+            engines,
+            generated,
+            seed,
+            format,
+            deviations,
+            limits,
+        } => {
+            let paths = if paths.is_empty() {
+                vec![PathBuf::from("scenarios")]
+            } else {
+                paths
+            };
             let mut cases = load(&paths)?;
             cases.extend(check::generated_cases(generated, seed));
             if engines.len() < 2 {
-                return Err(bad(anyhow::anyhow!("--engines needs at least two engines to compare")));
+                return Err(bad(anyhow::anyhow!(
+                    "--engines needs at least two engines to compare"
+                )));
             }
-            let engines = engines.iter().map(|s| engine(s)).collect::<Result<Vec<_>, _>>()?;
+            let engines = engines
+                .iter()
+                .map(|s| engine(s))
+                .collect::<Result<Vec<_>, _>>()?;
             let deviations = DeviationSet::load(&deviations).map_err(bad)?;
             let report = check::check(&cases, &engines, &limits.config(), &deviations);
             match format {
@@ -230,15 +274,25 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                     let _ = write!(stdout, "{}", check::render_text(&report));
                 }
                 Format::Json => {
-                    let json = serde_json::to_string_pretty(&report).context("serializing the report").map_err(bad)?;
+                    let json = serde_json::to_string_pretty(&report)
+                        .context("serializing the report")
+                        .map_err(bad)?;
                     let _ = writeln!(stdout, "{json}");
                 }
             }
-            Ok(if report.ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::EmitJs { file } => {
             let scenario = check::load_file(&file).map_err(bad)?;
-            let _ = write!(stdout, "{}", emit::emit_program(&scenario, &file.display().to_string()));
+            let _ = write!(
+                stdout,
+                "{}",
+                emit::emit_program(&scenario, &file.display().to_string())
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Fmt { file } => {

@@ -15,9 +15,13 @@ use crate::check::{first_difference, unified_diff};
 /// first differing line and the unified diff.
 pub fn model_vs_impl(scenario: &Scenario, mutant: Option<Mutant>) -> Option<String> {
     let config = RunConfig::default();
-    let model = ModelEngine.run(scenario, &config).expect("the model runs every valid scenario");
+    let model = ModelEngine
+        .run(scenario, &config)
+        .expect("the model runs every valid scenario");
     let implementation = ImplEngine { mutant };
-    let other = implementation.run(scenario, &config).expect("impl runs every valid scenario");
+    let other = implementation
+        .run(scenario, &config)
+        .expect("impl runs every valid scenario");
     let (line, _, _) = first_difference(&model, &other)?;
     Some(format!(
         "model and {} differ at log line {line}\n{}\nscenario:\n{}",

@@ -14,7 +14,10 @@ fn nodesem(args: &[&str]) -> Output {
 }
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn temp_scenario(name: &str, text: &str) -> PathBuf {
@@ -33,10 +36,15 @@ fn malformed_scenario_exits_2_with_file_line_and_column() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let shown = path.display().to_string();
     assert!(
-        stderr.contains(&format!("{shown}:2:7: expected an AbortController, found `t`, which is an EventTarget")),
+        stderr.contains(&format!(
+            "{shown}:2:7: expected an AbortController, found `t`, which is an EventTarget"
+        )),
         "{stderr}"
     );
-    assert!(stderr.contains(&format!("{shown}:3:5: expected a closing `\"`")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{shown}:3:5: expected a closing `\"`")),
+        "{stderr}"
+    );
     assert!(out.stdout.is_empty());
 }
 
@@ -48,14 +56,24 @@ fn unknown_engine_and_missing_file_exit_2() {
     let out = nodesem(&["run", "no/such/file.scn"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.scn"));
-    let out = nodesem(&["run", "scenarios/abort/any_basic.scn", "--engine", "impl+no-such-mutant"]);
+    let out = nodesem(&[
+        "run",
+        "scenarios/abort/any_basic.scn",
+        "--engine",
+        "impl+no-such-mutant",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown mutant `no-such-mutant`"));
 }
 
 #[test]
 fn run_prints_the_log() {
-    let out = nodesem(&["run", "scenarios/abort/any_dependents_aborted_before_events.scn", "--engine", "impl"]);
+    let out = nodesem(&[
+        "run",
+        "scenarios/abort/any_dependents_aborted_before_events.scn",
+        "--engine",
+        "impl",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -67,21 +85,50 @@ fn run_prints_the_log() {
 fn diff_exits_0_on_agreement_and_1_with_a_unified_diff_naming_the_first_divergent_line() {
     let scenario = "scenarios/abort/any_dependents_aborted_before_events.scn";
     let out = nodesem(&["diff", scenario, "--a", "model", "--b", "impl"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
-    let out = nodesem(&["diff", scenario, "--a", "model", "--b", "impl+dependants-aborted-late"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = nodesem(&[
+        "diff",
+        scenario,
+        "--a",
+        "model",
+        "--b",
+        "impl+dependants-aborted-late",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("first difference at log line 1: model has `a fired true true`, impl+dependants-aborted-late has `a fired false false`"),
         "{stdout}"
     );
-    assert!(stdout.contains("-a fired true true\n+a fired false false\n"), "{stdout}");
+    assert!(
+        stdout.contains("-a fired true true\n+a fired false false\n"),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn check_reports_json_with_the_required_fields() {
-    let out = nodesem(&["check", "scenarios/abort", "--generated", "50", "--seed", "7", "--format", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = nodesem(&[
+        "check",
+        "scenarios/abort",
+        "--generated",
+        "50",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["scenarios"].as_u64().unwrap() >= 30);
     assert_eq!(report["generated"], 50);
@@ -94,8 +141,21 @@ fn check_reports_json_with_the_required_fields() {
 fn check_finds_every_mutant_and_prints_generated_scenarios() {
     for mutant in nodesem_impl::Mutant::ALL {
         let engines = format!("model,impl+{}", mutant.name());
-        let out = nodesem(&["check", "--engines", &engines, "--generated", "300", "--format", "json"]);
-        assert_eq!(out.status.code(), Some(1), "mutant {} was not found", mutant.name());
+        let out = nodesem(&[
+            "check",
+            "--engines",
+            &engines,
+            "--generated",
+            "300",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "mutant {} was not found",
+            mutant.name()
+        );
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let divergences = report["divergences"].as_array().unwrap();
         assert!(!divergences.is_empty());
@@ -124,21 +184,41 @@ why = "a test entry that no longer differs"
 link = "https://dom.spec.whatwg.org/#dom-abortsignal-any"
 "#,
     );
-    let out = nodesem(&["check", "scenarios/abort/any_basic.scn", "--deviations", deviations.to_str().unwrap()]);
+    let out = nodesem(&[
+        "check",
+        "scenarios/abort/any_basic.scn",
+        "--deviations",
+        deviations.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("STALE DEVIATION scenarios/abort/any_basic.scn (model vs impl)"));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .contains("STALE DEVIATION scenarios/abort/any_basic.scn (model vs impl)"));
 
-    let bad = temp_scenario("bad-deviations.toml", "[[deviation]]\nscenario = \"x.scn\"\n");
-    let out = nodesem(&["check", "scenarios/abort/any_basic.scn", "--deviations", bad.to_str().unwrap()]);
+    let bad = temp_scenario(
+        "bad-deviations.toml",
+        "[[deviation]]\nscenario = \"x.scn\"\n",
+    );
+    let out = nodesem(&[
+        "check",
+        "scenarios/abort/any_basic.scn",
+        "--deviations",
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn fmt_prints_the_canonical_form() {
-    let path = temp_scenario("messy.scn", "# x\nlet   c =   controller\nabort c    \"r\"\n");
+    let path = temp_scenario(
+        "messy.scn",
+        "# x\nlet   c =   controller\nabort c    \"r\"\n",
+    );
     let out = nodesem(&["fmt", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "# x\nlet c = controller\nabort c \"r\"\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "# x\nlet c = controller\nabort c \"r\"\n"
+    );
 }
 
 #[test]
@@ -150,9 +230,13 @@ fn the_oracle_behind_the_differential_fuzz_target_agrees_and_catches_a_mutant() 
     }
     let scenario = nodesem_lang::parse(
         "t.scn",
-        &std::fs::read_to_string(root().join("scenarios/abort/any_dependents_aborted_before_events.scn")).unwrap(),
+        &std::fs::read_to_string(
+            root().join("scenarios/abort/any_dependents_aborted_before_events.scn"),
+        )
+        .unwrap(),
     )
     .unwrap();
-    let report = model_vs_impl(&scenario, Some(nodesem_impl::Mutant::ALL[0])).expect("the mutant differs");
+    let report =
+        model_vs_impl(&scenario, Some(nodesem_impl::Mutant::ALL[0])).expect("the mutant differs");
     assert!(report.contains("differ at log line 1"), "{report}");
 }

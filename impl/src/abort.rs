@@ -222,7 +222,7 @@ pub(crate) fn signal_timeout(rt: &mut Rt, ms: u32) -> Value {
     let weak = WeakSignalRef(signal);
     let holder = rt.lib.timeout_holders.len() as u32;
     rt.lib.timeout_holders.push(None);
-    // NODE: the timer closes over a WeakRef, not the signal, and is unref'd.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> the timer closes over a WeakRef, not the signal, and is unref'd.
     let timer = rt.set_timeout(
         ms,
         Task::Native(Box::new(move |rt| {
@@ -317,7 +317,7 @@ fn add_source(rt: &mut Rt, composite: u32, weak: WeakSignalRef) {
     }
 }
 
-/// NODE: `followCompositeSignal`: the composite enters each source's
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `followCompositeSignal`: the composite enters each source's
 /// dependant list, with the registrations of the seed.
 fn follow_composite_signal(rt: &mut Rt, composite: u32) {
     let data = &rt.lib.signals[composite as usize];
@@ -435,7 +435,7 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
         }
         rt.lib.signals[dependant as usize].gc_persistent = false;
     }
-    // NODE: the signal, and a composite's sources, leave gcPersistentSignals.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> the signal, and a composite's sources, leave gcPersistentSignals.
     rt.lib.signals[signal as usize].gc_persistent = false;
     if rt.lib.signals[signal as usize].composite {
         for i in 0..rt.lib.signals[signal as usize].sources.len() {
@@ -446,7 +446,7 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
     }
 }
 
-/// NODE: `runAbort(signal)`: fire a trusted `abort` event at the signal.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `runAbort(signal)`: fire a trusted `abort` event at the signal.
 fn run_abort(rt: &mut Rt, signal: u32) {
     let target = rt.lib.signals[signal as usize].target;
     // Seed ("skip allocating and dispatching the abort event when the
@@ -475,7 +475,7 @@ pub(crate) fn signal_get(rt: &Rt, signal: u32, prop: &str) -> Value {
     match prop {
         "aborted" => Value::Bool(data.aborted),
         "reason" => data.reason.clone(),
-        // NODE: `this[kHandlers]?.get(event)?.handler ?? null`.
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `this[kHandlers]?.get(event)?.handler ?? null`.
         "onabort" => data.onabort.clone().unwrap_or(Value::Null),
         _ => Value::Undefined,
     }
@@ -498,7 +498,7 @@ pub(crate) fn op_set_onabort(
     Ok(value)
 }
 
-/// NODE: the setter of `defineEventHandler(AbortSignal.prototype, 'abort')`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> the setter of `defineEventHandler(AbortSignal.prototype, 'abort')`.
 /// The wrapper keeps the position at which `onabort` was first set; a new
 /// handler only changes what it calls, and the root's size follows
 /// whether the handler is a function. When the list lost its root
@@ -552,7 +552,7 @@ pub(crate) fn op_add_abort_listener(
     let index = rt.lib.disposables.len() as u32;
     let data = &rt.lib.signals[signal as usize];
     if data.aborted {
-        // NODE: already aborted: a microtask calls the listener with a new
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> already aborted: a microtask calls the listener with a new
         // trusted abort event whose target is the signal, marked as being
         // dispatched during the call, unless the Disposable was disposed.
         let signal_obj = data.obj;
@@ -573,7 +573,7 @@ pub(crate) fn op_add_abort_listener(
             Ok(Value::Undefined)
         }))));
     } else {
-        // NODE: `signal.addEventListener('abort', listener, { once: true,
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `signal.addEventListener('abort', listener, { once: true,
         // [kResistStopPropagation]: true })`.
         let target = data.target;
         let flags = if rt.lib.mutant == Some(Mutant::AbortListenerStoppable) {

@@ -54,13 +54,13 @@ impl EventData {
         Ok(match prop {
             "type" => Value::string(type_name),
             "cancelable" => Value::Bool(self.has(CANCELABLE)),
-            // NODE: `this.#cancelable && this.#defaultPrevented`.
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `this.#cancelable && this.#defaultPrevented`.
             "defaultPrevented" => Value::Bool(self.has(CANCELABLE) && self.has(DEFAULT_PREVENTED)),
             "isTrusted" => Value::Bool(self.has(TRUSTED)),
-            // NODE: `kIsBeingDispatched ? Event.AT_TARGET : Event.NONE`.
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `kIsBeingDispatched ? Event.AT_TARGET : Event.NONE`.
             "eventPhase" => Value::Number(if self.has(BEING_DISPATCHED) { 2.0 } else { 0.0 }),
             "bubbles" | "composed" => Value::Bool(false),
-            // NODE: `!this.#cancelable || !this.#defaultPrevented`.
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `!this.#cancelable || !this.#defaultPrevented`.
             "returnValue" => Value::Bool(!self.has(CANCELABLE) || !self.has(DEFAULT_PREVENTED)),
             "cancelBubble" => Value::Bool(self.has(PROPAGATION_STOPPED)),
             "target" | "srcElement" => target(),

@@ -95,7 +95,7 @@ pub(crate) fn op_add_event_listener(
         }
         let capture = options.capture && rt.lib.mutant != Some(Mutant::SignalRemovalIgnoresCapture);
         let signal_target = rt.lib.signals[signal as usize].target;
-        // NODE: `signal.addEventListener('abort', () => this.removeEventListener(...),
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `signal.addEventListener('abort', () => this.removeEventListener(...),
         // { once: true, [kWeakHandler]: this, [kResistStopPropagation]: true })`,
         // before the duplicate check, so even a duplicate registration gets one.
         add_listener(
@@ -115,7 +115,7 @@ pub(crate) fn op_add_event_listener(
     Ok(Value::Undefined)
 }
 
-/// NODE: the list half of `addEventListener`: a new root for the first
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> the list half of `addEventListener`: a new root for the first
 /// listener of a type, else the duplicate walk and an append.
 pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback, flags: u8) {
     let lib = &mut rt.lib;
@@ -177,7 +177,7 @@ pub(crate) fn op_remove_event_listener(
     Ok(Value::Undefined)
 }
 
-/// NODE: `removeEventListener`: the first node with the same listener and
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `removeEventListener`: the first node with the same listener and
 /// capture flag is unlinked; a list whose size drops to 0 loses its root.
 pub(crate) fn remove_listener(
     rt: &mut Rt,
@@ -237,7 +237,7 @@ pub(crate) fn op_dispatch(
     }
     let event = new_event(rt, ty, if cancelable { CANCELABLE } else { 0 });
     dispatch(rt, target, ty, event);
-    // NODE: `return event.defaultPrevented !== true`.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `return event.defaultPrevented !== true`.
     let e = &rt.lib.events[event as usize];
     Ok(Value::Bool(
         !(e.has(CANCELABLE) && e.has(crate::event::DEFAULT_PREVENTED)),
@@ -254,7 +254,7 @@ pub(crate) fn has_listeners(rt: &Rt, target: u32, ty: u32) -> bool {
     }
 }
 
-/// NODE: `kHybridDispatch(event, type, event)`, the walk.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `kHybridDispatch(event, type, event)`, the walk.
 pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
     let target_obj = rt.lib.targets[target as usize].obj;
     let event_obj = {
@@ -280,7 +280,7 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
     while handler != NIL {
         let node = *rt.lib.listeners.get(handler);
         let stopped = rt.lib.events[event as usize].has(STOP);
-        // NODE: `while (handler !== undefined && (root.resistStopPropagation
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `while (handler !== undefined && (root.resistStopPropagation
         // || handler.passive || event?.[kStop] !== true))`.
         if !(rt.lib.listeners.get(root).flags & RESIST != 0
             || node.flags & PASSIVE != 0
@@ -326,7 +326,7 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
 fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectId) -> Completion {
     match callback {
         Callback::Function(f) => rt.call_function(f, Value::Object(this), &[Value::Object(event)]),
-        // NODE: `makeEventHandler`'s `eventHandler`: calls the current
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `makeEventHandler`'s `eventHandler`: calls the current
         // handler if it is a function.
         Callback::EventHandler(signal) => match rt.lib.signals[signal as usize].onabort {
             Some(Value::Object(f)) if rt.is_function(&Value::Object(f)) => {
@@ -347,12 +347,12 @@ fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectI
     }
 }
 
-/// NODE: `emitUncaughtException(err)`: `process.nextTick(() => { throw err; })`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `emitUncaughtException(err)`: `process.nextTick(() => { throw err; })`.
 pub(crate) fn emit_uncaught_exception(rt: &mut Rt, err: Value) {
     rt.next_tick(Task::Native(Box::new(move |_| Err(err))));
 }
 
-/// NODE: `addCatch(result)`: a listener's non-nullish result gets
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `addCatch(result)`: a listener's non-nullish result gets
 /// `result.then(undefined, err => emitUncaughtException(err))` when it has a
 /// `then`. Scripts can return two such objects: a promise, and a `thenable`,
 /// whose `then(resolve) { resolve(V) }` then calls `undefined` and throws.

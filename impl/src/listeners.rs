@@ -72,7 +72,7 @@ pub(crate) enum Callback {
 }
 
 impl Callback {
-    /// NODE: `Listener.prototype.same`, the listener half: the same function
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `Listener.prototype.same`, the listener half: the same function
     /// (the `onabort` wrapper is one object per signal; a removal closure is
     /// a fresh function every time, so never the same).
     fn same(self, other: Callback) -> bool {
@@ -146,7 +146,7 @@ impl Listeners {
         })
     }
 
-    /// NODE: `new Listener(..., previous, ...)`: links a new node after
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `new Listener(..., previous, ...)`: links a new node after
     /// `previous` (the list's last node or its root).
     pub(crate) fn append(&mut self, previous: u32, callback: Callback, flags: u8) -> u32 {
         let i = self.alloc(Node {
@@ -160,7 +160,7 @@ impl Listeners {
         i
     }
 
-    /// NODE: `Listener.prototype.remove`: relinks the neighbours, flags the
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `Listener.prototype.remove`: relinks the neighbours, flags the
     /// node removed and leaves its own links as they are (a running walk
     /// may still follow them).
     pub(crate) fn remove(&mut self, i: u32) {
@@ -190,7 +190,7 @@ impl Listeners {
         }
     }
 
-    /// NODE: the duplicate walk of `addEventListener`: the node holding the
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> the duplicate walk of `addEventListener`: the node holding the
     /// same listener with the same capture flag, or `Err(last)`, the last
     /// node of the list (the root when it is empty).
     pub(crate) fn find(&self, root: u32, callback: Callback, capture: bool) -> Result<u32, u32> {

@@ -186,7 +186,7 @@ impl<L: Library> Runtime<L> {
             }
             while let Some(tick) = self.ticks.pop_front() {
                 if let Err(e) = self.run_task(tick) {
-                    // NODE: the exception leaves processTicksAndRejections;
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> the exception leaves processTicksAndRejections;
                     // the remaining ticks wait for the next callback scope.
                     self.report_uncaught(&e);
                     return Drain::Interrupted;
@@ -220,7 +220,7 @@ impl<L: Library> Runtime<L> {
                     self.promise_resolve_thenable_job(promise, thenable)
                 }
                 Job::Task(task) => {
-                    // NODE: queueMicrotask wraps the callback in a try/catch
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> queueMicrotask wraps the callback in a try/catch
                     // and reports the error with triggerUncaughtException;
                     // the checkpoint goes on.
                     if let Err(e) = self.run_task(task) {
@@ -253,7 +253,7 @@ impl<L: Library> Runtime<L> {
             if self.stopped {
                 return any_threw;
             }
-            // NODE: listOnTimeout and processImmediate call runNextTicks()
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> listOnTimeout and processImmediate call runNextTicks()
             // before every callback but the first; after a callback threw,
             // Node re-enters them and the next callback runs first.
             // Fix (found by nodesem-impl's differential run against Node):
@@ -348,7 +348,7 @@ impl<L: Library> Runtime<L> {
                 self.now = self.next_deadline().expect("a ref'd timer is pending");
                 self.iteration();
             } else if self.has_pending_jobs() {
-                // NODE: before the process would exit, 'beforeExit' is emitted
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> before the process would exit, 'beforeExit' is emitted
                 // inside a callback scope whose close drains what an
                 // interrupted drain left.
                 self.drain();

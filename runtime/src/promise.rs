@@ -475,7 +475,7 @@ impl<L: Library> Runtime<L> {
         match operation {
             RejectionOperation::Reject => self.pending_unhandled_rejections.push(promise),
             RejectionOperation::Handle => {
-                // NODE: a rejection handled after it was reported emits
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js> a rejection handled after it was reported emits
                 // 'rejectionHandled' (and a warning without a listener); no
                 // script line observes that, so it is not modelled.
                 self.pending_unhandled_rejections.retain(|p| *p != promise);
@@ -483,7 +483,7 @@ impl<L: Library> Runtime<L> {
         }
     }
 
-    /// NODE: `processPromiseRejections()`: reports every pending rejection
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js> `processPromiseRejections()`: reports every pending rejection
     /// that is still unhandled, through `process.on('unhandledRejection')`.
     /// Returns whether anything was reported (so that the tick loop runs
     /// another round, as Node's does).

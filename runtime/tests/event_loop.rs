@@ -335,6 +335,14 @@ setImmediate {
   }
 }
 "#,
-        &["t1 throws", "uncaught Error: t1", "imm2", "t2 throws", "uncaught Error: t2", "m1", "imm3"],
+        &[
+            "t1 throws",
+            "uncaught Error: t1",
+            "imm2",
+            "t2 throws",
+            "uncaught Error: t2",
+            "m1",
+            "imm3",
+        ],
     );
 }

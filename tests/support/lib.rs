@@ -14,13 +14,19 @@ pub fn root() -> PathBuf {
 /// Every curated scenario file, sorted, as paths relative to the root.
 pub fn curated_scenarios() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             if path.is_dir() {
                 walk(&path, out);
             } else if path.extension().is_some_and(|e| e == "scn") {
-                out.push(path.strip_prefix(root()).expect("under the root").to_path_buf());
+                out.push(
+                    path.strip_prefix(root())
+                        .expect("under the root")
+                        .to_path_buf(),
+                );
             }
         }
     }
@@ -35,5 +41,8 @@ pub fn curated_scenarios() -> Vec<PathBuf> {
 /// `abort__any_order`).
 pub fn snapshot_name(relative: &Path) -> String {
     let inner = relative.strip_prefix("scenarios").unwrap_or(relative);
-    inner.with_extension("").to_string_lossy().replace(['/', '\\'], "__")
+    inner
+        .with_extension("")
+        .to_string_lossy()
+        .replace(['/', '\\'], "__")
 }
