@@ -14,7 +14,10 @@ use nodesem_harness::engines::engine_by_name;
 use nodesem_lang::{RunConfig, Scenario};
 
 fn curated_abort_and_dispatch() -> Vec<Scenario> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("scenarios");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("scenarios");
     load_cases(&[root.join("abort"), root.join("dispatch")])
         .expect("the curated scenarios parse")
         .into_iter()
@@ -38,7 +41,10 @@ fn throughput(c: &mut Criterion) {
         };
         // Warm up: the Node engine starts its worker processes here.
         let warm = engine.run_batch(&scenarios, &config);
-        assert!(warm.iter().all(Result::is_ok), "{name} failed on the curated suite");
+        assert!(
+            warm.iter().all(Result::is_ok),
+            "{name} failed on the curated suite"
+        );
         group.bench_function(name, |b| b.iter(|| engine.run_batch(&scenarios, &config)));
     }
     group.finish();

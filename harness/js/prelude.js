@@ -2,9 +2,9 @@
 // emitter run on inside real Node.js (the oracle). It provides `createScenario(options)`, which
 // returns the `$` object the bodies use: logging with a stable value format, callback budgets,
 // promise helpers, and a virtual clock plus event-loop driver (timers, immediates,
-// AbortSignal.timeout) whose phases mirror nodesem's Rust runtime, while every virtual macrotask
-// still runs in its own real setImmediate callback so that real Node drains nextTicks and
-// microtasks after it exactly as after a real timer or immediate.
+// AbortSignal.timeout) whose phases mirror nodesem's Rust runtime. A whole scenario runs inside
+// one real setImmediate callback, and after every virtual macrotask the driver calls Node's own
+// runNextTicks() so that real Node drains nextTicks and microtasks exactly as after a real timer.
 //
 // The file is used two ways and must work in both:
 //  - inlined at the top of a standalone ESM file (`nodesem emit-js`), followed by
@@ -12,7 +12,7 @@
 //  - loaded with require() by harness/js/server.js (batch mode).
 // It therefore declares exactly one top-level name, `createScenario`, uses no `require` (internal
 // modules come from process.getBuiltinModule) and exports through `module` only when it exists.
-// Run with `--expose-internals` (needed by $.timeoutSignal) and `--expose-gc`.
+// Run with `--expose-internals` (needed by the driver and $.timeoutSignal) and `--expose-gc`.
 
 const createScenario = (() => {
   'use strict';
@@ -27,6 +27,11 @@ const createScenario = (() => {
   function installProcessHandlers() {
     if (handlersInstalled) return;
     handlersInstalled = true;
+    // A reader that stops reading (`| head`) ends the program quietly instead of turning every
+    // further log line into an EPIPE exception.
+    process.stdout.on('error', (error) => {
+      if (error && error.code === 'EPIPE') process.exit(0);
+    });
     process.on('uncaughtException', (error) => {
       if (current !== null) {
         current.uncaught(error);
