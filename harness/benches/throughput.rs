@@ -6,6 +6,9 @@
 //!
 //! Run: `cargo bench -p nodesem-harness --bench throughput`.
 
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
+
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
