@@ -1,0 +1,102 @@
+//! The benchmark shapes of seeds/abort-signal-speedup.txt, as scenarios, on
+//! the reference model and the optimized implementation: aborting with and
+//! without listeners, adding and removing listeners, AbortSignal.any() and
+//! AbortSignal.timeout(). Both engines share the runtime and the interpreter,
+//! so the difference is the library layer's.
+//!
+//! Run: `cargo bench -p nodesem-harness --bench seed_shapes`.
+
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use nodesem_lang::{parse, Engine, RunConfig, Scenario};
+
+/// How many times each shape repeats in one scenario.
+const N: usize = 200;
+
+fn repeat(body: impl Fn(usize) -> String) -> Scenario {
+    let text: String = (0..N).map(body).collect();
+    parse("shape.scn", &text).expect("the shape parses")
+}
+
+fn shapes() -> Vec<(&'static str, Scenario)> {
+    vec![
+        (
+            "abort, no listeners",
+            repeat(|i| format!("let c{i} = controller\nabort c{i}\n")),
+        ),
+        (
+            "abort, 1 listener",
+            repeat(|i| {
+                format!("let c{i} = controller\non c{i}.signal abort {{\n  log \"x\"\n}}\nabort c{i} \"r\"\n")
+            }),
+        ),
+        (
+            "add + remove listener",
+            repeat(|i| {
+                let setup = if i == 0 {
+                    "let t = target\nlet f = fn {\n  log \"x\"\n}\n"
+                } else {
+                    ""
+                };
+                format!("{setup}on t e f\noff t e f\n")
+            }),
+        ),
+        (
+            "add + remove listener, once",
+            repeat(|i| {
+                let setup = if i == 0 {
+                    "let t = target\nlet f = fn {\n  log \"x\"\n}\n"
+                } else {
+                    ""
+                };
+                format!("{setup}on t e f once\noff t e f\n")
+            }),
+        ),
+        (
+            "AbortSignal.timeout()",
+            repeat(|i| format!("let s{i} = timeout 1000\n")),
+        ),
+        (
+            "AbortSignal.any([a, b])",
+            repeat(|i| {
+                format!("let a{i} = controller\nlet b{i} = controller\nlet s{i} = any [a{i}.signal, b{i}.signal]\n")
+            }),
+        ),
+        (
+            "any() + listen + abort",
+            repeat(|i| {
+                format!(
+                    "let a{i} = controller\nlet b{i} = controller\nlet s{i} = any [a{i}.signal, b{i}.signal]\non s{i} abort {{\n  log \"x\"\n}}\nabort a{i}\n"
+                )
+            }),
+        ),
+    ]
+}
+
+fn seed_shapes(c: &mut Criterion) {
+    let config = RunConfig::default();
+    let model = nodesem_model::ModelEngine;
+    let implementation = nodesem_impl::ImplEngine { mutant: None };
+    for (name, scenario) in shapes() {
+        assert_eq!(
+            model.run(&scenario, &config).unwrap(),
+            implementation.run(&scenario, &config).unwrap(),
+            "{name}: the engines disagree"
+        );
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(N as u64));
+        group.sample_size(30);
+        group.bench_with_input(BenchmarkId::from_parameter("model"), &scenario, |b, s| {
+            b.iter(|| model.run(s, &config).unwrap())
+        });
+        group.bench_with_input(BenchmarkId::from_parameter("impl"), &scenario, |b, s| {
+            b.iter(|| implementation.run(s, &config).unwrap())
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, seed_shapes);
+criterion_main!(benches);
