@@ -1,6 +1,7 @@
 //! Each mutant changes the log of at least one scenario whose correct log
-//! Node 26.12.1 printed (the cases of the same names in
-//! `tests/oracle/cases.mjs`): the harness can find every one of them.
+//! Node 26.12.1 prints (each is a cut-down form of a curated scenario under
+//! `scenarios/`, which `nodesem check` runs on real Node): the harness can
+//! find every one of them.
 
 use nodesem_impl::{ImplEngine, Mutant};
 use nodesem_lang::{parse, Engine, RunConfig};
