@@ -206,6 +206,9 @@ const createScenario = (() => {
     // (a "flush", like the drain inside Node's beforeExit callback scope) and decides again.
     let drainMaybeDeferred = false;
 
+    // Whether the last virtual macrotask threw (see the check phase in nextTask).
+    let lastTaskThrew = false;
+
     // Set when a segment threw: like a module whose top level threw, no later segment runs; the
     // `run` items still let the loop run, as the Rust runtime's run_main does.
     let segmentsSkipped = false;
@@ -450,6 +453,14 @@ const createScenario = (() => {
             return { kind: 'immediate', fn: im.fn };
           }
         }
+        // NODE: when the last immediate of a batch throws, Node re-enters processImmediate
+        // (lib/internal/timers.js), which takes every immediate queued since as a new batch of the
+        // same check phase; the Rust runtime's check_phase does the same.
+        if (lastTaskThrew && pendingImmediates > 0) {
+          lastTaskThrew = false;
+          checkLeft = immediates.length - immHead;
+          continue;
+        }
         if (immHead > 1024 && immHead * 2 > immediates.length) {
           immediates = immediates.slice(immHead);
           immHead = 0;
@@ -486,14 +497,17 @@ const createScenario = (() => {
         const task = nextTask();
         if (task === null) break;
         if (task === FLUSH_TASK) {
+          lastTaskThrew = false;
           drainNow(drain);
           continue;
         }
         let threw = false;
+        lastTaskThrew = false;
         try {
           task.fn();
         } catch (e) {
           threw = true;
+          lastTaskThrew = true;
           // Like a module whose top level threw: no later segment runs, the loop still does.
           if (task.kind === 'segment') segmentsSkipped = true;
           uncaught(e);
@@ -546,7 +560,8 @@ const createScenario = (() => {
       for (let i = immHead, end = immHead + checkLeft; i < end; i++) {
         if (immediates[i].active) return true;
       }
-      return false;
+      // Called after a callback threw: the immediates queued since form the next batch.
+      return pendingImmediates > 0;
     }
 
     // NODE: once a handler has handled an uncaught exception, Node queues setImmediate(noop) "to

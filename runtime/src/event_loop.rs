@@ -243,7 +243,7 @@ impl<L: Library> Runtime<L> {
     /// Returns whether any of them threw.
     fn run_phase(
         &mut self,
-        has_next: impl Fn(&Self) -> bool,
+        mut has_next: impl FnMut(&Self, bool) -> bool,
         mut next: impl FnMut(&mut Self) -> Option<Task<L>>,
     ) -> bool {
         let mut first = true;
@@ -253,22 +253,21 @@ impl<L: Library> Runtime<L> {
             if self.stopped {
                 return any_threw;
             }
-            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> listOnTimeout and processImmediate call runNextTicks()
-            // before every callback but the first; after a callback threw,
-            // Node re-enters them and the next callback runs first.
-            // Fix (found by nodesem-impl's differential run against Node):
-            // the drain comes *before* the next callback is taken (Node
-            // peeks, runs the ticks, then removes the timer or checks
-            // `_destroyed`), so a tick can still clear it.
-            if !first {
-                if !has_next(self) {
+            if !has_next(self, previous_threw) {
+                break;
+            }
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js>
+            // listOnTimeout and processImmediate call runNextTicks() before
+            // every callback but the first; after a callback threw, Node
+            // re-enters them and the next callback runs first. The drain
+            // comes *before* the next callback is taken (Node peeks, runs the
+            // ticks, then removes the timer or checks `_destroyed`), so a tick
+            // can still clear it (found by nodesem-impl's differential run
+            // against Node).
+            if !first && !previous_threw {
+                self.drain();
+                if self.stopped || !has_next(self, false) {
                     break;
-                }
-                if !previous_threw {
-                    self.drain();
-                    if self.stopped {
-                        return any_threw;
-                    }
                 }
             }
             let Some(task) = next(self) else { break };
@@ -289,10 +288,13 @@ impl<L: Library> Runtime<L> {
         any_threw
     }
 
-    /// The timers phase: every timer due at `now`.
+    /// The timers phase: every timer due at `now`. Timers created during the
+    /// phase are due at `now + 1` at the earliest, so never in it.
     fn timers_phase(&mut self) {
         let now = self.now;
-        let due = move |rt: &Self| rt.timers.keys().next().is_some_and(|k| k.0 <= now);
+        let due = move |rt: &Self, _previous_threw: bool| {
+            rt.timers.keys().next().is_some_and(|k| k.0 <= now)
+        };
         let _ = self.run_phase(due, |rt| {
             let (&key, _) = rt.timers.iter().next()?;
             if key.0 > now {
@@ -305,18 +307,29 @@ impl<L: Library> Runtime<L> {
     }
 
     /// The check phase: the immediates queued before it began.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js>
+    /// processImmediate takes the queue as one batch and marks it
+    /// outstanding; when a callback throws, Node re-enters processImmediate,
+    /// which goes on with the rest of the batch, or, when the thrower was
+    /// the batch's last, takes every immediate queued since (the uncaught
+    /// handler's no-op among them) as a new batch of the same phase, before
+    /// any drain.
     fn check_phase(&mut self) {
-        let Some(&(last, _)) = self.immediates.back() else {
+        let Some(first_last) = self.immediates.back().map(|(id, _)| *id) else {
             return;
         };
-        let due = move |rt: &Self| rt.immediates.front().is_some_and(|(id, _)| *id <= last);
-        let _ = self.run_phase(due, |rt| {
-            let (id, _) = rt.immediates.front()?;
-            if *id > last {
-                return None;
-            }
-            rt.immediates.pop_front().map(|(_, t)| t)
-        });
+        let last = std::cell::Cell::new(first_last);
+        let due =
+            |rt: &Self, previous_threw: bool| match (rt.immediates.front(), rt.immediates.back()) {
+                (Some((front, _)), _) if *front <= last.get() => true,
+                (Some(_), Some((back, _))) if previous_threw => {
+                    last.set(*back);
+                    true
+                }
+                _ => false,
+            };
+        let _ = self.run_phase(due, |rt| rt.immediates.pop_front().map(|(_, t)| t));
     }
 
     fn iteration(&mut self) {
@@ -404,7 +417,14 @@ impl<L: Library> Runtime<L> {
                 // at the top level is reported like Node's uncaughtException
                 // handler sees a module's top-level throw, and the rest of the
                 // main script never runs.
-                aborted = self.run_phase(|_| false, |_| task.take());
+                let pending = std::cell::Cell::new(true);
+                aborted = self.run_phase(
+                    |_, _| pending.get(),
+                    |_| {
+                        pending.set(false);
+                        task.take()
+                    },
+                );
             }
             segment.clear();
             match mode {

@@ -346,3 +346,72 @@ setImmediate {
         ],
     );
 }
+
+#[test]
+fn after_the_last_immediate_of_a_batch_throws_the_immediates_queued_since_run_in_the_same_phase() {
+    // Node 26.12.1 prints exactly this (cases A, B and C, each on its own).
+    check(
+        r#"setImmediate {
+  log "I1"
+  tick {
+    log "t1"
+  }
+  setImmediate {
+    log "I2 (queued by I1)"
+  }
+  throw Error("A")
+}
+"#,
+        &["I1", "uncaught Error: A", "I2 (queued by I1)", "t1"],
+    );
+    check(
+        r#"setImmediate {
+  log "I1"
+  tick {
+    log "t1"
+  }
+  setImmediate {
+    log "I3 (queued by I1)"
+  }
+  throw Error("B")
+}
+setImmediate {
+  log "I2 sibling"
+}
+"#,
+        &[
+            "I1",
+            "uncaught Error: B",
+            "I2 sibling",
+            "t1",
+            "I3 (queued by I1)",
+        ],
+    );
+    check(
+        r#"setImmediate {
+  log "I1"
+  setImmediate {
+    log "I3 (queued by I1)"
+    tick {
+      log "t3"
+    }
+  }
+}
+setImmediate {
+  log "I2 throws"
+  tick {
+    log "t2"
+  }
+  throw Error("C")
+}
+"#,
+        &[
+            "I1",
+            "I2 throws",
+            "uncaught Error: C",
+            "I3 (queued by I1)",
+            "t2",
+            "t3",
+        ],
+    );
+}
