@@ -209,6 +209,9 @@ const createScenario = (() => {
     // Whether the last virtual macrotask threw (see the check phase in nextTask).
     let lastTaskThrew = false;
 
+    // Set when the driver itself failed; the scenario then ends with this error.
+    let internalError = null;
+
     // Set when a segment threw: like a module whose top level threw, no later segment runs; the
     // `run` items still let the loop run, as the Rust runtime's run_main does.
     let segmentsSkipped = false;
@@ -352,7 +355,12 @@ const createScenario = (() => {
     // -- promises --
 
     function deferred() {
-      const { promise, resolve, reject } = Promise.withResolvers();
+      let resolve;
+      let reject;
+      const promise = new Promise((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
       resolvers.set(promise, { resolve, reject });
       return promise;
     }
@@ -492,7 +500,17 @@ const createScenario = (() => {
     //   process 'uncaughtException', and the checkpoint goes on.
     function runAll() {
       current = self;
-      const drain = getRunNextTicks();
+      try {
+        runLoop(getRunNextTicks());
+      } catch (e) {
+        // A failure of the driver itself (not of the scenario), e.g. on a Node without an internal
+        // it needs: the scenario ends at once and says why, instead of never finishing.
+        internalError = e;
+      }
+      finish();
+    }
+
+    function runLoop(drain) {
       for (;;) {
         const task = nextTask();
         if (task === null) break;
@@ -515,7 +533,6 @@ const createScenario = (() => {
         if (threw && task.kind !== 'segment' && phaseHasMore()) continue;
         drainNow(drain);
       }
-      finish();
     }
 
     function settleLeftovers() {
@@ -534,7 +551,8 @@ const createScenario = (() => {
     function drainOnce(drain) {
       const { asyncHooks, contextFrame } = getAsyncState();
       const asyncId = asyncHooks.executionAsyncId();
-      const frame = contextFrame.current();
+      // internal/async_context_frame exists from Node 24 on; older Nodes have no frame to restore.
+      const frame = contextFrame === undefined ? undefined : contextFrame.current();
       try {
         drain();
       } catch (e) {
@@ -544,7 +562,7 @@ const createScenario = (() => {
         while (asyncHooks.executionAsyncId() !== asyncId && asyncHooks.popAsyncContext(asyncHooks.executionAsyncId())) {
           // popped one
         }
-        contextFrame.set(frame);
+        if (contextFrame !== undefined) contextFrame.set(frame);
         return { value: e };
       }
       return null;
@@ -591,7 +609,12 @@ const createScenario = (() => {
       settleLeftovers();
       const done = onDone;
       onDone = null;
-      if (done !== null) done(lines);
+      if (done !== null) {
+        done(lines, internalError);
+      } else if (internalError !== null) {
+        process.stderr.write(`nodesem prelude: ${internalError && internalError.stack ? internalError.stack : internalError}\n`);
+        process.exitCode = 1;
+      }
     }
 
     function start(callback) {

@@ -88,8 +88,12 @@ function runOne(line) {
     return;
   }
   running = true;
-  $.start((lines) => {
-    send({ id, status: 'ok', log: lines });
+  $.start((lines, internalError) => {
+    if (internalError) {
+      send({ id, status: 'error', error: `nodesem prelude: ${describeError(internalError)}`, log: lines });
+    } else {
+      send({ id, status: 'ok', log: lines });
+    }
     // The next scenario starts from a fresh real callback: whatever a stopped scenario left in
     // Node's nextTick and microtask queues drains first, while no scenario is current, so
     // nothing of it can reach the next scenario's log.

@@ -240,3 +240,31 @@ fn the_oracle_behind_the_differential_fuzz_target_agrees_and_catches_a_mutant() 
         model_vs_impl(&scenario, Some(nodesem_impl::Mutant::ALL[0])).expect("the mutant differs");
     assert!(report.contains("differ at log line 1"), "{report}");
 }
+
+#[test]
+fn two_node_binaries_compare_through_the_cli() {
+    // The pinned binary under two names: `node` and `node:<path>` must agree on
+    // every curated abort scenario; this is how two Node builds are compared.
+    let pinned = nodesem_harness::node::pinned_node_path().expect("the pinned Node installs");
+    let other = format!("node:{}", pinned.display());
+    let out = nodesem(&[
+        "check",
+        "scenarios/abort",
+        "--engines",
+        &format!("node,{other}"),
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert_eq!(report["engines"], serde_json::json!(["node", other]));
+    assert_eq!(report["divergences"], serde_json::json!([]));
+    let out = nodesem(&[
+        "run",
+        "scenarios/abort/any_basic.scn",
+        "--engine",
+        "node:/no/such/node",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/node is not a file"));
+}
