@@ -390,11 +390,7 @@ pub(crate) fn op_event_method(
     let Some(Slot::Event(e)) = slot else {
         // V8's message for a method call on undefined or null; the parser
         // lets only events through otherwise.
-        let shown = rt.fmt(&value);
-        return Err(type_error(
-            rt,
-            &format!("Cannot read properties of {shown} (reading '{name}')"),
-        ));
+        return Err(rt.cannot_read_properties(&value, name));
     };
     method(&mut rt.lib.events[e as usize]);
     Ok(Value::Undefined)

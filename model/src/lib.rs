@@ -78,17 +78,7 @@ pub struct Model {
 /// a TypeError for an object of the wrong kind.
 pub(crate) fn cannot_read(rt: &mut Runtime<Model>, value: &Value, prop: &str) -> Value {
     match value {
-        Value::Undefined | Value::Null => {
-            let shown = if *value == Value::Null {
-                "null"
-            } else {
-                "undefined"
-            };
-            rt.new_error(
-                "TypeError",
-                &format!("Cannot read properties of {shown} (reading '{prop}')"),
-            )
-        }
+        Value::Undefined | Value::Null => rt.cannot_read_properties(value, prop),
         // MODEL: the parser's kinds rule this out; the message is the model's.
         other => {
             let shown = rt.fmt(other);

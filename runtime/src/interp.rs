@@ -139,18 +139,7 @@ impl<L: Library> Runtime<L> {
     /// `value[prop]`.
     pub fn get_property(&mut self, value: &Value, prop: &str) -> Completion {
         match value {
-            Value::Undefined | Value::Null => {
-                // V8's message for a property read on undefined or null.
-                let shown = if *value == Value::Null {
-                    "null"
-                } else {
-                    "undefined"
-                };
-                Err(self.new_error(
-                    "TypeError",
-                    &format!("Cannot read properties of {shown} (reading '{prop}')"),
-                ))
-            }
+            Value::Undefined | Value::Null => Err(self.cannot_read_properties(value, prop)),
             Value::Object(id) => match self.heap.get(*id) {
                 ObjectData::Error { name, message, .. } => Ok(match prop {
                     "name" => Value::String(name.clone()),
@@ -163,6 +152,16 @@ impl<L: Library> Runtime<L> {
             },
             _ => Ok(Value::Undefined),
         }
+    }
+
+    /// V8's TypeError for reading `prop` (or calling a method named `prop`)
+    /// on `value`: "Cannot read properties of undefined (reading 'type')".
+    pub fn cannot_read_properties(&mut self, value: &Value, prop: &str) -> Value {
+        let shown = self.fmt(value);
+        self.new_error(
+            "TypeError",
+            &format!("Cannot read properties of {shown} (reading '{prop}')"),
+        )
     }
 
     /// A new Error (or TypeError, RangeError) with this message.
