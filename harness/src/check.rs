@@ -178,6 +178,10 @@ pub fn first_difference(a: &Log, b: &Log) -> Option<(usize, Option<String>, Opti
     })
 }
 
+/// How many cases run between two comparisons: a long run reports what it
+/// found so far, and holds only one chunk's logs at a time.
+const CHUNK: usize = 2000;
+
 /// Runs every case on every engine and compares each engine's log with the
 /// first engine's.
 pub fn check(
@@ -186,69 +190,93 @@ pub fn check(
     config: &RunConfig,
     deviations: &DeviationSet,
 ) -> Report {
+    check_with(cases, engines, config, deviations, &mut |_| {})
+}
+
+/// [`check`], calling `found` with each divergence as soon as its chunk of
+/// cases has run, so that an interrupted long run has already shown every
+/// finding up to that point.
+pub fn check_with(
+    cases: &[Case],
+    engines: &[Box<dyn Engine>],
+    config: &RunConfig,
+    deviations: &DeviationSet,
+    found: &mut dyn FnMut(&Divergence),
+) -> Report {
     let start = Instant::now();
-    let scenarios: Vec<Scenario> = cases.iter().map(|c| c.scenario.clone()).collect();
-    // Each engine on its own thread: model and impl are single-threaded, the
-    // Node engine spreads its batch over worker processes itself.
-    let results: Vec<Vec<Result<Log, EngineError>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = engines
-            .iter()
-            .map(|e| scope.spawn(|| e.run_batch(&scenarios, config)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("an engine panicked"))
-            .collect()
-    });
     let names: Vec<String> = engines.iter().map(|e| e.name()).collect();
     let mut divergences = Vec::new();
     let mut accepted = 0;
     let mut stale_deviations = Vec::new();
-    for (i, case) in cases.iter().enumerate() {
-        let reference = &results[0][i];
-        for (e, other) in results.iter().enumerate().skip(1) {
-            let pair = [names[0].clone(), names[e].clone()];
-            let text = case.generated.then(|| print(&case.scenario));
-            match (reference, &other[i]) {
-                (Ok(a), Ok(b)) => {
-                    let listed = deviations.find(&case.name, &pair[0], &pair[1]);
-                    match (first_difference(a, b), listed) {
-                        (None, None) => {}
-                        // Listed, yet the engines agree: the list must shrink.
-                        (None, Some(index)) => stale_deviations.push(deviations.describe(index)),
-                        (Some(_), Some(index))
-                            if deviations.get(index).matches(&LogDiff::between(a, b)) =>
-                        {
-                            accepted += 1;
+    for chunk in cases.chunks(CHUNK) {
+        let scenarios: Vec<Scenario> = chunk.iter().map(|c| c.scenario.clone()).collect();
+        // Each engine on its own thread: model and impl are single-threaded,
+        // the Node engine spreads its batch over worker processes itself.
+        let results: Vec<Vec<Result<Log, EngineError>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = engines
+                .iter()
+                .map(|e| scope.spawn(|| e.run_batch(&scenarios, config)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .expect("engines report failures, they do not panic")
+                })
+                .collect()
+        });
+        for (i, case) in chunk.iter().enumerate() {
+            for (e, other) in results.iter().enumerate().skip(1) {
+                let pair = [names[0].clone(), names[e].clone()];
+                let divergence = match (&results[0][i], &other[i]) {
+                    (Ok(a), Ok(b)) => {
+                        let listed = deviations.find(&case.name, &pair[0], &pair[1]);
+                        match (first_difference(a, b), listed) {
+                            (None, None) => None,
+                            // Listed, yet the engines agree: the list must shrink.
+                            (None, Some(index)) => {
+                                stale_deviations.push(deviations.describe(index));
+                                None
+                            }
+                            (Some(_), Some(index))
+                                if deviations.get(index).matches(&LogDiff::between(a, b)) =>
+                            {
+                                accepted += 1;
+                                None
+                            }
+                            (Some((line, expected, actual)), _) => Some(Divergence {
+                                scenario: case.name.clone(),
+                                engines: pair,
+                                line,
+                                expected,
+                                actual,
+                                error: None,
+                                text: case.generated.then(|| print(&case.scenario)),
+                                logs: Some((a.clone(), b.clone())),
+                            }),
                         }
-                        (Some((line, expected, actual)), _) => divergences.push(Divergence {
+                    }
+                    (a, b) => {
+                        let error = [(&names[0], a), (&names[e], b)]
+                            .iter()
+                            .filter_map(|(n, r)| r.as_ref().err().map(|err| format!("{n}: {err}")))
+                            .collect::<Vec<_>>()
+                            .join("; ");
+                        Some(Divergence {
                             scenario: case.name.clone(),
                             engines: pair,
-                            line,
-                            expected,
-                            actual,
-                            error: None,
-                            text,
-                            logs: Some((a.clone(), b.clone())),
-                        }),
+                            line: 0,
+                            expected: None,
+                            actual: None,
+                            error: Some(error),
+                            text: case.generated.then(|| print(&case.scenario)),
+                            logs: None,
+                        })
                     }
-                }
-                (a, b) => {
-                    let error = [(&names[0], a), (&names[e], b)]
-                        .iter()
-                        .filter_map(|(n, r)| r.as_ref().err().map(|err| format!("{n}: {err}")))
-                        .collect::<Vec<_>>()
-                        .join("; ");
-                    divergences.push(Divergence {
-                        scenario: case.name.clone(),
-                        engines: pair,
-                        line: 0,
-                        expected: None,
-                        actual: None,
-                        error: Some(error),
-                        text,
-                        logs: None,
-                    });
+                };
+                if let Some(d) = divergence {
+                    found(&d);
+                    divergences.push(d);
                 }
             }
         }
@@ -279,42 +307,46 @@ fn show_line(line: Option<&str>) -> String {
     line.map_or("nothing (its log ended)".to_string(), |l| format!("`{l}`"))
 }
 
-/// The text form of a report.
-pub fn render_text(report: &Report) -> String {
-    let mut out = String::new();
-    for d in &report.divergences {
+/// The text form of one divergence: the engines, the first differing line,
+/// the unified diff and, for a generated scenario, its text.
+pub fn render_divergence(d: &Divergence) -> String {
+    let mut out = format!(
+        "DIVERGENCE {} ({} vs {})\n",
+        d.scenario, d.engines[0], d.engines[1]
+    );
+    if let Some(err) = &d.error {
+        out.push_str(&format!("  engine failure: {err}\n"));
+    } else {
         out.push_str(&format!(
-            "DIVERGENCE {} ({} vs {})\n",
-            d.scenario, d.engines[0], d.engines[1]
+            "  first difference at log line {}: {} has {}, {} has {}\n",
+            d.line,
+            d.engines[0],
+            show_line(d.expected.as_deref()),
+            d.engines[1],
+            show_line(d.actual.as_deref()),
         ));
-        if let Some(err) = &d.error {
-            out.push_str(&format!("  engine failure: {err}\n"));
-        } else {
-            out.push_str(&format!(
-                "  first difference at log line {}: {} has {}, {} has {}\n",
-                d.line,
-                d.engines[0],
-                show_line(d.expected.as_deref()),
-                d.engines[1],
-                show_line(d.actual.as_deref()),
-            ));
-            if let Some((a, b)) = &d.logs {
-                for line in unified_diff(a, b, &d.engines[0], &d.engines[1]).lines() {
-                    out.push_str("  ");
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }
-        }
-        if let Some(text) = &d.text {
-            out.push_str("  scenario:\n");
-            for line in text.lines() {
-                out.push_str("    ");
+        if let Some((a, b)) = &d.logs {
+            for line in unified_diff(a, b, &d.engines[0], &d.engines[1]).lines() {
+                out.push_str("  ");
                 out.push_str(line);
                 out.push('\n');
             }
         }
     }
+    if let Some(text) = &d.text {
+        out.push_str("  scenario:\n");
+        for line in text.lines() {
+            out.push_str("    ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The end of the text report: stale deviations and the summary line.
+pub fn render_summary(report: &Report) -> String {
+    let mut out = String::new();
     for s in &report.stale_deviations {
         out.push_str(&format!(
             "STALE DEVIATION {s}: the engines now agree; remove it from the deviations file\n"
@@ -331,5 +363,12 @@ pub fn render_text(report: &Report) -> String {
         report.stale_deviations.len(),
         report.elapsed_s
     ));
+    out
+}
+
+/// The text form of a report.
+pub fn render_text(report: &Report) -> String {
+    let mut out: String = report.divergences.iter().map(render_divergence).collect();
+    out.push_str(&render_summary(report));
     out
 }

@@ -268,18 +268,29 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                 .map(|s| engine(s))
                 .collect::<Result<Vec<_>, _>>()?;
             let deviations = DeviationSet::load(&deviations).map_err(bad)?;
-            let report = check::check(&cases, &engines, &limits.config(), &deviations);
-            match format {
+            let config = limits.config();
+            let report = match format {
                 Format::Text => {
-                    let _ = write!(stdout, "{}", check::render_text(&report));
+                    // Each divergence is printed as soon as its chunk has run,
+                    // so an interrupted long run has shown what it found.
+                    let mut print_now = |d: &check::Divergence| {
+                        let _ = write!(stdout, "{}", check::render_divergence(d));
+                        let _ = stdout.flush();
+                    };
+                    let report =
+                        check::check_with(&cases, &engines, &config, &deviations, &mut print_now);
+                    let _ = write!(stdout, "{}", check::render_summary(&report));
+                    report
                 }
                 Format::Json => {
+                    let report = check::check(&cases, &engines, &config, &deviations);
                     let json = serde_json::to_string_pretty(&report)
                         .context("serializing the report")
                         .map_err(bad)?;
                     let _ = writeln!(stdout, "{json}");
+                    report
                 }
-            }
+            };
             Ok(if report.ok() {
                 ExitCode::SUCCESS
             } else {
