@@ -171,26 +171,8 @@ fn a_top_level_binding_named_like_the_programs_own_gets_a_block() {
 
 /// The curated scenarios, sorted.
 fn curated_scenarios() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "scn") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios"),
-        &mut out,
-    );
-    out.sort();
-    out
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    nodesem_harness::check::scenario_files(&[root]).expect("scenarios/ is readable")
 }
 
 #[test]

@@ -25,7 +25,10 @@
 //! lowercase letter or `_` and contain letters, digits and `_`; keywords and
 //! JavaScript's reserved words are refused. A binding is visible after its
 //! `let`, in its block and in blocks nested in it; a name cannot be defined
-//! twice where it would shadow another. Callback bodies see implicit
+//! twice where it would shadow another. The callbacks of the operation a
+//! `let` binds may use that binding (a listener made with `let f = fn {` can
+//! remove itself with `off t e f`), since they only run after it exists.
+//! Callback bodies see implicit
 //! parameters: listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
 //! see `event`; `then` bodies see `value`; `else` and `catch` bodies see
 //! `reason`.
