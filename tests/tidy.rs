@@ -156,3 +156,21 @@ fn every_curated_scenario_says_what_it_pins_down() {
         "scenarios that do not start with a comment: {bad:?}"
     );
 }
+
+#[test]
+fn every_curated_scenario_is_in_canonical_form() {
+    // `nodesem fmt` leaves every file as it is, so that a scenario's diff in a
+    // pull request shows only what changed in it.
+    let mut bad = Vec::new();
+    for relative in curated_scenarios() {
+        let text = std::fs::read_to_string(root().join(&relative)).unwrap();
+        let scenario = nodesem_lang::parse(&relative.display().to_string(), &text).unwrap();
+        if nodesem_lang::print(&scenario) != text {
+            bad.push(relative.display().to_string());
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "not in canonical form (run `nodesem fmt`): {bad:?}"
+    );
+}
