@@ -365,10 +365,3 @@ pub fn render_summary(report: &Report) -> String {
     ));
     out
 }
-
-/// The text form of a report.
-pub fn render_text(report: &Report) -> String {
-    let mut out: String = report.divergences.iter().map(render_divergence).collect();
-    out.push_str(&render_summary(report));
-    out
-}

@@ -91,11 +91,6 @@ impl<L: Library> Runtime<L> {
         matches!(v, Value::Object(id) if matches!(self.heap.get(*id), ObjectData::Promise(_)))
     }
 
-    /// The state of a promise.
-    pub fn promise_state(&self, p: ObjectId) -> PromiseState {
-        self.promise_data(p).state
-    }
-
     /// A new pending promise (the part of `new Promise(executor)` before
     /// the executor runs).
     pub fn new_promise(&mut self) -> ObjectId {

@@ -48,17 +48,6 @@ impl Value {
             _ => None,
         }
     }
-
-    /// ECMA-262 ToBoolean, for the values scripts can make.
-    pub fn truthy(&self) -> bool {
-        match self {
-            Value::Undefined | Value::Null => false,
-            Value::Bool(b) => *b,
-            Value::Number(n) => *n != 0.0 && !n.is_nan(),
-            Value::String(s) => !s.is_empty(),
-            Value::Object(_) => true,
-        }
-    }
 }
 
 /// The result of running JavaScript: a value, or a thrown value.
