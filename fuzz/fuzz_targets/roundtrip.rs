@@ -1,5 +1,7 @@
 //! A generated scenario, printed and parsed again, is the same scenario:
-//! `parse(print(s)) == s`, the language's round-trip promise.
+//! `parse(print(s)) == s`, the language's round-trip promise. Since the
+//! parser enforces the static limits of lang/src/limits.rs, this also checks
+//! that the generator stays within them.
 
 #![no_main]
 

@@ -174,6 +174,10 @@ const createScenario = (() => {
     const print = typeof options.print === 'function' ? options.print : null;
     const budget = options.budget ?? 10000;
     const maxDepth = options.maxDepth ?? 64;
+    // RunConfig::work and RunConfig::max_log_bytes (lang/src/engine.rs): every engine charges the
+    // same steps, computed from what JavaScript can observe, and stops at the same point.
+    const workLimit = options.work ?? 1000000;
+    const maxLogBytes = options.maxLogBytes ?? 1048576;
 
     const lines = [];
     let stopped = false;   // budget exhausted or finished: no more logging, no more tasks
@@ -182,6 +186,8 @@ const createScenario = (() => {
     let onDone = null;
     let steps = 0;
     let depth = 0;
+    let work = 0;
+    let logBytes = 0;
 
     // The program: segments and run commands, in the order the body declared them.
     const program = [];
@@ -233,10 +239,62 @@ const createScenario = (() => {
       if (stopped) return;
       let line = '';
       for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : ' ') + fmt(values[i]);
+      // The UTF-8 length plus the line break, as the Rust runtime's log_line counts it.
+      const bytes = Buffer.byteLength(line, 'utf8') + 1;
+      if (logBytes + bytes > maxLogBytes) {
+        stop(`budget exhausted: the log would be larger than ${maxLogBytes} bytes`);
+        return;
+      }
+      logBytes += bytes;
       emit(line);
     }
 
-    function cb(fn) {
+    // Charges steps of work (Runtime::charge); past the budget the scenario stops.
+    function charge(n) {
+      if (stopped) return false;
+      work += n;
+      if (work > workLimit) {
+        stop(`budget exhausted: more than ${workLimit} steps of work`);
+        return false;
+      }
+      return true;
+    }
+
+    // The listeners a walk of `type` on `target` visits, as getEventListeners counts them (the
+    // Library::listener_count of the Rust engines); 0 for what is no EventTarget.
+    const getEventListeners = process.getBuiltinModule('node:events').getEventListeners;
+    function listeners(target, type) {
+      if (target === null || typeof target !== 'object' || !(target instanceof EventTarget)) return 0;
+      return getEventListeners(target, type).length;
+    }
+
+    // AbortSignal.any and events.addAbortListener with their work charged (Runtime::charge_op):
+    // any() costs the weight of each signal it is given, 1 or, for a composite, what making it
+    // cost; a Disposable remembers its signal so that disposing costs that signal's listeners.
+    const anyWeights = new WeakMap();
+    function anySignal(signals) {
+      let n = 0;
+      for (const s of signals) n += anyWeights.get(s) ?? 1;
+      charge(n);
+      const result = AbortSignal.any(signals);
+      if (result !== null && typeof result === 'object' && !result.aborted) anyWeights.set(result, n);
+      return result;
+    }
+    const disposableSignals = new WeakMap();
+    function addAbortListener(signal, listener) {
+      charge(listeners(signal, 'abort'));
+      const disposable = process.getBuiltinModule('node:events').addAbortListener(signal, listener);
+      if (disposable !== null && typeof disposable === 'object') disposableSignals.set(disposable, signal);
+      return disposable;
+    }
+    function dispose(disposable) {
+      charge(listeners(disposableSignals.get(disposable), 'abort'));
+      return disposable[Symbol.dispose]();
+    }
+
+    // A script callback; `cost` is its body's statement cost (lang's statement_cost), charged
+    // when it is called.
+    function cb(fn, cost = 0) {
       if (typeof fn !== 'function') throw new TypeError('$.cb expects a function');
       return function (...args) {
         if (stopped) return undefined;
@@ -248,6 +306,7 @@ const createScenario = (() => {
           stop(`budget exhausted: callbacks nested more than ${maxDepth} deep`);
           return undefined;
         }
+        if (!charge(cost)) return undefined;
         depth++;
         try {
           return Reflect.apply(fn, this, args);
@@ -372,10 +431,11 @@ const createScenario = (() => {
 
     // -- the program and the loop driver --
 
-    function segment(fn) {
+    // A part of the main script; like a callback it pays for its statements up front.
+    function segment(fn, cost = 0) {
       if (started) throw new Error('nodesem prelude: $.segment after $.start');
       if (typeof fn !== 'function') throw new TypeError('$.segment expects a function');
-      program.push({ segment: fn });
+      program.push({ segment: () => { if (charge(cost)) fn(); } });
     }
 
     function run(mode, n) {
@@ -637,6 +697,11 @@ const createScenario = (() => {
       setImmediate: setImmediateV,
       clearImmediate: clearImmediateV,
       timeoutSignal,
+      charge,
+      listeners,
+      any: anySignal,
+      addAbortListener,
+      dispose,
       deferred,
       resolve(p, v) { resolverOf(p).resolve(v); },
       reject(p, v) { resolverOf(p).reject(v); },

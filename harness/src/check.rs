@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use nodesem_lang::{gen, parse, print, Engine, EngineError, Log, RunConfig, Scenario};
+use nodesem_lang::{gen, print, Engine, EngineError, Log, RunConfig, Scenario};
 use serde::Serialize;
 
 use crate::deviations::{DeviationSet, LogDiff};
@@ -27,62 +27,153 @@ pub struct Case {
     pub generated: bool,
 }
 
+/// The most generated scenarios one `check` may add (`--generated`). They
+/// are made chunk by chunk as they are checked, so memory does not grow with
+/// the count; the limit only keeps a typo from meaning years.
+pub const MAX_GENERATED: usize = 100_000_000;
+
 /// A scenario file that could not be read or parsed.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// A file or folder could not be read.
-    #[error("{path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The path.
         path: String,
         /// The I/O error.
+        #[source]
         source: std::io::Error,
+    },
+    /// A path is neither a regular file nor a folder (a device, a FIFO).
+    #[error("{path}: not a regular file or a folder")]
+    NotAFile {
+        /// The path.
+        path: String,
+    },
+    /// A file is larger than a scenario may be.
+    #[error("{path}: the file has {size} bytes, more than the {limit} a scenario may have")]
+    TooLarge {
+        /// The path.
+        path: String,
+        /// Its size, or at least how much was read.
+        size: u64,
+        /// [`nodesem_lang::limits::MAX_SOURCE_BYTES`].
+        limit: usize,
     },
     /// Parse or validation errors, every one of them.
     #[error(transparent)]
     Parse(#[from] nodesem_lang::ParseError),
     /// Several files had errors.
-    #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))]
+    #[error("{}", .0.iter().map(|e| format!("{:#}", anyhow_like(e))).collect::<Vec<_>>().join("\n"))]
     Many(Vec<LoadError>),
 }
 
-/// Every `.scn` file under the paths (files are taken as they are), sorted.
+/// An error with its `source()` chain, `: `-separated, as anyhow's `{:#}`
+/// prints it.
+fn anyhow_like(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+/// Every `.scn` file under the paths (files named directly are taken as
+/// they are), sorted, each once. Folders are walked through symbolic links,
+/// but each real folder once: a link back to an ancestor neither loops nor
+/// loads a file twice.
 pub fn scenario_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     let mut files = Vec::new();
+    let mut visited = std::collections::HashSet::new();
+    let mut seen_files = std::collections::HashSet::new();
     for path in paths {
-        collect(path, &mut files)?;
+        collect(path, true, &mut visited, &mut seen_files, &mut files)?;
     }
     files.sort();
-    files.dedup();
     Ok(files)
 }
 
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
+fn collect(
+    path: &Path,
+    named: bool,
+    visited: &mut std::collections::HashSet<PathBuf>,
+    seen_files: &mut std::collections::HashSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), LoadError> {
     let io = |source| LoadError::Io {
         path: path.display().to_string(),
         source,
     };
     let meta = std::fs::metadata(path).map_err(io)?;
+    let canonical = std::fs::canonicalize(path).map_err(io)?;
     if meta.is_dir() {
+        if !visited.insert(canonical) {
+            return Ok(());
+        }
+        let mut entries = Vec::new();
         for entry in std::fs::read_dir(path).map_err(io)? {
-            let p = entry.map_err(io)?.path();
+            entries.push(entry.map_err(io)?.path());
+        }
+        entries.sort();
+        for p in entries {
             if p.is_dir() || p.extension().is_some_and(|e| e == "scn") {
-                collect(&p, out)?;
+                collect(&p, false, visited, seen_files, out)?;
             }
         }
-    } else {
-        out.push(path.to_path_buf());
+    } else if meta.is_file() || named {
+        if seen_files.insert(canonical) {
+            out.push(path.to_path_buf());
+        }
     }
     Ok(())
 }
 
+/// Reads one scenario file's bytes, refusing anything that is not a regular
+/// file or is larger than [`nodesem_lang::limits::MAX_SOURCE_BYTES`] before
+/// reading it whole (a file that grows while it is read is cut off there).
+pub fn read_scenario_bytes(path: &Path) -> Result<Vec<u8>, LoadError> {
+    use std::io::Read;
+    let shown = || path.display().to_string();
+    let io = |source| LoadError::Io {
+        path: shown(),
+        source,
+    };
+    let limit = nodesem_lang::limits::MAX_SOURCE_BYTES;
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(LoadError::NotAFile { path: shown() });
+    }
+    if meta.len() > limit as u64 {
+        return Err(LoadError::TooLarge {
+            path: shown(),
+            size: meta.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut bytes))
+        .map_err(io)?;
+    if bytes.len() > limit {
+        return Err(LoadError::TooLarge {
+            path: shown(),
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
 /// Reads and parses one scenario file.
 pub fn load_file(path: &Path) -> Result<Scenario, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    Ok(parse(&path.display().to_string(), &text)?)
+    let bytes = read_scenario_bytes(path)?;
+    Ok(nodesem_lang::parser::parse_bytes(
+        &path.display().to_string(),
+        &bytes,
+    )?)
 }
 
 /// Loads every scenario under the paths, reporting every file's errors.
@@ -108,7 +199,12 @@ pub fn load_cases(paths: &[PathBuf]) -> Result<Vec<Case>, LoadError> {
 
 /// `count` generated scenarios, the i-th from seed `seed + i`.
 pub fn generated_cases(count: usize, seed: u64) -> Vec<Case> {
-    (0..count)
+    generated_range(0, count, seed)
+}
+
+/// Generated scenarios `first..first + count` of a run that starts at `seed`.
+fn generated_range(first: usize, count: usize, seed: u64) -> Vec<Case> {
+    (first..first + count)
         .map(|i| {
             let s = seed.wrapping_add(i as u64);
             Case {
@@ -118,6 +214,46 @@ pub fn generated_cases(count: usize, seed: u64) -> Vec<Case> {
             }
         })
         .collect()
+}
+
+/// What a check runs: the scenarios from files, then `generated` generated
+/// ones from `seed` on, made a chunk at a time.
+#[derive(Clone, Debug, Default)]
+pub struct Cases {
+    /// The scenarios loaded from files.
+    pub files: Vec<Case>,
+    /// How many generated scenarios follow them.
+    pub generated: usize,
+    /// The seed of the first generated scenario.
+    pub seed: u64,
+}
+
+impl Cases {
+    /// Only these cases (files or already generated ones), nothing generated
+    /// lazily.
+    pub fn of(cases: Vec<Case>) -> Cases {
+        Cases {
+            files: cases,
+            generated: 0,
+            seed: 0,
+        }
+    }
+
+    /// Whether there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.generated == 0
+    }
+
+    /// The cases in chunks of at most `size`: the files', then generated
+    /// ones, each generated chunk made only when it is reached.
+    fn chunks(&self, size: usize) -> impl Iterator<Item = std::borrow::Cow<'_, [Case]>> + '_ {
+        let files = self.files.chunks(size).map(std::borrow::Cow::Borrowed);
+        let generated = (0..self.generated).step_by(size).map(move |first| {
+            let count = size.min(self.generated - first);
+            std::borrow::Cow::Owned(generated_range(first, count, self.seed))
+        });
+        files.chain(generated)
+    }
 }
 
 /// Where two engines' logs for one scenario part ways.
@@ -185,7 +321,7 @@ const CHUNK: usize = 2000;
 /// Runs every case on every engine and compares each engine's log with the
 /// first engine's.
 pub fn check(
-    cases: &[Case],
+    cases: &Cases,
     engines: &[Box<dyn Engine>],
     config: &RunConfig,
     deviations: &DeviationSet,
@@ -197,7 +333,7 @@ pub fn check(
 /// cases has run, so that an interrupted long run has already shown every
 /// finding up to that point.
 pub fn check_with(
-    cases: &[Case],
+    cases: &Cases,
     engines: &[Box<dyn Engine>],
     config: &RunConfig,
     deviations: &DeviationSet,
@@ -208,7 +344,16 @@ pub fn check_with(
     let mut divergences = Vec::new();
     let mut accepted = 0;
     let mut stale_deviations = Vec::new();
+    let mut counts = (0, 0);
     for chunk in cases.chunks(CHUNK) {
+        let chunk: &[Case] = &chunk;
+        for case in chunk {
+            if case.generated {
+                counts.1 += 1;
+            } else {
+                counts.0 += 1;
+            }
+        }
         let scenarios: Vec<Scenario> = chunk.iter().map(|c| c.scenario.clone()).collect();
         // Each engine on its own thread: model and impl are single-threaded,
         // the Node engine spreads its batch over worker processes itself.
@@ -282,8 +427,8 @@ pub fn check_with(
         }
     }
     Report {
-        scenarios: cases.iter().filter(|c| !c.generated).count(),
-        generated: cases.iter().filter(|c| c.generated).count(),
+        scenarios: counts.0,
+        generated: counts.1,
         engines: names,
         divergences,
         accepted_deviations: accepted,

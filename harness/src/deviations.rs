@@ -76,11 +76,12 @@ pub struct DeviationSet {
 #[derive(Debug, thiserror::Error)]
 pub enum DeviationError {
     /// It could not be read.
-    #[error("{path}: {source}")]
+    #[error("cannot read the deviations file {path}")]
     Io {
         /// The file.
         path: String,
         /// The error.
+        #[source]
         source: std::io::Error,
     },
     /// It is not valid.
@@ -133,16 +134,26 @@ impl DeviationSet {
         })
     }
 
-    /// Reads a deviations file; a missing file is an empty set.
+    /// Reads a deviations file; a missing file is an error.
     pub fn load(path: &Path) -> Result<Self, DeviationError> {
         let shown = path.display().to_string();
         match std::fs::read_to_string(path) {
             Ok(text) => DeviationSet::parse(&shown, &text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(DeviationSet::empty()),
             Err(source) => Err(DeviationError::Io {
                 path: shown,
                 source,
             }),
+        }
+    }
+
+    /// The file the user named, which must exist; or, when none was named,
+    /// `default` if it exists (the repository's own `deviations.toml` when
+    /// run from a checkout) and no deviation otherwise.
+    pub fn load_or_default(named: Option<&Path>, default: &Path) -> Result<Self, DeviationError> {
+        match named {
+            Some(path) => DeviationSet::load(path),
+            None if default.exists() => DeviationSet::load(default),
+            None => Ok(DeviationSet::empty()),
         }
     }
 

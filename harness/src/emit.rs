@@ -43,6 +43,7 @@
 
 use std::fmt::Write;
 
+use crate::js_source::{identifier, line_comment, string_literal};
 use nodesem_lang::ast::Name;
 use nodesem_lang::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
 
@@ -54,10 +55,6 @@ pub const PRELUDE_JS: &str = include_str!("../js/prelude.js");
 /// `$.timeoutSignal` (AbortSignal.timeout on the virtual clock) and
 /// `--expose-gc` for scenarios that collect garbage.
 pub const NODE_FLAGS: &[&str] = &["--expose-gc", "--expose-internals"];
-
-/// The largest integer JavaScript represents exactly as a number; integers
-/// beyond it are written as BigInt literals so that they print unchanged.
-const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// The names a standalone program declares at its top level besides the
 /// body's own (`$` and `events` cannot be bindings of the language).
@@ -89,13 +86,13 @@ pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
     out.push_str("// Run with: node --expose-internals --expose-gc file.mjs\n");
     out.push_str("// (the oracle nodesem pins is Node.js 26.12.1)\n");
     out.push_str("//\n");
-    let _ = writeln!(out, "// Source scenario: {}", one_line(source_name));
+    let _ = writeln!(
+        out,
+        "{}",
+        line_comment(&format!("Source scenario: {source_name}"))
+    );
     for line in nodesem_lang::print(scenario).lines() {
-        if line.is_empty() {
-            out.push_str("//\n");
-        } else {
-            let _ = writeln!(out, "//   {line}");
-        }
+        let _ = writeln!(out, "{}", line_comment(&format!("  {line}")));
     }
     out.push('\n');
     out.push_str("import events from \"node:events\";\n\n");
@@ -129,21 +126,9 @@ pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
     out
 }
 
-/// A string as a JavaScript string literal: JSON's syntax (a subset of
-/// JavaScript's), with the line and paragraph separators escaped too, so that
-/// the program reads the same in every editor.
+/// A string as a JavaScript string literal (see [`crate::js_source`]).
 pub fn js_string(s: &str) -> String {
-    serde_json::to_string(s)
-        .unwrap_or_else(|_| "\"\"".to_string())
-        .replace('\u{2028}', "\\u2028")
-        .replace('\u{2029}', "\\u2029")
-}
-
-/// Keeps a header comment on one line whatever the source name holds.
-fn one_line(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+    string_literal(s)
 }
 
 /// The bindings of the main script itself (not of its blocks), in order and
@@ -202,7 +187,7 @@ impl Emitter {
     fn top_level(&mut self, body: &[Stmt]) {
         let names = top_level_names(body);
         if !names.is_empty() {
-            let list: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+            let list: Vec<String> = names.iter().map(|n| identifier(n)).collect();
             let declaration = format!("let {};", list.join(", "));
             self.line(&declaration);
         }
@@ -231,7 +216,8 @@ impl Emitter {
             self.stmt(stmt, true);
         }
         self.indent -= 1;
-        self.line("});");
+        let owned: Vec<Stmt> = part.iter().map(|s| (*s).clone()).collect();
+        self.line(&format!("}}{});", cost_argument(&owned)));
     }
 
     fn stmts(&mut self, body: &[Stmt]) {
@@ -244,17 +230,10 @@ impl Emitter {
     /// assigned here.
     fn stmt(&mut self, stmt: &Stmt, top_level: bool) {
         match stmt {
-            Stmt::Comment(text) => {
-                let text = one_line(text);
-                let text = text.trim_end();
-                if text.is_empty() {
-                    self.line("//");
-                } else {
-                    self.line(&format!("// {}", text.trim_start()));
-                }
-            }
+            Stmt::Comment(text) => self.line(&line_comment(text.trim())),
             Stmt::Let { name, op } => {
                 let value = self.op(op);
+                let name = identifier(name);
                 if top_level {
                     self.line(&format!("{name} = {value};"));
                 } else {
@@ -294,8 +273,9 @@ impl Emitter {
     /// is at the current indentation.
     fn callback(&mut self, param: Param, block: &Block) -> String {
         let head = format!("$.cb(function ({}) {{", param.as_str());
+        let tail = cost_argument(&block.body);
         if block.body.is_empty() {
-            return format!("{head}}})");
+            return format!("{head}}}{tail})");
         }
         let saved = std::mem::take(&mut self.out);
         self.indent += 1;
@@ -303,7 +283,7 @@ impl Emitter {
         self.indent -= 1;
         let body = std::mem::replace(&mut self.out, saved);
         let pad = "  ".repeat(self.indent);
-        format!("{head}\n{body}{pad}}})")
+        format!("{head}\n{body}{pad}}}{tail})")
     }
 
     fn listener(&mut self, callback: &Callback) -> String {
@@ -327,7 +307,7 @@ impl Emitter {
             Op::SignalTimeout { ms } => format!("$.timeoutSignal({ms})"),
             Op::SignalAny { signals } => {
                 let list: Vec<String> = signals.iter().map(expr).collect();
-                format!("AbortSignal.any([{}])", list.join(", "))
+                format!("$.any([{}])", list.join(", "))
             }
             Op::ThrowIfAborted { signal } => format!("{}.throwIfAborted()", expr(signal)),
             Op::SetOnAbort { signal, handler } => {
@@ -335,13 +315,17 @@ impl Emitter {
                     Handler::Null => "null".to_string(),
                     Handler::Callback(callback) => self.listener(callback),
                 };
-                format!("{}.onabort = {value}", expr(signal))
+                let signal = expr(signal);
+                format!(
+                    "({}, {signal}.onabort = {value})",
+                    charge(&[(&signal, "abort")])
+                )
             }
             Op::AddAbortListener { signal, listener } => {
                 let listener = self.listener(listener);
-                format!("events.addAbortListener({}, {listener})", expr(signal))
+                format!("$.addAbortListener({}, {listener})", expr(signal))
             }
-            Op::Dispose { disposable } => format!("{}[Symbol.dispose]()", expr(disposable)),
+            Op::Dispose { disposable } => format!("$.dispose({})", expr(disposable)),
 
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),
@@ -353,10 +337,16 @@ impl Emitter {
                 options,
             } => {
                 let listener = self.listener(listener);
+                let target = expr(target);
+                let signal = options.signal.as_ref().map(expr);
+                let mut walked = vec![(&target, event_type.as_str())];
+                if let Some(signal) = &signal {
+                    walked.push((signal, "abort"));
+                }
                 let options = listener_options(options);
                 format!(
-                    "{}.addEventListener({}, {listener}{options})",
-                    expr(target),
+                    "({}, {target}.addEventListener({}, {listener}{options}))",
+                    charge(&walked),
                     js_string(event_type)
                 )
             }
@@ -367,9 +357,10 @@ impl Emitter {
                 capture,
             } => {
                 let options = if *capture { ", { capture: true }" } else { "" };
+                let target = expr(target);
                 format!(
-                    "{}.removeEventListener({}, {}{options})",
-                    expr(target),
+                    "({}, {target}.removeEventListener({}, {}{options}))",
+                    charge(&[(&target, event_type)]),
                     js_string(event_type),
                     expr(listener)
                 )
@@ -384,9 +375,10 @@ impl Emitter {
                 } else {
                     ""
                 };
+                let target = expr(target);
                 format!(
-                    "{}.dispatchEvent(new Event({}{options}))",
-                    expr(target),
+                    "({}, {target}.dispatchEvent(new Event({}{options})))",
+                    charge(&[(&target, event_type)]),
                     js_string(event_type)
                 )
             }
@@ -464,6 +456,25 @@ impl Emitter {
     }
 }
 
+/// `, N`: the statement cost a callback or main-script part pays when it
+/// runs (see [`nodesem_lang::statement_cost`]), nothing when it is 0.
+fn cost_argument(body: &[Stmt]) -> String {
+    match nodesem_lang::statement_cost(body) {
+        0 => String::new(),
+        n => format!(", {n}"),
+    }
+}
+
+/// `$.charge(...)`: the work of walking these listener lists, charged before
+/// the operation that walks them (the runtime's `charge_op`).
+fn charge(walked: &[(&String, &str)]) -> String {
+    let counts: Vec<String> = walked
+        .iter()
+        .map(|(target, event_type)| format!("$.listeners({target}, {})", js_string(event_type)))
+        .collect();
+    format!("$.charge({})", counts.join(" + "))
+}
+
 fn run_call(mode: RunMode) -> String {
     match mode {
         RunMode::Turn => "$.run(\"turn\");".to_string(),
@@ -506,20 +517,22 @@ fn expr(value: &Expr) -> String {
         Expr::Bool(b) => b.to_string(),
         Expr::Int(i) => int(*i),
         Expr::Str(s) => js_string(s),
-        Expr::Var(name) => name.clone(),
-        Expr::Prop(base, name) => match **base {
-            // `1.name` does not parse: a number needs parentheses.
-            Expr::Int(i) => format!("({}).{name}", int(i)),
-            _ => format!("{}.{name}", expr(base)),
-        },
+        Expr::Var(name) => identifier(name),
+        Expr::Prop(base, name) => {
+            let name = identifier(name);
+            match **base {
+                // `1.name` does not parse: a number needs parentheses.
+                Expr::Int(i) => format!("({}).{name}", int(i)),
+                _ => format!("{}.{name}", expr(base)),
+            }
+        }
         Expr::NewError(message) => format!("new Error({})", js_string(message)),
     }
 }
 
+/// An integer literal. The parser keeps integers within JavaScript's safe
+/// range ([`nodesem_lang::limits::MAX_SAFE_INTEGER`]), where a JavaScript
+/// number and the runtime's `f64` are the same exact value.
 fn int(i: i64) -> String {
-    if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i) {
-        i.to_string()
-    } else {
-        format!("{i}n")
-    }
+    i.to_string()
 }

@@ -38,7 +38,53 @@ pub enum EngineSpecError {
 /// An in-process engine whose panics (a failed invariant check in the model,
 /// a bug in impl) become a per-scenario failure: a long run never loses its
 /// other findings to one panic.
+///
+/// It also runs the engine on a thread of its own with a stack of
+/// [`ENGINE_STACK_BYTES`]: the interpreter recurses once per nested callback
+/// and block, and although the language's limits bound that depth
+/// ([`nodesem_lang::limits`]), the caller's thread may be one with a small
+/// stack (a test harness's, a scoped worker's). A stack overflow aborts the
+/// process and cannot be caught, so it must not be possible.
 pub struct Guarded<E>(pub E);
+
+/// The stack of a [`Guarded`] engine's thread: far more than the deepest
+/// scenario the limits allow needs (measured: a debug build at the
+/// largest `--max-depth` uses a few MiB); untouched pages cost nothing.
+pub const ENGINE_STACK_BYTES: usize = 256 << 20;
+
+impl<E: Engine> Guarded<E> {
+    fn on_engine_thread<T: Send>(&self, f: impl FnOnce(&E) -> T + Send) -> Option<T>
+    where
+        E: Sync,
+    {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("nodesem-engine".into())
+                .stack_size(ENGINE_STACK_BYTES)
+                .spawn_scoped(scope, || f(&self.0))
+                .ok()
+                .and_then(|handle| handle.join().ok())
+        })
+    }
+}
+
+fn guarded_run<E: Engine>(
+    engine: &E,
+    scenario: &Scenario,
+    config: &RunConfig,
+) -> Result<Log, EngineError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        engine.run(scenario, config)
+    }))
+    .unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic without a message".into());
+        Err(EngineError::Crashed(format!("panicked: {message}")))
+    })
+}
 
 impl<E: Engine> Engine for Guarded<E> {
     fn name(&self) -> String {
@@ -46,16 +92,34 @@ impl<E: Engine> Engine for Guarded<E> {
     }
 
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.0.run(scenario, config)
-        }))
-        .unwrap_or_else(|panic| {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic without a message".into());
-            Err(EngineError::Crashed(format!("panicked: {message}")))
+        self.on_engine_thread(|engine| guarded_run(engine, scenario, config))
+            .unwrap_or_else(|| {
+                Err(EngineError::Failed(
+                    "cannot start the engine's thread".into(),
+                ))
+            })
+    }
+
+    fn run_batch(
+        &self,
+        scenarios: &[Scenario],
+        config: &RunConfig,
+    ) -> Vec<Result<Log, EngineError>> {
+        self.on_engine_thread(|engine| {
+            scenarios
+                .iter()
+                .map(|s| guarded_run(engine, s, config))
+                .collect()
+        })
+        .unwrap_or_else(|| {
+            scenarios
+                .iter()
+                .map(|_| {
+                    Err(EngineError::Failed(
+                        "cannot start the engine's thread".into(),
+                    ))
+                })
+                .collect()
         })
     }
 }

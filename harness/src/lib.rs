@@ -9,5 +9,6 @@ pub mod check;
 pub mod deviations;
 pub mod emit;
 pub mod engines;
+pub mod js_source;
 pub mod node;
 pub mod oracle;

@@ -5,7 +5,7 @@
 //! an unknown engine), with the error on stderr.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -35,20 +35,31 @@ enum Format {
 
 #[derive(clap::Args, Clone, Copy)]
 struct Limits {
-    /// The most script callbacks a scenario may run.
+    /// The most script callbacks a scenario may run (at most 10000000).
     #[arg(long, default_value_t = RunConfig::default().budget)]
     budget: u32,
-    /// The deepest script callbacks may nest.
+    /// The deepest script callbacks may nest (at most 256).
     #[arg(long, default_value_t = RunConfig::default().max_depth)]
     max_depth: u32,
+    /// The most steps of work a scenario may do (at most 1000000000).
+    #[arg(long, default_value_t = RunConfig::default().work)]
+    work: u64,
+    /// The most bytes a scenario's log may hold (at most 1073741824).
+    #[arg(long, default_value_t = RunConfig::default().max_log_bytes)]
+    max_log_bytes: u64,
 }
 
 impl Limits {
-    fn config(self) -> RunConfig {
-        RunConfig {
+    /// The run configuration, checked against the documented maxima.
+    fn config(self) -> Result<RunConfig, BadInput> {
+        let config = RunConfig {
             budget: self.budget,
             max_depth: self.max_depth,
-        }
+            work: self.work,
+            max_log_bytes: self.max_log_bytes,
+        };
+        config.validate().map_err(|e| bad(anyhow::anyhow!(e)))?;
+        Ok(config)
     }
 }
 
@@ -86,7 +97,7 @@ enum Command {
         /// Engines, comma-separated; each is compared with the first.
         #[arg(long, default_value = "model,impl", value_delimiter = ',')]
         engines: Vec<String>,
-        /// How many generated scenarios to add.
+        /// How many generated scenarios to add (at most 100000000; they are made as they are checked).
         #[arg(long, default_value_t = 0)]
         generated: usize,
         /// The seed of the first generated scenario.
@@ -95,9 +106,9 @@ enum Command {
         /// The report format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// The reviewed list of accepted differences with Node.
-        #[arg(long, default_value = "deviations.toml")]
-        deviations: PathBuf,
+        /// The reviewed list of accepted differences with Node (default: deviations.toml, if present).
+        #[arg(long)]
+        deviations: Option<PathBuf>,
         #[command(flatten)]
         limits: Limits,
     },
@@ -154,7 +165,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             let cases = load(&files)?;
             let engine = engine(&spec)?;
             let scenarios: Vec<_> = cases.iter().map(|c| c.scenario.clone()).collect();
-            let results = engine.run_batch(&scenarios, &limits.config());
+            let results = engine.run_batch(&scenarios, &limits.config()?);
             let mut failed = false;
             for (case, result) in cases.iter().zip(results) {
                 if cases.len() > 1 {
@@ -185,7 +196,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             let cases = load(&files)?;
             let (ea, eb) = (engine(&a)?, engine(&b)?);
             let scenarios: Vec<_> = cases.iter().map(|c| c.scenario.clone()).collect();
-            let config = limits.config();
+            let config = limits.config()?;
             let (ra, rb) = (
                 ea.run_batch(&scenarios, &config),
                 eb.run_batch(&scenarios, &config),
@@ -256,8 +267,27 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             } else {
                 paths
             };
-            let mut cases = load(&paths)?;
-            cases.extend(check::generated_cases(generated, seed));
+            if generated > check::MAX_GENERATED {
+                return Err(bad(anyhow::anyhow!(
+                    "--generated is at most {}, not {generated}",
+                    check::MAX_GENERATED
+                )));
+            }
+            let cases = check::Cases {
+                files: load(&paths)?,
+                generated,
+                seed,
+            };
+            if cases.is_empty() {
+                return Err(bad(anyhow::anyhow!(
+                    "nothing to check: no scenario file under {} and --generated 0",
+                    paths
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
             if engines.len() < 2 {
                 return Err(bad(anyhow::anyhow!(
                     "--engines needs at least two engines to compare"
@@ -267,8 +297,10 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                 .iter()
                 .map(|s| engine(s))
                 .collect::<Result<Vec<_>, _>>()?;
-            let deviations = DeviationSet::load(&deviations).map_err(bad)?;
-            let config = limits.config();
+            let deviations =
+                DeviationSet::load_or_default(deviations.as_deref(), Path::new("deviations.toml"))
+                    .map_err(bad)?;
+            let config = limits.config()?;
             let report = match format {
                 Format::Text => {
                     // Each divergence is printed as soon as its chunk has run,

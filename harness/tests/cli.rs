@@ -20,17 +20,21 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn temp_scenario(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nodesem-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// A file in a temporary folder that is removed when the returned guard is
+/// dropped (the tests leave nothing in the temporary directory).
+fn temp_scenario(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("nodesem-cli-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join(name);
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 #[test]
 fn malformed_scenario_exits_2_with_file_line_and_column() {
-    let path = temp_scenario("bad.scn", "let t = target\nabort t\nlog \"unterminated\n");
+    let (_dir, path) = temp_scenario("bad.scn", "let t = target\nabort t\nlog \"unterminated\n");
     let out = nodesem(&["run", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -173,7 +177,7 @@ fn check_finds_every_mutant_and_prints_generated_scenarios() {
 
 #[test]
 fn stale_and_mismatched_deviations_fail_the_check() {
-    let deviations = temp_scenario(
+    let (_dir, deviations) = temp_scenario(
         "deviations.toml",
         r#"
 [[deviation]]
@@ -194,7 +198,7 @@ link = "https://dom.spec.whatwg.org/#dom-abortsignal-any"
     assert!(String::from_utf8_lossy(&out.stdout)
         .contains("STALE DEVIATION scenarios/abort/any_basic.scn (model vs impl)"));
 
-    let bad = temp_scenario(
+    let (_dir2, bad) = temp_scenario(
         "bad-deviations.toml",
         "[[deviation]]\nscenario = \"x.scn\"\n",
     );
@@ -209,7 +213,7 @@ link = "https://dom.spec.whatwg.org/#dom-abortsignal-any"
 
 #[test]
 fn fmt_prints_the_canonical_form() {
-    let path = temp_scenario(
+    let (_dir, path) = temp_scenario(
         "messy.scn",
         "# x\nlet   c =   controller\nabort c    \"r\"\n",
     );

@@ -191,8 +191,11 @@ fn every_emitted_program_passes_node_check() {
         programs.push((name.clone(), emit_program(&s, &name)));
     }
 
-    let dir = std::env::temp_dir().join(format!("nodesem-emit-check-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::Builder::new()
+        .prefix("nodesem-emit-check-")
+        .tempdir()
+        .unwrap();
+    let dir = temp.path();
     let files: Vec<(String, PathBuf)> = programs
         .iter()
         .enumerate()
@@ -234,8 +237,10 @@ fn every_emitted_program_passes_node_check() {
             .flat_map(|h| h.join().unwrap())
             .collect()
     });
-    if failures.is_empty() {
-        let _ = std::fs::remove_dir_all(&dir);
+    if !failures.is_empty() {
+        // Keep the programs for a look at what Node refused.
+        let kept = temp.keep();
+        eprintln!("the programs are kept in {}", kept.display());
     }
     assert!(
         failures.is_empty(),

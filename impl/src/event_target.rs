@@ -244,6 +244,30 @@ pub(crate) fn op_dispatch(
     ))
 }
 
+/// `events.getEventListeners(target, type).length`: the nodes hanging off
+/// the type's root (the runtime charges it as work). A type never interned
+/// has no root anywhere.
+pub(crate) fn listener_count(rt: &Rt, target: ObjectId, event_type: &str) -> u64 {
+    let target = match rt.lib.slot(target) {
+        Slot::Target(t) => t,
+        Slot::Signal(s) => rt.lib.signals[s as usize].target,
+        _ => return 0,
+    };
+    let Some(ty) = rt.lib.types.iter().position(|t| &**t == event_type) else {
+        return 0;
+    };
+    let Some(root) = rt.lib.targets[target as usize].root(ty as u32) else {
+        return 0;
+    };
+    let mut count = 0;
+    let mut next = rt.lib.listeners.get(root).next;
+    while next != NIL {
+        count += 1;
+        next = rt.lib.listeners.get(next).next;
+    }
+    count
+}
+
 /// Whether a dispatch of `ty` on `target` would call anything: the type has
 /// a root with at least one node.
 #[inline]

@@ -294,6 +294,10 @@ impl Library for Impl {
             Slot::Disposable(_) | Slot::None => "[Object]".into(),
         }
     }
+
+    fn listener_count(rt: &Rt, target: ObjectId, event_type: &str) -> u64 {
+        event_target::listener_count(rt, target, event_type)
+    }
 }
 
 /// Allocates a host object in the heap and records its slot.

@@ -10,10 +10,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ast::Scenario;
+use crate::ast::{Scenario, Stmt};
 
 /// Limits that every engine applies the same way, so that a runaway scenario
-/// stops with the same log line everywhere.
+/// stops with the same log line everywhere (see [`crate::limits`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunConfig {
     /// The most script callbacks a scenario may run.
@@ -21,6 +21,18 @@ pub struct RunConfig {
     /// The deepest script callbacks may nest (a listener that dispatches on
     /// its own target recurses).
     pub max_depth: u32,
+    /// The most steps of work a scenario may do. A script callback costs one
+    /// step per statement of its body (statements in nested callbacks are
+    /// the cost of those callbacks), and so does each part of the main
+    /// script; an operation that walks a listener list costs one step more
+    /// per listener in it, and `AbortSignal.any` one per signal it visits.
+    /// Every engine counts the same steps, from what JavaScript can observe,
+    /// so a scenario that is cheap in one engine and quadratic in another
+    /// stops at the same point in both.
+    pub work: u64,
+    /// The most bytes the log may hold: the UTF-8 length of every line plus
+    /// one for its line break.
+    pub max_log_bytes: u64,
 }
 
 impl Default for RunConfig {
@@ -28,8 +40,60 @@ impl Default for RunConfig {
         RunConfig {
             budget: 10_000,
             max_depth: 64,
+            work: 1_000_000,
+            max_log_bytes: 1 << 20,
         }
     }
+}
+
+impl RunConfig {
+    /// Checks every limit against its documented maximum in
+    /// [`crate::limits`]; the error says which one and why.
+    pub fn validate(&self) -> Result<(), String> {
+        use crate::limits::{MAX_BUDGET, MAX_CALLBACK_DEPTH, MAX_LOG_BYTES, MAX_WORK};
+        if self.budget == 0 || self.budget > MAX_BUDGET {
+            return Err(format!(
+                "the callback budget must be from 1 to {MAX_BUDGET}, not {}",
+                self.budget
+            ));
+        }
+        if self.max_depth == 0 || self.max_depth > MAX_CALLBACK_DEPTH {
+            return Err(format!(
+                "the callback depth must be from 1 to {MAX_CALLBACK_DEPTH} (deeper overflows real Node's stack), not {}",
+                self.max_depth
+            ));
+        }
+        if self.work == 0 || self.work > MAX_WORK {
+            return Err(format!(
+                "the work budget must be from 1 to {MAX_WORK} steps, not {}",
+                self.work
+            ));
+        }
+        if self.max_log_bytes == 0 || self.max_log_bytes > MAX_LOG_BYTES {
+            return Err(format!(
+                "the log limit must be from 1 to {MAX_LOG_BYTES} bytes, not {}",
+                self.max_log_bytes
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The steps of work that running `body` costs up front (see
+/// [`RunConfig::work`]): one per statement, the statements of `try` blocks
+/// included (they run as part of the body), the bodies of callbacks not
+/// (each callback pays for its own when it is called). Comments and `run`
+/// cost nothing. Every engine charges this at the start of a callback or of
+/// a part of the main script, so a body that throws half-way has still paid
+/// for all of it, the same in each.
+pub fn statement_cost(body: &[Stmt]) -> u64 {
+    body.iter()
+        .map(|stmt| match stmt {
+            Stmt::Comment(_) | Stmt::Run(_) => 0,
+            Stmt::Try(block) => 1 + statement_cost(&block.body),
+            _ => 1,
+        })
+        .sum()
 }
 
 /// What a scenario observably did: one event per line.

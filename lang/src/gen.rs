@@ -35,7 +35,8 @@
 //! target's listener. Every callback body starts with a `log` naming it, so
 //! that a divergence in which callbacks ran, and in what order, is visible.
 //!
-//! Sizes are bounded by [`GenConfig`]: blocks nest at most three deep, the
+//! Sizes are bounded by [`GenConfig`], itself capped by the language's
+//! limits ([`crate::limits`]): by default blocks nest at most three deep, the
 //! main script has at most 30 statements and a block 6, the whole scenario
 //! 200. (A `dispatch` whose result is logged counts as one statement but
 //! prints as two, and a `try` may end with a `throw` beyond the limit, so a
@@ -47,9 +48,18 @@ use proptest::strategy::Strategy;
 use crate::ast::{
     Block, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
 };
+use crate::limits::{MAX_NESTING, MAX_SOURCE_BYTES};
 use crate::parser::Kind;
 
 /// The size limits of generated scenarios.
+///
+/// Whatever the values, a generated scenario stays within the static limits
+/// of [`crate::limits`], so that it always parses: `max_depth` is capped at
+/// [`MAX_NESTING`], `max_statements` at [`MAX_GENERATED_STATEMENTS`] (which
+/// keeps the printed text below [`MAX_SOURCE_BYTES`]), and the other two at
+/// `max_statements`. Lists (`log` values, `any` signals) hold at most four
+/// entries, property chains are at most two long (`c.signal.reason`) and
+/// integers lie in -100..=100, far inside the language's limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GenConfig {
     /// The most statements in the main script.
@@ -61,6 +71,34 @@ pub struct GenConfig {
     pub max_depth: usize,
     /// The most statements in the whole scenario, all blocks included.
     pub max_statements: usize,
+}
+
+/// The most statements a generated scenario may have, whatever
+/// [`GenConfig::max_statements`] says. A statement prints as at most three
+/// lines (`then P {`, `} else {` and `}`; or a `dispatch` and the `log` of
+/// its result) of at most [`MAX_GENERATED_LINE`] bytes each, so the printed
+/// scenario stays under [`MAX_SOURCE_BYTES`].
+pub const MAX_GENERATED_STATEMENTS: usize = 1000;
+
+/// The longest line the generator prints, in bytes: the indentation of
+/// [`MAX_NESTING`] levels and the longest statement it writes (a `log` of
+/// four values or an `on` with every option, under a hundred bytes).
+pub const MAX_GENERATED_LINE: usize = 256;
+
+const _: () = assert!(MAX_GENERATED_STATEMENTS * 3 * MAX_GENERATED_LINE <= MAX_SOURCE_BYTES);
+
+impl GenConfig {
+    /// The same limits, capped so that every scenario they allow is within
+    /// the language's static limits (see [`GenConfig`]).
+    pub fn within_limits(self) -> GenConfig {
+        let max_statements = self.max_statements.min(MAX_GENERATED_STATEMENTS);
+        GenConfig {
+            max_top_level: self.max_top_level.min(max_statements),
+            max_block: self.max_block.min(max_statements),
+            max_depth: self.max_depth.min(MAX_NESTING),
+            max_statements,
+        }
+    }
 }
 
 impl Default for GenConfig {
@@ -298,7 +336,7 @@ impl<'u, 'a> Generator<'u, 'a> {
     fn new(u: &'u mut Unstructured<'a>, config: GenConfig) -> Self {
         Generator {
             u,
-            config,
+            config: config.within_limits(),
             scopes: vec![Vec::new()],
             registrations: Vec::new(),
             listened: Vec::new(),

@@ -14,7 +14,11 @@
 //!   kept in the syntax tree so that printing preserves them; there are no
 //!   trailing comments.
 //! - Words: `[A-Za-z_$][A-Za-z0-9_$-]*`. Strings: `"..."` with the escapes
-//!   `\" \\ \n \t \r \u{hex}`. Integers: `-?[0-9]+`.
+//!   `\" \\ \n \t \r \u{hex}`. Integers: `-?[0-9]+`, within JavaScript's
+//!   safe range (see [Limits](#limits)).
+//! - A file is UTF-8 text. [`parse`] takes a `&str`; [`parse_bytes`] takes
+//!   the bytes of a file and reports each line that is not UTF-8 at its
+//!   first invalid byte.
 //! - A block is `{` at the end of a line, the block's statements on the
 //!   following lines, and a line starting with `}`. Only `else {` may follow
 //!   a closing `}` on the same line.
@@ -28,6 +32,11 @@
 //! twice where it would shadow another. The callbacks of the operation a
 //! `let` binds may use that binding (a listener made with `let f = fn {` can
 //! remove itself with `off t e f`), since they only run after it exists.
+//! Its other operands may not: they are evaluated before the binding is
+//! initialized, as in JavaScript's temporal dead zone, where
+//! `const p = p.then(...)` throws "Cannot access 'p' before
+//! initialization". So `let p = then p {` and `let d = addAbortListener s d`
+//! are errors, while `let p = then q {` may use `p` inside its blocks.
 //! Callback bodies see implicit
 //! parameters: listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
 //! see `event`; `then` bodies see `value`; `else` and `catch` bodies see
@@ -125,6 +134,26 @@
 //!   [`RunConfig::budget`] callbacks or nests them deeper than
 //!   [`RunConfig::max_depth`]; the scenario then stops.
 //!
+//! ## Limits
+//!
+//! Scenario text is untrusted input, so the parser enforces static limits,
+//! defined (with their reasons) in [`limits`]. Each one crossed is a
+//! diagnostic with its file, line and column, reported with the file's
+//! other errors; no input makes the parser, the printer or an engine
+//! overflow its stack.
+//!
+//! | limit | value | what crosses it |
+//! |---|---|---|
+//! | [`MAX_SOURCE_BYTES`](limits::MAX_SOURCE_BYTES) | 1 MiB | a larger file: refused with one diagnostic where the limit is crossed, before it is lexed |
+//! | [`MAX_NESTING`](limits::MAX_NESTING) | 32 | a block deeper than that (the main script is depth 0, a callback in it depth 1): reported at its `{`, its body skipped |
+//! | [`MAX_PROPERTY_CHAIN`](limits::MAX_PROPERTY_CHAIN) | 8 | more property reads in one expression, as in `x.name.name...` |
+//! | [`MAX_LIST`](limits::MAX_LIST) | 256 | more values in one `log`, or signals in one `any [...]` |
+//! | [`MAX_SAFE_INTEGER`](limits::MAX_SAFE_INTEGER) | 2^53 - 1 | an integer literal outside ±`Number.MAX_SAFE_INTEGER`, where JavaScript would round it |
+//!
+//! The run-time budgets (callbacks, callback nesting, work and log bytes)
+//! are in [`RunConfig`] and capped by the other constants of [`limits`].
+//! The generators of [`gen`] stay within every static limit.
+//!
 //! ## The event loop
 //!
 //! The main script runs as the first macrotask. After every macrotask the
@@ -140,11 +169,12 @@
 pub mod ast;
 pub mod engine;
 pub mod gen;
+pub mod limits;
 pub mod parser;
 pub mod printer;
 pub mod syntax;
 
 pub use ast::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
-pub use engine::{Engine, EngineError, Log, RunConfig};
-pub use parser::{parse, validate, Diagnostic, Kind, ParseError};
+pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
+pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};
 pub use printer::print;

@@ -7,6 +7,13 @@
 //! never panics: every malformed input becomes a [`Diagnostic`]. After an
 //! error it resynchronises at the next line, so one run reports every
 //! problem in the file.
+//!
+//! Input is untrusted. The parser enforces the static limits of
+//! [`crate::limits`] (file size, nesting, property chains, lists, integers),
+//! each as a diagnostic, and it recurses only once per level of block
+//! nesting, at most [`MAX_NESTING`] levels of a few kilobytes each: a block
+//! nested deeper is reported and its body skipped in a loop, so no input
+//! overflows its stack.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -14,6 +21,7 @@ use std::fmt;
 use crate::ast::{
     Block, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
 };
+use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
 
 /// One problem in a scenario file, with its position.
@@ -289,7 +297,110 @@ struct Scope {
 }
 
 /// Parses and validates a scenario. `file` names the input in diagnostics.
+///
+/// A text larger than [`MAX_SOURCE_BYTES`] is refused with one diagnostic,
+/// where the limit is crossed, before any of it is lexed. Every other static
+/// limit of [`crate::limits`] is a diagnostic among the others of the file.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, ParseError> {
+    if let Some(d) = too_large(file, text.as_bytes()) {
+        return Err(ParseError {
+            diagnostics: vec![d],
+        });
+    }
+    parse_lines(file, text, Vec::new())
+}
+
+/// Parses and validates a scenario read as bytes, such as a file's content.
+///
+/// Like [`parse`], but the text need not be UTF-8: each line with bytes that
+/// are not valid UTF-8 is a diagnostic at the first of them (its column
+/// counted in characters), reported with the file's other errors. The size
+/// limit is applied first, to the bytes.
+pub fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Scenario, ParseError> {
+    if let Some(d) = too_large(file, bytes) {
+        return Err(ParseError {
+            diagnostics: vec![d],
+        });
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_lines(file, text, Vec::new()),
+        Err(_) => {
+            let invalid = invalid_utf8_lines(bytes);
+            // The replacement characters keep every line where it was; the
+            // lines that hold them are reported and not parsed.
+            let text = String::from_utf8_lossy(bytes);
+            parse_lines(file, &text, invalid)
+        }
+    }
+}
+
+/// The diagnostic for a text larger than [`MAX_SOURCE_BYTES`], at the
+/// character holding the first byte past the limit; `None` for a text
+/// within it. Only the bytes up to the limit are read.
+fn too_large(file: &str, bytes: &[u8]) -> Option<Diagnostic> {
+    if bytes.len() <= MAX_SOURCE_BYTES {
+        return None;
+    }
+    let is_continuation = |b: u8| b & 0xc0 == 0x80;
+    // Back to the start of the character the limit falls in (at most three
+    // bytes back in UTF-8).
+    let mut at = MAX_SOURCE_BYTES;
+    while at > MAX_SOURCE_BYTES - 3 && is_continuation(bytes[at]) {
+        at -= 1;
+    }
+    let before = &bytes[..at];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let col = 1 + before[line_start..]
+        .iter()
+        .filter(|&&b| !is_continuation(b))
+        .count();
+    Some(Diagnostic {
+        file: file.to_string(),
+        line,
+        col,
+        message: format!(
+            "expected a scenario of at most {MAX_SOURCE_BYTES} bytes, found {} bytes (the limit is crossed here)",
+            bytes.len()
+        ),
+    })
+}
+
+/// For each line that is not valid UTF-8: its 0-based index, the 1-based
+/// column (in characters) of its first invalid byte, and that byte.
+fn invalid_utf8_lines(bytes: &[u8]) -> Vec<InvalidLine> {
+    let mut out = Vec::new();
+    for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if let Err(e) = std::str::from_utf8(line) {
+            let valid = &line[..e.valid_up_to()];
+            // The prefix is valid UTF-8: its characters are its non-continuation bytes.
+            let col = 1 + valid.iter().filter(|&&b| b & 0xc0 != 0x80).count();
+            out.push(InvalidLine {
+                index,
+                col,
+                byte: line[e.valid_up_to()],
+            });
+        }
+    }
+    out
+}
+
+/// A line of the input that is not valid UTF-8.
+struct InvalidLine {
+    /// The 0-based line index.
+    index: usize,
+    /// The 1-based column of the first invalid byte, in characters.
+    col: usize,
+    /// The first invalid byte.
+    byte: u8,
+}
+
+/// Parses a text within the size limit; `invalid` lists the lines (in
+/// order) that were not valid UTF-8, to report instead of parsing.
+fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scenario, ParseError> {
     let lines: Vec<&str> = text
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
@@ -301,6 +412,10 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ParseError> {
         diagnostics: Vec::new(),
         scopes: Vec::new(),
         closing: None,
+        uninitialized: None,
+        end_reported: false,
+        invalid,
+        next_invalid: 0,
     };
     p.scopes.push(Scope {
         bindings: HashMap::new(),
@@ -343,6 +458,31 @@ struct Parser<'a> {
     /// The line that closed the innermost block, handed back to the caller
     /// so that `} else {` can continue it.
     closing: Option<Line>,
+    /// The binding whose `let` is being parsed, declared early for the
+    /// operation's callbacks but not yet initialized for its operands.
+    uninitialized: Option<Name>,
+    /// Whether the end of the file has been reported with blocks open (once
+    /// for all of them).
+    end_reported: bool,
+    /// The lines that are not valid UTF-8, in order.
+    invalid: Vec<InvalidLine>,
+    /// The first entry of `invalid` not yet reached.
+    next_invalid: usize,
+}
+
+/// What [`Parser::next_line`] found.
+enum Next {
+    /// The end of the file.
+    End,
+    /// A line that could not be read, reported (and the block it opened
+    /// skipped).
+    Skipped,
+    /// A comment line, with its text.
+    Comment(String),
+    /// A line starting with `}`, closing the block.
+    Closing(Line),
+    /// A statement's line.
+    Statement(Line),
 }
 
 /// A failed statement: the diagnostic has been recorded.
@@ -417,58 +557,24 @@ impl<'a> Parser<'a> {
     /// until a line starting with `}`; returns the statements. The closing
     /// line's remaining tokens are left in `self.closing`.
     fn block_body(&mut self, opened_at: Option<usize>) -> Vec<Stmt> {
+        // This loop, `statement`, `op`, the operation's own function and
+        // `block` recurse once per level of nesting: whatever needs room on
+        // the stack but does not recurse is kept in other functions.
         let mut body = Vec::new();
         loop {
-            let Some(raw) = self.lines.get(self.next).copied() else {
-                if let Some(opened) = opened_at {
-                    let line = self.lines.len();
-                    self.error(line, 1, format!("expected `}}` closing the block opened at line {opened}, found the end of the file"));
-                }
-                return body;
-            };
-            let number = self.next + 1;
-            self.next += 1;
-            let trimmed = raw.trim_start_matches([' ', '\t']);
-            if trimmed.is_empty() {
-                continue;
-            }
-            if let Some(text) = trimmed.strip_prefix('#') {
-                let text = text.strip_prefix(' ').unwrap_or(text);
-                // Only one `\r` is stripped from a line (a CRLF ending). A
-                // comment that kept further trailing `\r`s would be printed
-                // with them and lose one when parsed again, breaking
-                // `parse(print(s)) == s`: trailing `\r`s are not part of a
-                // comment.
-                body.push(Stmt::Comment(text.trim_end_matches('\r').to_string()));
-                continue;
-            }
-            let toks = match lex_line(raw) {
-                Ok(t) => t,
-                Err(e) => {
-                    self.error(number, e.col, e.message);
-                    self.skip_block_if_opened(raw);
+            let mut line = match self.next_line(opened_at) {
+                Next::End => return body,
+                Next::Skipped => continue,
+                Next::Comment(text) => {
+                    body.push(Stmt::Comment(text));
                     continue;
                 }
-            };
-            let end_col = raw.chars().count() + 1;
-            let mut line = Line {
-                number,
-                toks,
-                pos: 0,
-                end_col,
-            };
-            if line.peek() == Some(&Tok::Punct('}')) {
-                if opened_at.is_some() {
+                Next::Closing(line) => {
                     self.closing = Some(line);
                     return body;
                 }
-                self.error(
-                    number,
-                    line.col(),
-                    "expected a statement, found `}` with no block open",
-                );
-                continue;
-            }
+                Next::Statement(line) => line,
+            };
             match self.statement(&mut line) {
                 Ok(stmt) => body.push(stmt),
                 Err(Failed) => {
@@ -480,6 +586,117 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// Reads the next line that matters to the block being parsed (which
+    /// was opened at line `opened_at`, or is the main script), reporting
+    /// the errors of lines that cannot be lexed and skipping what they open.
+    fn next_line(&mut self, opened_at: Option<usize>) -> Next {
+        loop {
+            let Some(raw) = self.lines.get(self.next).copied() else {
+                if let Some(opened) = opened_at {
+                    self.end_of_file_in_block(opened);
+                }
+                return Next::End;
+            };
+            let number = self.next + 1;
+            self.next += 1;
+            if let Some((col, byte)) = self.invalid_utf8(number - 1) {
+                self.error(
+                    number,
+                    col,
+                    format!("expected UTF-8 text, found the invalid byte 0x{byte:02x}"),
+                );
+                self.skip_block_if_opened(raw);
+                return Next::Skipped;
+            }
+            let trimmed = raw.trim_start_matches([' ', '\t']);
+            if trimmed.is_empty() {
+                continue;
+            }
+            if let Some(text) = trimmed.strip_prefix('#') {
+                let text = text.strip_prefix(' ').unwrap_or(text);
+                // Only one `\r` is stripped from a line (a CRLF ending). A
+                // comment that kept further trailing `\r`s would be printed
+                // with them and lose one when parsed again, breaking
+                // `parse(print(s)) == s`: trailing `\r`s are not part of a
+                // comment.
+                return Next::Comment(text.trim_end_matches('\r').to_string());
+            }
+            let toks = match lex_line(raw) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.error(number, e.col, e.message);
+                    self.skip_block_if_opened(raw);
+                    return Next::Skipped;
+                }
+            };
+            let end_col = raw.chars().count() + 1;
+            let line = Line {
+                number,
+                toks,
+                pos: 0,
+                end_col,
+            };
+            if line.peek() == Some(&Tok::Punct('}')) {
+                if opened_at.is_some() {
+                    return Next::Closing(line);
+                }
+                self.error(
+                    number,
+                    line.col(),
+                    "expected a statement, found `}` with no block open",
+                );
+                continue;
+            }
+            return Next::Statement(line);
+        }
+    }
+
+    /// Reports the end of the file inside the block opened at line `opened`
+    /// (the innermost open block), at the end of the last line with text.
+    /// The blocks around it are counted in the same diagnostic, not given
+    /// one each: they all end at the same place.
+    fn end_of_file_in_block(&mut self, opened: usize) {
+        if self.end_reported {
+            return;
+        }
+        self.end_reported = true;
+        // `split('\n')` makes an empty last line of a text that ends with a
+        // line break: point at the last line that shows something instead.
+        let (line, col) = self
+            .lines
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, l)| !l.trim_matches([' ', '\t', '\r']).is_empty())
+            .map_or((1, 1), |(i, l)| (i + 1, l.chars().count() + 1));
+        // The scopes are the main script's, this block's and those around it.
+        let around = self.scopes.len().saturating_sub(2);
+        let also = match around {
+            0 => String::new(),
+            1 => " (the block around it is not closed either)".to_string(),
+            n => format!(" (the {n} blocks around it are not closed either)"),
+        };
+        self.error(
+            line,
+            col,
+            format!("expected `}}` closing the block opened at line {opened}, found the end of the file{also}"),
+        );
+    }
+
+    /// The column and first invalid byte of line `index` (0-based) when it
+    /// is not valid UTF-8. Lines are asked for in increasing order.
+    fn invalid_utf8(&mut self, index: usize) -> Option<(usize, u8)> {
+        while self
+            .invalid
+            .get(self.next_invalid)
+            .is_some_and(|l| l.index < index)
+        {
+            self.next_invalid += 1;
+        }
+        let l = self.invalid.get(self.next_invalid)?;
+        (l.index == index).then_some((l.col, l.byte))
     }
 
     fn skip_block_if_opened(&mut self, raw: &str) {
@@ -575,119 +792,186 @@ impl<'a> Parser<'a> {
     // ---- statements -------------------------------------------------------
 
     fn statement(&mut self, line: &mut Line) -> PResult<Stmt> {
-        let Some(word) = line.peek_word().map(str::to_string) else {
-            return Err(self.expected(line, "a statement"));
-        };
-        let stmt = match word.as_str() {
-            "let" => {
-                line.bump();
-                let col = line.col();
-                let Some(name) = line.peek_word().map(str::to_string) else {
-                    return Err(self.expected(line, "a binding name after `let`"));
-                };
-                line.bump();
-                if line.peek() != Some(&Tok::Punct('=')) {
-                    return Err(self.expected(line, "`=`"));
-                }
-                line.bump();
-                // A callback may refer to the binding its own operation makes
-                // (a listener that removes itself): the callback runs only
-                // after the binding exists, so the name is declared first,
-                // with the kind the operation's keyword implies.
-                let early = match line.peek_word() {
-                    Some("fn") => Some(Kind::Function),
-                    Some("setTimeout") => Some(Kind::Timer),
-                    Some("setImmediate") => Some(Kind::Immediate),
-                    Some("then" | "catch" | "finally") => Some(Kind::Promise),
-                    Some("addAbortListener") => Some(Kind::Disposable),
-                    _ => None,
-                };
-                if let Some(kind) = early {
-                    self.declare(line, col, &name, kind)?;
-                }
-                let (op, kind) = self.op(line, true)?;
-                if let Some(early) = early {
-                    debug_assert_eq!(early, kind, "the keyword decides the kind");
-                } else {
-                    self.declare(line, col, &name, kind)?;
-                }
-                Stmt::Let { name, op }
-            }
-            "log" => {
-                line.bump();
-                let mut values = Vec::new();
-                while !line.at_end() {
-                    values.push(self.expr(line)?.0);
-                }
-                Stmt::Log(values)
-            }
-            "try" => {
-                line.bump();
-                let kind = if self.in_callback() {
-                    BlockKind::NestedTry
-                } else {
-                    BlockKind::TopTry
-                };
-                let block = self.block(line, kind)?;
-                self.no_else(line)?;
-                Stmt::Try(block)
-            }
-            "throw" => {
-                line.bump();
-                Stmt::Throw(self.expr(line)?.0)
-            }
-            "return" => {
-                if !self.in_callback() {
-                    return Err(self.error(
-                        line.number,
-                        line.col(),
-                        "`return` is only allowed inside a callback",
-                    ));
-                }
-                line.bump();
-                if line.at_end() {
-                    Stmt::Return(None)
-                } else {
-                    Stmt::Return(Some(self.expr(line)?.0))
-                }
-            }
-            "run" => {
-                let col = line.col();
-                if self.scopes.len() != 1 {
-                    return Err(self.error(
-                        line.number,
-                        col,
-                        "`run` is only allowed at the top level of the script",
-                    ));
-                }
-                line.bump();
-                let mode = match line.peek_word() {
-                    Some("turn") => {
-                        line.bump();
-                        RunMode::Turn
-                    }
-                    Some("idle") => {
-                        line.bump();
-                        RunMode::Idle
-                    }
-                    Some("advance") => {
-                        line.bump();
-                        RunMode::Advance(self.ms(line)?)
-                    }
-                    _ => {
-                        return Err(
-                            self.expected(line, "`turn`, `idle` or `advance MS` after `run`")
-                        )
-                    }
-                };
-                Stmt::Run(mode)
-            }
-            _ => Stmt::Do(self.op(line, false)?.0),
-        };
-        if !line.at_end() {
+        // No `?` here: on this recursive path, its temporaries would
+        // take room on the stack at every level of nesting.
+        let stmt = self.statement_words(line);
+        if stmt.is_ok() && !line.at_end() {
             return Err(self.expected(line, "the end of the line"));
         }
-        Ok(stmt)
+        stmt
+    }
+
+    /// A statement, up to where its words end.
+    fn statement_words(&mut self, line: &mut Line) -> PResult<Stmt> {
+        match line.peek_word() {
+            Some("let") => self.let_statement(line),
+            Some("log") => self.log_statement(line),
+            Some("try") => self.try_statement(line),
+            Some("throw") => self.throw_statement(line),
+            Some("return") => self.return_statement(line),
+            Some("run") => self.run_statement(line),
+            Some(_) => self.do_statement(line),
+            None => Err(self.expected(line, "a statement")),
+        }
+    }
+
+    /// `OP`: an operation whose result is not bound.
+    fn do_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        self.op(line, false).map(|(op, _)| Stmt::Do(op))
+    }
+
+    /// `try {`.
+    fn try_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        line.bump();
+        let kind = if self.in_callback() {
+            BlockKind::NestedTry
+        } else {
+            BlockKind::TopTry
+        };
+        let block = self.block(line, kind)?;
+        self.no_else(line)?;
+        Ok(Stmt::Try(block))
+    }
+
+    /// `throw EXPR`.
+    fn throw_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        line.bump();
+        let (e, _) = self.expr(line)?;
+        Ok(Stmt::Throw(e))
+    }
+
+    /// `return [EXPR]`.
+    fn return_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        if !self.in_callback() {
+            return Err(self.error(
+                line.number,
+                line.col(),
+                "`return` is only allowed inside a callback",
+            ));
+        }
+        line.bump();
+        if line.at_end() {
+            Ok(Stmt::Return(None))
+        } else {
+            Ok(Stmt::Return(Some(self.expr(line)?.0)))
+        }
+    }
+
+    /// `run turn`, `run idle` or `run advance MS`.
+    fn run_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        let col = line.col();
+        if self.scopes.len() != 1 {
+            return Err(self.error(
+                line.number,
+                col,
+                "`run` is only allowed at the top level of the script",
+            ));
+        }
+        line.bump();
+        let mode = match line.peek_word() {
+            Some("turn") => {
+                line.bump();
+                RunMode::Turn
+            }
+            Some("idle") => {
+                line.bump();
+                RunMode::Idle
+            }
+            Some("advance") => {
+                line.bump();
+                RunMode::Advance(self.ms(line)?)
+            }
+            _ => return Err(self.expected(line, "`turn`, `idle` or `advance MS` after `run`")),
+        };
+        Ok(Stmt::Run(mode))
+    }
+
+    /// `let NAME = OP`.
+    fn let_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        let (name, col, early) = self.let_head(line)?;
+        // The operands are evaluated before the binding is initialized
+        // (JavaScript's temporal dead zone), the callbacks after.
+        let outer = std::mem::replace(&mut self.uninitialized, early.map(|_| name.clone()));
+        let parsed = self.op(line, true);
+        self.uninitialized = outer;
+        self.let_end(line, col, name, early, parsed)
+    }
+
+    /// `let NAME =`: the name, its column, and the kind it is declared with
+    /// before the operation when a callback of the operation may use it.
+    fn let_head(&mut self, line: &mut Line) -> PResult<(Name, usize, Option<Kind>)> {
+        line.bump();
+        let col = line.col();
+        let Some(name) = line.peek_word().map(str::to_string) else {
+            return Err(self.expected(line, "a binding name after `let`"));
+        };
+        line.bump();
+        if line.peek() != Some(&Tok::Punct('=')) {
+            return Err(self.expected(line, "`=`"));
+        }
+        line.bump();
+        // A callback may refer to the binding its own operation makes
+        // (a listener that removes itself): the callback runs only
+        // after the binding exists, so the name is declared first,
+        // with the kind the operation's keyword implies.
+        let early = match line.peek_word() {
+            Some("fn") => Some(Kind::Function),
+            Some("setTimeout") => Some(Kind::Timer),
+            Some("setImmediate") => Some(Kind::Immediate),
+            Some("then" | "catch" | "finally") => Some(Kind::Promise),
+            Some("addAbortListener") => Some(Kind::Disposable),
+            _ => None,
+        };
+        if let Some(kind) = early {
+            self.declare(line, col, &name, kind)?;
+        }
+        Ok((name, col, early))
+    }
+
+    /// Declares the binding of a `let` once its operation is parsed.
+    fn let_end(
+        &mut self,
+        line: &Line,
+        col: usize,
+        name: Name,
+        early: Option<Kind>,
+        parsed: PResult<(Op, Kind)>,
+    ) -> PResult<Stmt> {
+        let (op, kind) = parsed?;
+        if let Some(early) = early {
+            debug_assert_eq!(early, kind, "the keyword decides the kind");
+        } else {
+            self.declare(line, col, &name, kind)?;
+        }
+        Ok(Stmt::Let { name, op })
+    }
+
+    /// `log EXPR...`.
+    fn log_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        line.bump();
+        let mut values = Vec::new();
+        let mut count = 0usize;
+        let mut past_limit = 0;
+        while !line.at_end() {
+            if count == MAX_LIST {
+                past_limit = line.col();
+            }
+            let (value, _) = self.expr(line)?;
+            count += 1;
+            // Values past the limit are still parsed, to report
+            // how many there are, but not kept.
+            if count <= MAX_LIST {
+                values.push(value);
+            }
+        }
+        if count > MAX_LIST {
+            return Err(self.error(
+                line.number,
+                past_limit,
+                format!("expected at most {MAX_LIST} values in one `log`, found {count}"),
+            ));
+        }
+        Ok(Stmt::Log(values))
     }
 
     fn ms(&mut self, line: &mut Line) -> PResult<u32> {
@@ -710,11 +994,19 @@ impl<'a> Parser<'a> {
         if !line.at_block_open() {
             return Err(self.expected(line, "`{` at the end of the line"));
         }
-        self.scopes.push(Scope {
-            bindings: HashMap::new(),
-            kind,
-        });
+        // The main script is depth 0 and has the first scope. Deeper blocks
+        // are refused here, before their body is parsed: the caller skips
+        // it without recursing, so no input nests the parser (or the
+        // printer and engines after it) deeper than this.
+        if self.scopes.len() > MAX_NESTING {
+            return Err(self.too_deep(line));
+        }
+        self.open_scope(kind);
+        // A callback runs only after the `let` around it has bound its
+        // result: the binding is initialized there.
+        let uninitialized = self.uninitialized.take();
         let body = self.block_body(Some(line.number));
+        self.uninitialized = uninitialized;
         self.scopes.pop();
         match self.closing.take() {
             Some(mut closing) => {
@@ -728,6 +1020,26 @@ impl<'a> Parser<'a> {
                 Err(Failed)
             }
         }
+    }
+
+    /// Reports a block opened at the end of `line` that nests deeper than
+    /// [`MAX_NESTING`].
+    fn too_deep(&mut self, line: &Line) -> Failed {
+        let depth = self.scopes.len();
+        self.error(
+            line.number,
+            line.col(),
+            format!(
+                "expected blocks nested at most {MAX_NESTING} deep, found a block at depth {depth}"
+            ),
+        )
+    }
+
+    fn open_scope(&mut self, kind: BlockKind) {
+        self.scopes.push(Scope {
+            bindings: HashMap::new(),
+            kind,
+        });
     }
 
     fn no_else(&mut self, line: &Line) -> PResult<()> {
@@ -762,32 +1074,65 @@ impl<'a> Parser<'a> {
 
     /// Parses an operation; returns it with the kind of its result.
     fn op(&mut self, line: &mut Line, bound: bool) -> PResult<(Op, Kind)> {
-        let word = line.peek_word().map(str::to_string);
-        let Some(word) = word else {
-            if bound {
-                let (e, kind) = self.expr(line)?;
-                return Ok((Op::Value(e), kind));
+        let word = match line.peek_word() {
+            Some(w)
+                if is_keyword(w)
+                    && !matches!(
+                        w,
+                        "undefined"
+                            | "null"
+                            | "true"
+                            | "false"
+                            | "Error"
+                            | "event"
+                            | "value"
+                            | "reason"
+                    ) =>
+            {
+                w.to_string()
             }
-            return Err(self.expected(line, "a statement"));
+            _ => return self.value_op(line, bound),
         };
-        if !is_keyword(&word)
-            || matches!(
-                word.as_str(),
-                "undefined" | "null" | "true" | "false" | "Error" | "event" | "value" | "reason"
-            )
-        {
-            if bound {
-                let (e, kind) = self.expr(line)?;
-                return Ok((Op::Value(e), kind));
-            }
-            return Err(self.error(
+        line.bump();
+        // Each operation that opens a block has a function of its own: they
+        // recurse, once per level of nesting, and a small frame for each
+        // keeps the parser's stack small (in debug builds too).
+        match word.as_str() {
+            "onabort" => self.onabort_op(line),
+            "addAbortListener" => self.add_abort_listener_op(line),
+            "fn" => self.function_op(line),
+            "on" => self.on_op(line),
+            "microtask" => self.microtask_op(line),
+            "tick" => self.tick_op(line),
+            "setTimeout" => self.set_timeout_op(line),
+            "setImmediate" => self.set_immediate_op(line),
+            "then" => self.then_op(line),
+            "catch" => self.catch_op(line),
+            "finally" => self.finally_op(line),
+            _ => self.simple_op(&word, line),
+        }
+    }
+
+    /// An operation that is not a keyword: a plain value after `let NAME =`,
+    /// an error anywhere else.
+    fn value_op(&mut self, line: &mut Line, bound: bool) -> PResult<(Op, Kind)> {
+        if bound {
+            let (e, kind) = self.expr(line)?;
+            return Ok((Op::Value(e), kind));
+        }
+        match line.peek_word().map(str::to_string) {
+            Some(word) => Err(self.error(
                 line.number,
                 line.col(),
                 format!("expected a statement, found `{word}`"),
-            ));
+            )),
+            None => Err(self.expected(line, "a statement")),
         }
-        line.bump();
-        let result = match word.as_str() {
+    }
+
+    /// An operation without a block, after its keyword.
+    fn simple_op(&mut self, word: &str, line: &mut Line) -> PResult<(Op, Kind)> {
+        let result = match word {
             "controller" => (Op::NewController, Kind::Controller),
             "target" => (Op::NewTarget, Kind::Target),
             "abort" => {
@@ -808,11 +1153,20 @@ impl<'a> Parser<'a> {
                 }
                 line.bump();
                 let mut signals = Vec::new();
+                let mut count = 0usize;
+                let mut past_limit = 0;
                 if line.peek() == Some(&Tok::Punct(']')) {
                     line.bump();
                 } else {
                     loop {
-                        signals.push(self.expr_of(line, Kind::Signal)?);
+                        if count == MAX_LIST {
+                            past_limit = line.col();
+                        }
+                        let signal = self.expr_of(line, Kind::Signal)?;
+                        count += 1;
+                        if count <= MAX_LIST {
+                            signals.push(signal);
+                        }
                         match line.peek() {
                             Some(Tok::Punct(',')) => line.bump(),
                             Some(Tok::Punct(']')) => {
@@ -823,6 +1177,15 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
+                if count > MAX_LIST {
+                    return Err(self.error(
+                        line.number,
+                        past_limit,
+                        format!(
+                            "expected at most {MAX_LIST} signals in one `any [...]`, found {count}"
+                        ),
+                    ));
+                }
                 (Op::SignalAny { signals }, Kind::Signal)
             }
             "throwIfAborted" => (
@@ -831,102 +1194,12 @@ impl<'a> Parser<'a> {
                 },
                 Kind::Value,
             ),
-            "onabort" => {
-                let signal = self.expr_of(line, Kind::Signal)?;
-                let handler = if line.peek_word() == Some("null") {
-                    line.bump();
-                    Handler::Null
-                } else {
-                    Handler::Callback(self.callback(line, BlockKind::Listener)?)
-                };
-                self.no_else(line)?;
-                (Op::SetOnAbort { signal, handler }, Kind::Value)
-            }
-            "addAbortListener" => {
-                let signal = self.expr_of(line, Kind::Signal)?;
-                let listener = self.callback(line, BlockKind::Listener)?;
-                self.no_else(line)?;
-                (Op::AddAbortListener { signal, listener }, Kind::Disposable)
-            }
             "dispose" => (
                 Op::Dispose {
                     disposable: self.expr_of(line, Kind::Disposable)?,
                 },
                 Kind::Value,
             ),
-            "fn" => {
-                let b = self.block(line, BlockKind::Listener)?;
-                self.no_else(line)?;
-                (Op::Function(b), Kind::Function)
-            }
-            "on" => {
-                let target = self.expr_of(line, Kind::Target)?;
-                let event_type = self.event_type(line)?;
-                let mut named = None;
-                if !line.at_block_open()
-                    && !matches!(
-                        line.peek_word(),
-                        Some("once" | "capture" | "passive" | "signal")
-                    )
-                {
-                    named = Some(self.expr_of(line, Kind::Function)?);
-                }
-                let mut options = ListenerOptions::default();
-                loop {
-                    let col = line.col();
-                    let flag = match line.peek_word() {
-                        Some("once") => &mut options.once,
-                        Some("capture") => &mut options.capture,
-                        Some("passive") => &mut options.passive,
-                        Some("signal") => {
-                            if options.signal.is_some() {
-                                return Err(self.error(
-                                    line.number,
-                                    col,
-                                    "the option `signal` is given twice",
-                                ));
-                            }
-                            line.bump();
-                            options.signal = Some(self.expr_of(line, Kind::Signal)?);
-                            continue;
-                        }
-                        _ => break,
-                    };
-                    if *flag {
-                        let w = line.peek_word().unwrap_or_default().to_string();
-                        return Err(self.error(
-                            line.number,
-                            col,
-                            format!("the option `{w}` is given twice"),
-                        ));
-                    }
-                    *flag = true;
-                    line.bump();
-                }
-                let listener = match named {
-                    Some(e) => Callback::Value(e),
-                    None => {
-                        if !line.at_block_open() {
-                            return Err(self.expected(
-                                line,
-                                "a listener (a function binding, or `{` at the end of the line) or an option (once, capture, passive, signal S)",
-                            ));
-                        }
-                        let b = self.block(line, BlockKind::Listener)?;
-                        self.no_else(line)?;
-                        Callback::Inline(b)
-                    }
-                };
-                (
-                    Op::AddEventListener {
-                        target,
-                        event_type,
-                        listener,
-                        options,
-                    },
-                    Kind::Value,
-                )
-            }
             "off" => {
                 let target = self.expr_of(line, Kind::Target)?;
                 let event_type = self.event_type(line)?;
@@ -973,33 +1246,12 @@ impl<'a> Parser<'a> {
                 },
                 Kind::Value,
             ),
-            "microtask" => {
-                let b = self.block(line, BlockKind::Plain)?;
-                self.no_else(line)?;
-                (Op::QueueMicrotask(b), Kind::Value)
-            }
-            "tick" => {
-                let b = self.block(line, BlockKind::Plain)?;
-                self.no_else(line)?;
-                (Op::NextTick(b), Kind::Value)
-            }
-            "setTimeout" => {
-                let ms = self.ms(line)?;
-                let body = self.block(line, BlockKind::Plain)?;
-                self.no_else(line)?;
-                (Op::SetTimeout { ms, body }, Kind::Timer)
-            }
             "clearTimeout" => (
                 Op::ClearTimeout {
                     timer: self.expr_of(line, Kind::Timer)?,
                 },
                 Kind::Value,
             ),
-            "setImmediate" => {
-                let b = self.block(line, BlockKind::Plain)?;
-                self.no_else(line)?;
-                (Op::SetImmediate(b), Kind::Immediate)
-            }
             "clearImmediate" => (
                 Op::ClearImmediate {
                     immediate: self.expr_of(line, Kind::Immediate)?,
@@ -1025,51 +1277,6 @@ impl<'a> Parser<'a> {
                         value: self.opt_expr(line)?,
                     },
                     Kind::Value,
-                )
-            }
-            "then" => {
-                let promise = self.expr_of(line, Kind::Promise)?;
-                let mut on_fulfilled = None;
-                let mut on_rejected = None;
-                if line.at_block_open() {
-                    on_fulfilled = Some(self.block(line, BlockKind::Fulfilled)?);
-                }
-                if line.peek_word() == Some("else") {
-                    line.bump();
-                    on_rejected = Some(self.block(line, BlockKind::Rejected)?);
-                }
-                self.no_else(line)?;
-                (
-                    Op::Then {
-                        promise,
-                        on_fulfilled,
-                        on_rejected,
-                    },
-                    Kind::Promise,
-                )
-            }
-            "catch" => {
-                let promise = self.expr_of(line, Kind::Promise)?;
-                let on_rejected = self.block(line, BlockKind::Rejected)?;
-                self.no_else(line)?;
-                (
-                    Op::Catch {
-                        promise,
-                        on_rejected,
-                    },
-                    Kind::Promise,
-                )
-            }
-            "finally" => {
-                let promise = self.expr_of(line, Kind::Promise)?;
-                let on_finally = self.block(line, BlockKind::Plain)?;
-                self.no_else(line)?;
-                (
-                    Op::Finally {
-                        promise,
-                        on_finally,
-                    },
-                    Kind::Promise,
                 )
             }
             "resolved" => (
@@ -1100,6 +1307,193 @@ impl<'a> Parser<'a> {
             }
         };
         Ok(result)
+    }
+
+    /// `onabort S {`, `onabort S F` or `onabort S null`, after the keyword.
+    fn onabort_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let signal = self.expr_of(line, Kind::Signal)?;
+        let handler = if line.peek_word() == Some("null") {
+            line.bump();
+            Handler::Null
+        } else {
+            Handler::Callback(self.callback(line, BlockKind::Listener)?)
+        };
+        self.no_else(line)?;
+        Ok((Op::SetOnAbort { signal, handler }, Kind::Value))
+    }
+
+    /// `addAbortListener S {` or `addAbortListener S F`, after the keyword.
+    fn add_abort_listener_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let signal = self.expr_of(line, Kind::Signal)?;
+        let listener = self.callback(line, BlockKind::Listener)?;
+        self.no_else(line)?;
+        Ok((Op::AddAbortListener { signal, listener }, Kind::Disposable))
+    }
+
+    /// `fn {`, after the keyword.
+    fn function_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let b = self.block(line, BlockKind::Listener)?;
+        self.no_else(line)?;
+        Ok((Op::Function(b), Kind::Function))
+    }
+
+    /// `on T TYPE [F] [once] [capture] [passive] [signal S] [{]`, after the
+    /// keyword.
+    fn on_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let (target, event_type, named, options) = self.on_head(line)?;
+        let listener = match named {
+            Some(e) => Callback::Value(e),
+            None => Callback::Inline(self.block(line, BlockKind::Listener)?),
+        };
+        self.no_else(line)?;
+        Ok((
+            Op::AddEventListener {
+                target,
+                event_type,
+                listener,
+                options,
+            },
+            Kind::Value,
+        ))
+    }
+
+    /// The words of `on` before its inline listener: the target, the type,
+    /// the listener when it is named, and the options. Without a named
+    /// listener, the line must then end with `{`.
+    fn on_head(
+        &mut self,
+        line: &mut Line,
+    ) -> PResult<(Expr, String, Option<Expr>, ListenerOptions)> {
+        let target = self.expr_of(line, Kind::Target)?;
+        let event_type = self.event_type(line)?;
+        let mut named = None;
+        if !line.at_block_open()
+            && !matches!(
+                line.peek_word(),
+                Some("once" | "capture" | "passive" | "signal")
+            )
+        {
+            named = Some(self.expr_of(line, Kind::Function)?);
+        }
+        let mut options = ListenerOptions::default();
+        loop {
+            let col = line.col();
+            let flag = match line.peek_word() {
+                Some("once") => &mut options.once,
+                Some("capture") => &mut options.capture,
+                Some("passive") => &mut options.passive,
+                Some("signal") => {
+                    if options.signal.is_some() {
+                        return Err(self.error(
+                            line.number,
+                            col,
+                            "the option `signal` is given twice",
+                        ));
+                    }
+                    line.bump();
+                    options.signal = Some(self.expr_of(line, Kind::Signal)?);
+                    continue;
+                }
+                _ => break,
+            };
+            if *flag {
+                let w = line.peek_word().unwrap_or_default().to_string();
+                return Err(self.error(
+                    line.number,
+                    col,
+                    format!("the option `{w}` is given twice"),
+                ));
+            }
+            *flag = true;
+            line.bump();
+        }
+        if named.is_none() && !line.at_block_open() {
+            return Err(self.expected(
+                line,
+                "a listener (a function binding, or `{` at the end of the line) or an option (once, capture, passive, signal S)",
+            ));
+        }
+        Ok((target, event_type, named, options))
+    }
+
+    /// `microtask {`, after the keyword.
+    fn microtask_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let b = self.block(line, BlockKind::Plain)?;
+        self.no_else(line)?;
+        Ok((Op::QueueMicrotask(b), Kind::Value))
+    }
+
+    /// `tick {`, after the keyword.
+    fn tick_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let b = self.block(line, BlockKind::Plain)?;
+        self.no_else(line)?;
+        Ok((Op::NextTick(b), Kind::Value))
+    }
+
+    /// `setTimeout MS {`, after the keyword.
+    fn set_timeout_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let ms = self.ms(line)?;
+        let body = self.block(line, BlockKind::Plain)?;
+        self.no_else(line)?;
+        Ok((Op::SetTimeout { ms, body }, Kind::Timer))
+    }
+
+    /// `setImmediate {`, after the keyword.
+    fn set_immediate_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let b = self.block(line, BlockKind::Plain)?;
+        self.no_else(line)?;
+        Ok((Op::SetImmediate(b), Kind::Immediate))
+    }
+
+    /// `then P [{ ... }] [else { ... }]`, after the keyword.
+    fn then_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let promise = self.expr_of(line, Kind::Promise)?;
+        let mut on_fulfilled = None;
+        let mut on_rejected = None;
+        if line.at_block_open() {
+            on_fulfilled = Some(self.block(line, BlockKind::Fulfilled)?);
+        }
+        if line.peek_word() == Some("else") {
+            line.bump();
+            on_rejected = Some(self.block(line, BlockKind::Rejected)?);
+        }
+        self.no_else(line)?;
+        Ok((
+            Op::Then {
+                promise,
+                on_fulfilled,
+                on_rejected,
+            },
+            Kind::Promise,
+        ))
+    }
+
+    /// `catch P {`, after the keyword.
+    fn catch_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let promise = self.expr_of(line, Kind::Promise)?;
+        let on_rejected = self.block(line, BlockKind::Rejected)?;
+        self.no_else(line)?;
+        Ok((
+            Op::Catch {
+                promise,
+                on_rejected,
+            },
+            Kind::Promise,
+        ))
+    }
+
+    /// `finally P {`, after the keyword.
+    fn finally_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let promise = self.expr_of(line, Kind::Promise)?;
+        let on_finally = self.block(line, BlockKind::Plain)?;
+        self.no_else(line)?;
+        Ok((
+            Op::Finally {
+                promise,
+                on_finally,
+            },
+            Kind::Promise,
+        ))
     }
 
     fn flag(&mut self, line: &mut Line, word: &str) -> bool {
@@ -1169,6 +1563,13 @@ impl<'a> Parser<'a> {
                     (Expr::NewError(msg), Kind::Error)
                 }
                 name => match self.lookup(name) {
+                    Some(_) if self.uninitialized.as_deref() == Some(name) => {
+                        return Err(self.error(
+                            line.number,
+                            col,
+                            format!("`{name}` is used in its own `let` before it is initialized (JavaScript throws: Cannot access '{name}' before initialization)"),
+                        ));
+                    }
                     Some(kind) => (Expr::Var(name.to_string()), kind),
                     None if is_keyword(name) && !matches!(name, "event" | "value" | "reason") => {
                         return Err(self.error(
@@ -1201,7 +1602,27 @@ impl<'a> Parser<'a> {
                 ));
             }
         };
+        let mut chain = 0usize;
         while line.peek() == Some(&Tok::Punct('.')) {
+            if chain == MAX_PROPERTY_CHAIN {
+                let dot = line.col();
+                // Count the whole chain for the message, without parsing it.
+                let longer = line.toks[line.pos..]
+                    .chunks_exact(2)
+                    .take_while(|pair| {
+                        pair[0].tok == Tok::Punct('.') && matches!(pair[1].tok, Tok::Word(_))
+                    })
+                    .count();
+                return Err(self.error(
+                    line.number,
+                    dot,
+                    format!(
+                        "expected a property chain of at most {MAX_PROPERTY_CHAIN} properties, found {}",
+                        chain + longer.max(1)
+                    ),
+                ));
+            }
+            chain += 1;
             line.bump();
             let pcol = line.col();
             let Some(prop) = line.peek_word().map(str::to_string) else {

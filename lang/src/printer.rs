@@ -3,6 +3,11 @@
 //! The printed form is the canonical one (two-space indentation, options in a
 //! fixed order), so that a generated scenario can be saved, read in a pull
 //! request and parsed again: `parse(print(s)) == s` for every valid scenario.
+//!
+//! The printer recurses once per nested block and is otherwise linear in
+//! its input: a line's indentation is two spaces per level, and a scenario
+//! that parses nests at most [`MAX_NESTING`](crate::limits::MAX_NESTING)
+//! deep, so the text is at most a constant factor larger than the scenario.
 
 use std::fmt::Write;
 
@@ -378,8 +383,17 @@ impl Printer {
     }
 }
 
+/// Writes an expression. A property chain is walked in a loop, not
+/// recursively, so that even a chain longer than the parser accepts (built
+/// by other means) cannot overflow the stack here.
 fn write_expr(out: &mut String, e: &Expr) {
-    match e {
+    let mut props = Vec::new();
+    let mut base = e;
+    while let Expr::Prop(obj, name) = base {
+        props.push(name);
+        base = obj;
+    }
+    match base {
         Expr::Undefined => out.push_str("undefined"),
         Expr::Null => out.push_str("null"),
         Expr::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -388,15 +402,15 @@ fn write_expr(out: &mut String, e: &Expr) {
         }
         Expr::Str(s) => out.push_str(&quote(s)),
         Expr::Var(name) => out.push_str(name),
-        Expr::Prop(obj, name) => {
-            write_expr(out, obj);
-            out.push('.');
-            out.push_str(name);
-        }
+        Expr::Prop(..) => {} // not reached: the loop above took every `Prop`
         Expr::NewError(msg) => {
             out.push_str("Error(");
             out.push_str(&quote(msg));
             out.push(')');
         }
+    }
+    for name in props.iter().rev() {
+        out.push('.');
+        out.push_str(name);
     }
 }

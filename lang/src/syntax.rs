@@ -3,6 +3,8 @@
 //! The language is line-oriented, so the lexer works a line at a time and
 //! every token knows its 1-based column; the parser adds the line number.
 
+use crate::limits::MAX_SAFE_INTEGER;
+
 /// A token of one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tok {
@@ -10,7 +12,7 @@ pub enum Tok {
     Word(String),
     /// A string literal, unescaped.
     Str(String),
-    /// An integer literal.
+    /// An integer literal, within ±[`MAX_SAFE_INTEGER`].
     Int(i64),
     /// One of `= [ ] , { } . ( )`.
     Punct(char),
@@ -64,7 +66,23 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '-'
 }
 
+/// How an out-of-range integer literal is named in a message: itself, or its
+/// length when it is too long to show.
+fn shown_number(text: &str) -> String {
+    const SHOWN: usize = 40;
+    if text.len() <= SHOWN {
+        text.to_string()
+    } else {
+        let digits = text.trim_start_matches('-').len();
+        format!("a number of {digits} digits")
+    }
+}
+
 /// Splits one line (without its newline) into tokens.
+///
+/// Integers must lie within JavaScript's safe range,
+/// ±[`MAX_SAFE_INTEGER`]: beyond it a literal is not the same number in
+/// every engine.
 pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
     let chars: Vec<char> = line.chars().collect();
     let mut out = Vec::new();
@@ -98,10 +116,17 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
                     message: format!("expected a number, found `{text}{}`", chars[i]),
                 });
             }
-            let value = text.parse::<i64>().map_err(|_| LexError {
-                col,
-                message: format!("the number {text} does not fit in 64 bits"),
-            })?;
+            let value = text
+                .parse::<i64>()
+                .ok()
+                .filter(|v| v.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs())
+                .ok_or_else(|| LexError {
+                    col,
+                    message: format!(
+                        "expected an integer from -{MAX_SAFE_INTEGER} to {MAX_SAFE_INTEGER} (JavaScript's safe range), found {}",
+                        shown_number(&text)
+                    ),
+                })?;
             out.push(Spanned {
                 tok: Tok::Int(value),
                 col,
@@ -216,6 +241,25 @@ mod tests {
         let err = lex_line(r#"log "abc"#).unwrap_err();
         assert_eq!(err.col, 5);
         assert!(err.message.contains("closing"));
+    }
+
+    #[test]
+    fn integers_stay_in_javascripts_safe_range() {
+        let max = lex_line("9007199254740991 -9007199254740991").unwrap();
+        assert_eq!(max[0].tok, Tok::Int(MAX_SAFE_INTEGER));
+        assert_eq!(max[1].tok, Tok::Int(-MAX_SAFE_INTEGER));
+        let err = lex_line("log 9007199254740992").unwrap_err();
+        assert_eq!(err.col, 5);
+        assert_eq!(
+            err.message,
+            "expected an integer from -9007199254740991 to 9007199254740991 (JavaScript's safe range), found 9007199254740992"
+        );
+        let err = lex_line(&format!("log -{}", "9".repeat(100))).unwrap_err();
+        assert!(
+            err.message.ends_with("found a number of 100 digits"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

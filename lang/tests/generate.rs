@@ -6,7 +6,13 @@
 use std::collections::BTreeMap;
 
 use arbitrary::Unstructured;
-use nodesem_lang::gen::{generate_from_seed, generate_with, scenario_strategy, GenConfig};
+use nodesem_lang::gen::{
+    generate_from_seed, generate_with, scenario_strategy, seeded_bytes, GenConfig,
+    MAX_GENERATED_LINE, MAX_GENERATED_STATEMENTS,
+};
+use nodesem_lang::limits::{
+    MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_SAFE_INTEGER, MAX_SOURCE_BYTES,
+};
 use nodesem_lang::{
     parse, print, validate, Block, Callback, Expr, Handler, Op, RunMode, Scenario, Stmt,
 };
@@ -52,6 +58,187 @@ proptest! {
             return Err(TestCaseError::fail(format!("{e}\n{}", print(&s))));
         }
         prop_assert!(depth(&s.body) <= max_depth);
+    }
+}
+
+/// A configuration field: usually small, sometimes unbounded.
+fn limit(small: usize) -> impl Strategy<Value = usize> {
+    prop_oneof![3 => 0..small, 1 => Just(usize::MAX)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Whatever the configuration, even an unbounded one, and however many
+    /// bytes, a generated scenario is within every static limit of
+    /// `nodesem_lang::limits`, so it always parses after printing.
+    #[test]
+    fn generated_scenarios_stay_within_the_static_limits(
+        seed in any::<u64>(),
+        size in 0usize..65_536,
+        max_top_level in limit(2_000),
+        max_block in limit(64),
+        max_depth in limit(64),
+        max_statements in limit(5_000),
+    ) {
+        let config = GenConfig { max_top_level, max_block, max_depth, max_statements };
+        let bytes = seeded_bytes(seed, size);
+        let s = generate_with(&mut Unstructured::new(&bytes), &config).expect("generation never fails");
+        check_static_limits(&s)?;
+    }
+}
+
+/// Checks every static limit on a scenario and on its printed form, and
+/// that the printed form parses back to it.
+fn check_static_limits(s: &Scenario) -> Result<(), TestCaseError> {
+    let text = print(s);
+    prop_assert!(
+        depth(&s.body) <= MAX_NESTING,
+        "nested {} deep",
+        depth(&s.body)
+    );
+    prop_assert!(text.len() <= MAX_SOURCE_BYTES, "{} bytes", text.len());
+    for line in text.lines() {
+        prop_assert!(
+            line.len() <= MAX_GENERATED_LINE,
+            "a line of {} bytes: {line}",
+            line.len()
+        );
+    }
+    let mut problems = Vec::new();
+    walk(
+        &s.body,
+        &mut |stmt, _| {
+            let (exprs, list) = exprs(stmt);
+            if list > MAX_LIST {
+                problems.push(format!("a list of {list}"));
+            }
+            for e in exprs {
+                let mut chain = 0;
+                let mut base = e;
+                while let Expr::Prop(obj, _) = base {
+                    chain += 1;
+                    base = obj;
+                }
+                if chain > MAX_PROPERTY_CHAIN {
+                    problems.push(format!("a chain of {chain}"));
+                }
+                if let Expr::Int(i) = base {
+                    if i.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() {
+                        problems.push(format!("the integer {i}"));
+                    }
+                }
+            }
+        },
+        &mut Vec::new(),
+        0,
+        &mut 0,
+    );
+    prop_assert!(problems.is_empty(), "{:?}\n{}", problems, text);
+    let parsed =
+        parse("generated.scn", &text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    prop_assert_eq!(&parsed, s);
+    Ok(())
+}
+
+/// The expression of a callback given by name.
+fn callback(c: &Callback) -> Option<&Expr> {
+    match c {
+        Callback::Value(e) => Some(e),
+        Callback::Inline(_) => None,
+    }
+}
+
+/// The expressions of one statement (not those of the blocks in it), and
+/// the length of its list (a `log`'s values or an `any`'s signals), if any.
+fn exprs(stmt: &Stmt) -> (Vec<&Expr>, usize) {
+    let op = match stmt {
+        Stmt::Log(values) => return (values.iter().collect(), values.len()),
+        Stmt::Throw(e) | Stmt::Return(Some(e)) => return (vec![e], 0),
+        Stmt::Let { op, .. } | Stmt::Do(op) => op,
+        _ => return (Vec::new(), 0),
+    };
+    let found: Vec<&Expr> = match op {
+        Op::SignalAny { signals } => return (signals.iter().collect(), signals.len()),
+        Op::Value(e)
+        | Op::ThrowIfAborted { signal: e }
+        | Op::Dispose { disposable: e }
+        | Op::PreventDefault { event: e }
+        | Op::StopPropagation { event: e }
+        | Op::StopImmediatePropagation { event: e }
+        | Op::ClearTimeout { timer: e }
+        | Op::ClearImmediate { immediate: e }
+        | Op::Then { promise: e, .. }
+        | Op::Catch { promise: e, .. }
+        | Op::Finally { promise: e, .. }
+        | Op::PromiseResolve { value: e }
+        | Op::PromiseReject { value: e }
+        | Op::Thenable { value: e }
+        | Op::Dispatch { target: e, .. } => vec![e],
+        Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
+        Op::SignalAbort { reason } => reason.iter().collect(),
+        Op::Resolve { promise, value } | Op::Reject { promise, value } => {
+            std::iter::once(promise).chain(value).collect()
+        }
+        Op::SetOnAbort { signal, handler } => match handler {
+            Handler::Callback(c) => std::iter::once(signal).chain(callback(c)).collect(),
+            Handler::Null => vec![signal],
+        },
+        Op::AddAbortListener { signal, listener } => {
+            std::iter::once(signal).chain(callback(listener)).collect()
+        }
+        Op::AddEventListener {
+            target,
+            listener,
+            options,
+            ..
+        } => std::iter::once(target)
+            .chain(callback(listener))
+            .chain(options.signal.as_ref())
+            .collect(),
+        Op::RemoveEventListener {
+            target, listener, ..
+        } => vec![target, listener],
+        Op::NewController
+        | Op::SignalTimeout { .. }
+        | Op::NewTarget
+        | Op::Function(_)
+        | Op::QueueMicrotask(_)
+        | Op::NextTick(_)
+        | Op::SetTimeout { .. }
+        | Op::SetImmediate(_)
+        | Op::NewPromise => Vec::new(),
+    };
+    (found, 0)
+}
+
+#[test]
+fn configurations_are_capped_at_the_static_limits() {
+    let unbounded = GenConfig {
+        max_top_level: usize::MAX,
+        max_block: usize::MAX,
+        max_depth: usize::MAX,
+        max_statements: usize::MAX,
+    };
+    assert_eq!(
+        unbounded.within_limits(),
+        GenConfig {
+            max_top_level: MAX_GENERATED_STATEMENTS,
+            max_block: MAX_GENERATED_STATEMENTS,
+            max_depth: MAX_NESTING,
+            max_statements: MAX_GENERATED_STATEMENTS,
+        }
+    );
+    // The defaults are within the limits already.
+    assert_eq!(GenConfig::default().within_limits(), GenConfig::default());
+    // What the capped configuration allows prints within the size limit
+    // (gen.rs asserts that 3 lines of MAX_GENERATED_LINE bytes per statement
+    // fit; `check_static_limits` checks the lines).
+    for seed in 0..20 {
+        let bytes = seeded_bytes(seed, 65_536);
+        let s = generate_with(&mut Unstructured::new(&bytes), &unbounded)
+            .expect("generation never fails");
+        check_static_limits(&s).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     }
 }
 

@@ -85,7 +85,9 @@ fn unclosed_block_and_run_in_callback() {
         errs,
         vec![
             "bad.scn:2:3: `run` is only allowed at the top level of the script",
-            "bad.scn:3:1: expected `}` closing the block opened at line 1, found the end of the file",
+            // At the end of the last line with text, not on the empty
+            // "line" after the final line break.
+            "bad.scn:2:11: expected `}` closing the block opened at line 1, found the end of the file",
         ]
     );
 }

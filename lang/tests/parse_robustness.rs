@@ -1,21 +1,38 @@
 //! The parser never panics, and every diagnostic points inside the input.
 //!
-//! Three kinds of input: arbitrary strings; a soup of the language's own
-//! tokens, which reaches deeper into the parser than random characters; and
-//! valid printed scenarios with characters deleted, duplicated or swapped,
-//! which are almost right and so exercise the error paths most. Whatever
-//! parses must also survive printing and parsing again.
+//! Five kinds of input: arbitrary strings; arbitrary bytes, through
+//! `parse_bytes`; a soup of the language's own tokens, which reaches deeper
+//! into the parser than random characters; pieces of the language repeated
+//! hundreds of times, past the static limits (nesting, lists, property
+//! chains); and valid printed scenarios with characters deleted, duplicated
+//! or swapped, which are almost right and so exercise the error paths most.
+//! Whatever parses must also survive printing and parsing again.
 
 use nodesem_lang::gen::scenario_strategy;
-use nodesem_lang::{parse, print};
+use nodesem_lang::parser::parse_bytes;
+use nodesem_lang::{parse, print, ParseError, Scenario};
 use proptest::prelude::*;
 
 /// Parses `text` and checks what the parser promises for any input: no
 /// panic (a panic fails the test), diagnostics inside the text, and the
 /// round trip for whatever it accepts.
 fn check(text: &str) -> Result<(), TestCaseError> {
+    check_result(text, parse("input.scn", text))
+}
+
+/// The same for bytes: positions are checked against the text with each
+/// invalid sequence replaced by one character, as columns count them.
+fn check_bytes(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let result = parse_bytes("input.scn", bytes);
+    if std::str::from_utf8(bytes).is_err() {
+        prop_assert!(result.is_err(), "accepted invalid UTF-8 {:?}", bytes);
+    }
+    check_result(&String::from_utf8_lossy(bytes), result)
+}
+
+fn check_result(text: &str, result: Result<Scenario, ParseError>) -> Result<(), TestCaseError> {
     let lines: Vec<&str> = text.split('\n').collect();
-    match parse("input.scn", text) {
+    match result {
         Ok(s) => {
             let printed = print(&s);
             let again = parse("printed.scn", &printed).map_err(|e| {
@@ -149,6 +166,35 @@ fn soup() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..80).prop_map(|pieces| pieces.concat())
 }
 
+/// Runs that reach the static limits: a prefix, a piece repeated many
+/// times, a suffix. Blocks to nest, values for a `log` or an `any`,
+/// properties for a chain, digits for an integer.
+const RUNS: &[(&str, &str, &str)] = &[
+    ("", "microtask {\n", ""),
+    ("", "  tick {\n", ""),
+    ("let p = resolved 1\n", "then p {\n", ""),
+    ("let t = target\n", "on t x {\n", ""),
+    ("", "}\n", ""),
+    ("", "} else {\n", ""),
+    ("", "\n", ""),
+    ("let x = \"s\"\nlog x", ".name", "\n"),
+    ("log Error(\"e\")", ".message", "\n"),
+    ("log", " 1", "\n"),
+    ("log", " x.name", "\n"),
+    ("let s = aborted\nlet a = any [s", ", s", "]\n"),
+    ("log ", "9", "\n"),
+    ("log -", "1", "\n"),
+];
+
+/// A few runs, each repeated up to 600 times.
+fn repeated() -> impl Strategy<Value = String> {
+    prop::collection::vec((prop::sample::select(RUNS), 1usize..600), 0..8).prop_map(|runs| {
+        runs.iter()
+            .map(|((prefix, piece, suffix), n)| format!("{prefix}{}{suffix}", piece.repeat(*n)))
+            .collect()
+    })
+}
+
 /// A small edit of a text: delete, duplicate or swap characters.
 #[derive(Clone, Debug)]
 enum Mutation {
@@ -204,7 +250,17 @@ proptest! {
     }
 
     #[test]
+    fn parser_survives_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        check_bytes(&bytes)?;
+    }
+
+    #[test]
     fn parser_survives_token_soup(text in soup()) {
+        check(&text)?;
+    }
+
+    #[test]
+    fn parser_survives_inputs_past_the_limits(text in repeated()) {
         check(&text)?;
     }
 

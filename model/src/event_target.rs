@@ -121,6 +121,29 @@ pub fn init_event_target(rt: &mut Runtime<Model>, id: ObjectId) {
     rt.lib.targets.insert(id, EventTargetState::default());
 }
 
+/// The number of listeners `events.getEventListeners(target, type)` returns:
+/// the nodes linked from the type's root, if the target's map has one; 0 for
+/// an object that is no EventTarget. MODEL: not a DOM algorithm; the runtime
+/// charges this as work (nodesem_lang::RunConfig::work).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1031>
+/// `getEventListeners` walks `kEvents.get(type).next` while a node has a listener.
+pub fn listener_count(rt: &Runtime<Model>, target: ObjectId, event_type: &str) -> u64 {
+    let Some(state) = rt.lib.targets.get(&target) else {
+        return 0;
+    };
+    let Some(&root_id) = state.events.get(event_type) else {
+        return 0;
+    };
+    let mut count = 0;
+    let mut next = root(rt, root_id).next;
+    while let Some(id) = next {
+        count += 1;
+        next = node(rt, id).next;
+    }
+    count
+}
+
 fn target_state(rt: &Runtime<Model>, target: ObjectId) -> &EventTargetState {
     rt.lib.targets.get(&target).expect("an event target")
 }

@@ -314,6 +314,10 @@ impl Library for Model {
             "[Object]".into()
         }
     }
+
+    fn listener_count(rt: &Runtime<Self>, target: ObjectId, event_type: &str) -> u64 {
+        event_target::listener_count(rt, target, event_type)
+    }
 }
 
 /// The reference model as an engine of the harness.

@@ -121,8 +121,13 @@ impl<L: Library> Runtime<L> {
                 let f = f.clone();
                 f(self, this, args)
             }
-            ObjectData::Function(crate::FunctionData::Script { body, param, env }) => {
-                let (body, param, env) = (body.clone(), *param, env.clone());
+            ObjectData::Function(crate::FunctionData::Script {
+                body,
+                param,
+                env,
+                cost,
+            }) => {
+                let (body, param, env, cost) = (body.clone(), *param, env.clone(), *cost);
                 self.steps += 1;
                 if self.steps > self.config.budget {
                     let budget = self.config.budget;
@@ -132,6 +137,9 @@ impl<L: Library> Runtime<L> {
                 if self.depth >= self.config.max_depth {
                     let depth = self.config.max_depth;
                     self.stop(format!("callbacks nested more than {depth} deep"));
+                    return Ok(Value::Undefined);
+                }
+                if !self.charge(cost) {
                     return Ok(Value::Undefined);
                 }
                 let env = env.child();
@@ -410,6 +418,11 @@ impl<L: Library> Runtime<L> {
                 let body: Vec<Stmt> = segment.drain(..).cloned().collect();
                 let env = global.clone();
                 let task = Task::Native(Box::new(move |rt: &mut Runtime<L>| {
+                    // A part of the main script pays for its statements up
+                    // front, as a callback does (RunConfig::work).
+                    if !rt.charge(nodesem_lang::statement_cost(&body)) {
+                        return Ok(Value::Undefined);
+                    }
                     rt.exec_stmts(&body, &env).map(|_| Value::Undefined)
                 }));
                 let mut task = Some(task);

@@ -22,6 +22,16 @@ pub enum Flow {
     Return(Value),
 }
 
+/// What [`Runtime::exec_op`] records once an operation made its object.
+enum AfterOp {
+    /// Nothing.
+    Nothing,
+    /// The work weight of the signal `AbortSignal.any` returns.
+    AnyWeight(u64),
+    /// The signal of the Disposable `addAbortListener` returns.
+    DisposableOf(Value),
+}
+
 /// The implicit parameter of a callback body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Param {
@@ -47,9 +57,95 @@ impl Param {
 }
 
 impl<L: Library> Runtime<L> {
+    /// Charges the work an operation does beyond its statement
+    /// ([`nodesem_lang::RunConfig::work`]): the listener lists it walks and
+    /// the signals `AbortSignal.any` visits. The operands involved are
+    /// evaluated here as well as by the operation; they have no side effects,
+    /// and one that throws throws the same error first, as the emitted
+    /// JavaScript's `$.listeners(...)` does before the call.
+    fn charge_op(&mut self, op: &Op, env: &Env) -> Result<AfterOp, Value> {
+        let mut after = AfterOp::Nothing;
+        let steps = match op {
+            Op::AddEventListener {
+                target,
+                event_type,
+                options,
+                ..
+            } => {
+                let mut steps = self.listeners_of(target, event_type, env)?;
+                if let Some(signal) = &options.signal {
+                    steps += self.listeners_of(signal, "abort", env)?;
+                }
+                steps
+            }
+            Op::RemoveEventListener {
+                target, event_type, ..
+            }
+            | Op::Dispatch {
+                target, event_type, ..
+            } => self.listeners_of(target, event_type, env)?,
+            Op::SetOnAbort { signal, .. } => self.listeners_of(signal, "abort", env)?,
+            Op::AddAbortListener { signal, .. } => {
+                let s = self.eval(signal, env)?;
+                let steps = match &s {
+                    Value::Object(id) => L::listener_count(self, *id, "abort"),
+                    _ => 0,
+                };
+                after = AfterOp::DisposableOf(s);
+                steps
+            }
+            Op::Dispose { disposable } => {
+                let d = self.eval(disposable, env)?;
+                match d.as_object().and_then(|d| self.disposable_signals.get(&d)) {
+                    Some(Value::Object(signal)) => L::listener_count(self, *signal, "abort"),
+                    _ => 0,
+                }
+            }
+            Op::SignalAny { signals } => {
+                let mut steps = 0;
+                for signal in signals {
+                    let s = self.eval(signal, env)?;
+                    steps += s
+                        .as_object()
+                        .and_then(|s| self.any_weights.get(&s).copied())
+                        .unwrap_or(1);
+                }
+                after = AfterOp::AnyWeight(steps);
+                steps
+            }
+            _ => return Ok(after),
+        };
+        self.charge(steps);
+        Ok(after)
+    }
+
+    /// The listener count of `event_type` on the value of `target`.
+    fn listeners_of(&mut self, target: &Expr, event_type: &str, env: &Env) -> Result<u64, Value> {
+        Ok(match self.eval(target, env)? {
+            Value::Object(id) => L::listener_count(self, id, event_type),
+            _ => 0,
+        })
+    }
+
+    /// Records the weight of a signal `AbortSignal.any` returned: what its
+    /// creation was charged, unless it came back already aborted (Node then
+    /// returns a plain aborted signal, no composite). An `any` over a
+    /// composite costs the composite's weight, a bound on the sources it
+    /// flattens, without knowing how a library keeps them.
+    fn record_any_weight(&mut self, signal: ObjectId, weight: u64) {
+        let aborted = matches!(L::get(self, signal, "aborted"), Ok(Value::Bool(true)));
+        if !aborted {
+            self.any_weights.insert(signal, weight);
+        }
+    }
+
     /// Runs statements in `env`.
     pub fn exec_stmts(&mut self, stmts: &[Stmt], env: &Env) -> Result<Flow, Value> {
         for stmt in stmts {
+            // Once stopped, nothing the rest could do is observable.
+            if self.stopped() {
+                return Ok(Flow::Normal);
+            }
             if let Flow::Return(v) = self.exec_stmt(stmt, env)? {
                 return Ok(Flow::Return(v));
             }
@@ -188,6 +284,7 @@ impl<L: Library> Runtime<L> {
             body: Rc::new(body.clone()),
             param: param.name(),
             env: env.clone(),
+            cost: nodesem_lang::statement_cost(&body.body),
         }))
     }
 
@@ -233,7 +330,17 @@ impl<L: Library> Runtime<L> {
 
     /// Performs an operation: the library's, or the runtime's own.
     pub fn exec_op(&mut self, op: &Op, env: &Env) -> Completion {
+        let after = self.charge_op(op, env)?;
         if let Some(result) = L::op(self, op, env) {
+            if let Ok(Value::Object(made)) = &result {
+                match after {
+                    AfterOp::Nothing => {}
+                    AfterOp::AnyWeight(weight) => self.record_any_weight(*made, weight),
+                    AfterOp::DisposableOf(signal) => {
+                        self.disposable_signals.insert(*made, signal);
+                    }
+                }
+            }
             return result;
         }
         Ok(match op {

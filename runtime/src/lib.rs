@@ -45,6 +45,14 @@ pub trait Library: Sized + 'static {
     /// How the log prints one of the library's objects, such as
     /// `[AbortSignal]` or `Event(abort)`.
     fn describe(rt: &Runtime<Self>, obj: ObjectId) -> String;
+
+    /// How many listeners of `event_type` the EventTarget (or AbortSignal)
+    /// `target` has, counted as Node's `events.getEventListeners(target,
+    /// type).length` counts them: the nodes linked from the type's root, an
+    /// `onabort` wrapper included; 0 for an object that is not an
+    /// EventTarget. Operations that walk the list cost this many steps of
+    /// work ([`RunConfig::work`]), in every engine.
+    fn listener_count(rt: &Runtime<Self>, target: ObjectId, event_type: &str) -> u64;
 }
 
 /// A job in the microtask queue (ECMA-262 HostEnqueuePromiseJob, and Node's
@@ -97,6 +105,15 @@ pub struct Runtime<L: 'static> {
     next_seq: u64,
     steps: u32,
     depth: u32,
+    /// Steps of work charged so far ([`RunConfig::work`]).
+    work: u64,
+    /// Bytes in the log so far ([`RunConfig::max_log_bytes`]).
+    log_bytes: u64,
+    /// The work weight of each composite signal `AbortSignal.any` made (see
+    /// [`Runtime::charge_any`]).
+    pub(crate) any_weights: HashMap<ObjectId, u64>,
+    /// The signal each Disposable of `addAbortListener` removes from.
+    pub(crate) disposable_signals: HashMap<ObjectId, Value>,
     stopped: bool,
 }
 
@@ -118,15 +135,44 @@ impl<L: Library> Runtime<L> {
             next_seq: 0,
             steps: 0,
             depth: 0,
+            work: 0,
+            log_bytes: 0,
+            any_weights: HashMap::new(),
+            disposable_signals: HashMap::new(),
             stopped: false,
         }
     }
 
-    /// Appends a line to the log, unless the scenario was stopped.
+    /// Appends a line to the log, unless the scenario was stopped. A line
+    /// that would take the log past [`RunConfig::max_log_bytes`] stops the
+    /// scenario instead.
     pub fn log_line(&mut self, line: String) {
-        if !self.stopped {
-            self.log.push(line);
+        if self.stopped {
+            return;
         }
+        let bytes = line.len() as u64 + 1;
+        if self.log_bytes + bytes > self.config.max_log_bytes {
+            let limit = self.config.max_log_bytes;
+            self.stop(format!("the log would be larger than {limit} bytes"));
+            return;
+        }
+        self.log_bytes += bytes;
+        self.log.push(line);
+    }
+
+    /// Charges `steps` steps of work ([`RunConfig::work`]); past the budget
+    /// the scenario stops. Returns whether it may go on.
+    pub fn charge(&mut self, steps: u64) -> bool {
+        if self.stopped {
+            return false;
+        }
+        self.work = self.work.saturating_add(steps);
+        if self.work > self.config.work {
+            let work = self.config.work;
+            self.stop(format!("more than {work} steps of work"));
+            return false;
+        }
+        true
     }
 
     /// The virtual time, in ms.

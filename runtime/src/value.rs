@@ -72,6 +72,8 @@ pub enum FunctionData<L: 'static> {
         param: Option<&'static str>,
         /// The environment it closes over.
         env: Env,
+        /// What a call costs up front ([`nodesem_lang::statement_cost`]).
+        cost: u64,
     },
     /// A built-in function of the runtime or the library.
     Native(NativeFn<L>),

@@ -21,6 +21,9 @@ impl Library for NoLibrary {
     fn describe(_: &Runtime<Self>, _: ObjectId) -> String {
         unreachable!("no host objects")
     }
+    fn listener_count(_: &Runtime<Self>, _: ObjectId, _: &str) -> u64 {
+        0
+    }
 }
 
 fn check(text: &str, expected: &[&str]) {
@@ -267,7 +270,7 @@ fn budget_stops_a_runaway_scenario() {
         &scenario,
         &RunConfig {
             budget: 2,
-            max_depth: 64,
+            ..RunConfig::default()
         },
     );
     assert_eq!(
@@ -413,5 +416,62 @@ setImmediate {
             "t2",
             "t3",
         ],
+    );
+}
+
+#[test]
+fn work_is_charged_per_statement_when_a_body_is_called() {
+    // The main script costs 3 (two logs and the microtask statement), the
+    // microtask's body 2 when it runs: a budget of 4 stops it as it starts,
+    // a budget of 5 lets it finish.
+    let text = "log \"a\"\nmicrotask {\n  log \"b\"\n  log \"c\"\n}\nlog \"d\"\n";
+    let scenario = parse("t.scn", text).unwrap();
+    let run = |work| {
+        run_scenario::<NoLibrary>(
+            &scenario,
+            &RunConfig {
+                work,
+                ..RunConfig::default()
+            },
+        )
+        .lines
+    };
+    assert_eq!(run(5), vec!["a", "d", "b", "c"]);
+    assert_eq!(
+        run(4),
+        vec!["a", "d", "budget exhausted: more than 4 steps of work"]
+    );
+    assert_eq!(run(2), vec!["budget exhausted: more than 2 steps of work"]);
+}
+
+#[test]
+fn a_log_past_its_byte_limit_stops_the_scenario() {
+    // "abc\n" is 4 bytes, "é\n" 3 (UTF-8): 7 fit in 7, not in 6.
+    let scenario = parse("t.scn", "log \"abc\"\nlog \"\u{e9}\"\nlog \"x\"\n").unwrap();
+    let run = |max_log_bytes| {
+        run_scenario::<NoLibrary>(
+            &scenario,
+            &RunConfig {
+                max_log_bytes,
+                ..RunConfig::default()
+            },
+        )
+        .lines
+    };
+    assert_eq!(run(9), vec!["abc", "\u{e9}", "x"]);
+    assert_eq!(
+        run(8),
+        vec![
+            "abc",
+            "\u{e9}",
+            "budget exhausted: the log would be larger than 8 bytes"
+        ]
+    );
+    assert_eq!(
+        run(6),
+        vec![
+            "abc",
+            "budget exhausted: the log would be larger than 6 bytes"
+        ]
     );
 }
