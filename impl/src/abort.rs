@@ -24,7 +24,7 @@ use crate::event_target::{
     add_listener, dispatch, has_listeners, new_event, new_listener_hook, remove_listener,
     remove_listener_hook, TargetData,
 };
-use crate::listeners::{Callback, ONCE, RESIST};
+use crate::listeners::{Callback, NIL, ONCE, RESIST};
 use crate::{alloc_host, type_error, Mutant, Rt, Slot, ABORT};
 
 /// A weak reference to a signal. Seed ("Each signal gets a single
@@ -455,8 +455,28 @@ fn run_abort(rt: &mut Rt, signal: u32) {
     if !has_listeners(rt, target, ABORT) {
         return;
     }
+    if rt.lib.mutant == Some(Mutant::OnabortSkippedByFastPath) && only_onabort(rt, target) {
+        return;
+    }
     let event = new_event(rt, ABORT, TRUSTED);
     dispatch(rt, target, ABORT, event);
+}
+
+/// Whether every node of the target's abort list is an `onabort` wrapper
+/// (the mutant [`Mutant::OnabortSkippedByFastPath`] counts nothing else).
+fn only_onabort(rt: &Rt, target: u32) -> bool {
+    let Some(root) = rt.lib.targets[target as usize].root(ABORT) else {
+        return true;
+    };
+    let mut node = rt.lib.listeners.get(root).next;
+    while node != NIL {
+        let n = rt.lib.listeners.get(node);
+        if !matches!(n.callback, Callback::EventHandler(_)) {
+            return false;
+        }
+        node = n.next;
+    }
+    true
 }
 
 /// `throwIfAborted S`.
@@ -518,7 +538,8 @@ fn set_onabort(rt: &mut Rt, signal: u32, value: Value) {
         add_listener(rt, target, ABORT, Callback::EventHandler(signal), 0);
         return;
     };
-    if rt.is_function(&old) {
+    let old_is_function = rt.is_function(&old);
+    if old_is_function {
         if let Some(root) = rt.lib.targets[target as usize].root(ABORT) {
             let node = rt.lib.listeners.get_mut(root);
             node.size -= 1;
@@ -530,6 +551,9 @@ fn set_onabort(rt: &mut Rt, signal: u32, value: Value) {
     rt.lib.signals[signal as usize].onabort = Some(value);
     if is_function {
         if let Some(root) = rt.lib.targets[target as usize].root(ABORT) {
+            if old_is_function && rt.lib.mutant == Some(Mutant::OnabortCountLost) {
+                return; // The count taken off for the old handler stays off.
+            }
             let node = rt.lib.listeners.get_mut(root);
             node.size += 1;
             let size = node.size;

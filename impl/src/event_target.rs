@@ -12,7 +12,7 @@
 
 use nodesem_lang::{Callback as ScriptCallback, Expr, ListenerOptions};
 use nodesem_runtime::interp::Param;
-use nodesem_runtime::{Completion, Env, ObjectData, ObjectId, Task, Value};
+use nodesem_runtime::{Completion, Env, Job, ObjectData, ObjectId, Task, Value};
 
 use crate::event::{EventData, BEING_DISPATCHED, CANCELABLE, IN_PASSIVE, STOP};
 use crate::listeners::{Callback, CAPTURE, NIL, ONCE, PASSIVE, REMOVED, RESIST, WEAK};
@@ -127,8 +127,16 @@ pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback
             1
         }
         Some(root) => {
-            let Err(last) = lib.listeners.find(root, callback, flags & CAPTURE != 0) else {
-                return; // A duplicate: ignored.
+            let last = match lib.listeners.find(root, callback, flags & CAPTURE != 0) {
+                Err(last) => last,
+                Ok(duplicate) => {
+                    // A duplicate: ignored (the mutant updates it instead).
+                    if lib.mutant == Some(Mutant::ReaddOverwritesFlags) {
+                        let node = lib.listeners.get_mut(duplicate);
+                        node.flags = (node.flags & !(ONCE | PASSIVE)) | (flags & (ONCE | PASSIVE));
+                    }
+                    return;
+                }
             };
             lib.listeners.append(last, callback, flags);
             let root = lib.listeners.get_mut(root);
@@ -173,27 +181,66 @@ pub(crate) fn op_remove_event_listener(
     let target = target_of(rt, target, env)?;
     let listener = rt.eval_object(listener, env)?;
     let ty = rt.lib.intern(event_type);
-    remove_listener(rt, target, ty, Callback::Function(listener), capture);
+    let removed = remove_listener(rt, target, ty, Callback::Function(listener), capture);
+    if removed && rt.lib.mutant == Some(Mutant::RemovalListenerDropped) {
+        drop_removal_listener(rt, target, ty, listener, capture);
+    }
     Ok(Value::Undefined)
+}
+
+/// The mutant [`Mutant::RemovalListenerDropped`]: the first removal listener
+/// that the `signal` option put on any signal for this (target, type,
+/// listener, capture) leaves that signal's abort list.
+fn drop_removal_listener(rt: &mut Rt, target: u32, ty: u32, listener: ObjectId, capture: bool) {
+    let wanted = Callback::RemoveOnAbort {
+        target,
+        ty,
+        listener,
+        capture,
+    };
+    for s in 0..rt.lib.signals.len() {
+        let signal_target = rt.lib.signals[s].target;
+        let Some(root) = rt.lib.targets[signal_target as usize].root(ABORT) else {
+            continue;
+        };
+        let mut node = rt.lib.listeners.get(root).next;
+        while node != NIL {
+            if rt.lib.listeners.get(node).callback == wanted {
+                unlink(rt, signal_target, ABORT, root, node);
+                return;
+            }
+            node = rt.lib.listeners.get(node).next;
+        }
+    }
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `removeEventListener`: the first node with the same listener and
 /// capture flag is unlinked; a list whose size drops to 0 loses its root.
+/// Returns whether a listener was removed.
 pub(crate) fn remove_listener(
     rt: &mut Rt,
     target: u32,
     ty: u32,
     callback: Callback,
     capture: bool,
-) {
+) -> bool {
     let lib = &mut rt.lib;
     let Some(root) = lib.targets[target as usize].root(ty) else {
-        return;
+        return false;
     };
     let Ok(node) = lib.listeners.find(root, callback, capture) else {
-        return;
+        return false;
     };
-    lib.listeners.remove(node);
+    unlink(rt, target, ty, root, node);
+    true
+}
+
+/// The rest of `removeEventListener` once the node is found: unlink it,
+/// count it off the root, drop a root whose size reaches 0, run the hook.
+fn unlink(rt: &mut Rt, target: u32, ty: u32, root: u32, node: u32) {
+    let lib = &mut rt.lib;
+    let mutant = lib.mutant;
+    lib.listeners.remove(node, mutant);
     let root_node = lib.listeners.get_mut(root);
     root_node.size -= 1;
     let size = root_node.size;
@@ -202,7 +249,7 @@ pub(crate) fn remove_listener(
         // Nodes still linked after the root (only an `onabort` wrapper whose
         // handler is null can be: Node's size does not count it) become
         // unreachable with it; they are not recycled.
-        lib.listeners.release(root);
+        lib.listeners.release(root, mutant);
     }
     remove_listener_hook(rt, target, ty, size);
 }
@@ -300,6 +347,9 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
         rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
         return;
     }
+    // The mutants that reorder the walk's own bookkeeping.
+    let once_after_call = rt.lib.mutant == Some(Mutant::OnceRemovedAfterCall);
+    let flag_hoisted = rt.lib.mutant == Some(Mutant::DispatchFlagHoisted);
     rt.lib.listeners.begin_walk();
     while handler != NIL {
         let node = *rt.lib.listeners.get(handler);
@@ -320,30 +370,43 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
             handler = next;
             continue;
         }
-        if node.flags & ONCE != 0 && node.flags & REMOVED == 0 {
-            rt.lib.listeners.remove(handler);
-            let root_node = rt.lib.listeners.get_mut(root);
-            root_node.size -= 1;
-            let size = root_node.size;
-            remove_listener_hook(rt, target, ty, size);
+        let once = node.flags & ONCE != 0 && node.flags & REMOVED == 0;
+        if once && !once_after_call {
+            remove_once(rt, target, ty, root, handler);
         }
         if node.flags & PASSIVE != 0 {
             rt.lib.events[event as usize].flags |= IN_PASSIVE;
         }
         match call_listener(rt, node.callback, target_obj, event_obj) {
             Ok(result) => {
-                rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+                if !flag_hoisted {
+                    rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+                }
                 if !matches!(result, Value::Undefined | Value::Null) {
                     add_catch(rt, result);
                 }
             }
             Err(err) => emit_uncaught_exception(rt, err),
         }
+        if once && once_after_call && rt.lib.listeners.get(handler).flags & REMOVED == 0 {
+            remove_once(rt, target, ty, root, handler);
+        }
         rt.lib.events[event as usize].flags &= !IN_PASSIVE;
         handler = next;
     }
     rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
     rt.lib.listeners.end_walk();
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> the `once` half of the walk: `handler.remove(); root.size--;`
+/// and `kRemoveListener` (the root stays, even at size 0).
+fn remove_once(rt: &mut Rt, target: u32, ty: u32, root: u32, handler: u32) {
+    let mutant = rt.lib.mutant;
+    rt.lib.listeners.remove(handler, mutant);
+    let root_node = rt.lib.listeners.get_mut(root);
+    root_node.size -= 1;
+    let size = root_node.size;
+    remove_listener_hook(rt, target, ty, size);
 }
 
 /// Calls what a listener node holds, with `this` the target.
@@ -367,13 +430,20 @@ fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectI
             remove_listener(rt, target, ty, Callback::Function(listener), capture);
             Ok(Value::Undefined)
         }
-        Callback::Root => unreachable!("a walk never calls a root"),
+        // A walk never reaches a root, unless the recycling mutant
+        // (`Mutant::RecycleDuringWalk`) made a node it held into one.
+        Callback::Root => Ok(Value::Undefined),
     }
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `emitUncaughtException(err)`: `process.nextTick(() => { throw err; })`.
 pub(crate) fn emit_uncaught_exception(rt: &mut Rt, err: Value) {
-    rt.next_tick(Task::Native(Box::new(move |_| Err(err))));
+    let rethrow = Task::Native(Box::new(move |_| Err(err)));
+    if rt.lib.mutant == Some(Mutant::ExceptionInMicrotask) {
+        rt.enqueue_microtask(Job::Task(rethrow));
+    } else {
+        rt.next_tick(rethrow);
+    }
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `addCatch(result)`: a listener's non-nullish result gets

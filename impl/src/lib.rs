@@ -112,6 +112,12 @@ impl Impl {
 
     /// The interned id of an event type.
     pub(crate) fn intern(&mut self, ty: &str) -> u32 {
+        if self.mutant == Some(Mutant::TypeInternedByLength) {
+            // Looked up by its length alone: the first type as long wins.
+            if let Some(i) = self.types.iter().position(|t| t.len() == ty.len()) {
+                return i as u32;
+            }
+        }
         if let Some(i) = self.types.iter().position(|t| &**t == ty) {
             return i as u32;
         }

@@ -21,6 +21,8 @@
 
 use nodesem_runtime::ObjectId;
 
+use crate::Mutant;
+
 /// "No node": Node's `undefined` in `next` / `previous`.
 pub(crate) const NIL: u32 = u32::MAX;
 
@@ -162,8 +164,9 @@ impl Listeners {
 
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `Listener.prototype.remove`: relinks the neighbours, flags the
     /// node removed and leaves its own links as they are (a running walk
-    /// may still follow them).
-    pub(crate) fn remove(&mut self, i: u32) {
+    /// may still follow them). `mutant` is the scenario's switched-on bug
+    /// (see [`Self::release`]).
+    pub(crate) fn remove(&mut self, i: u32, mutant: Option<Mutant>) {
         let Node { next, previous, .. } = *self.get(i);
         if previous != NIL {
             self.get_mut(previous).next = next;
@@ -172,18 +175,19 @@ impl Listeners {
             self.get_mut(next).previous = previous;
         }
         self.get_mut(i).flags |= REMOVED;
-        self.release(i);
+        self.release(i, mutant);
     }
 
     /// Gives a node that no list reaches any more back to the arena: now,
     /// or when the last running walk ends.
-    pub(crate) fn release(&mut self, i: u32) {
+    pub(crate) fn release(&mut self, i: u32, mutant: Option<Mutant>) {
         let node = self.get_mut(i);
         if node.flags & FREED != 0 {
             return;
         }
         node.flags |= FREED;
-        if self.walking == 0 {
+        // The mutant recycles at once, under the feet of a running walk.
+        if self.walking == 0 || mutant == Some(Mutant::RecycleDuringWalk) {
             self.free.push(i);
         } else {
             self.pending.push(i);

@@ -4,8 +4,9 @@
 //! They exist to measure the harness: a differential run of `impl+<mutant>`
 //! against the model (or against Node) must find each of them. Every mutant
 //! is off by default and changes one line of behaviour, guarded by
-//! `if rt.lib.mutant == Some(Mutant::X)` at the place named below, so that
-//! grepping for the variant finds the whole change.
+//! `if rt.lib.mutant == Some(Mutant::X)` at the place named below (in
+//! `listeners.rs`, which has no `rt`, the scenario's mutant is passed in),
+//! so that grepping for the variant finds the whole change.
 
 use std::fmt;
 use std::str::FromStr;
@@ -47,17 +48,90 @@ pub enum Mutant {
     /// Node's `kResistStopPropagation`. Observable: an earlier abort
     /// listener that calls `stopImmediatePropagation` silences it.
     AbortListenerStoppable,
+    /// `listeners.rs`, `Listeners::release`: a removed node goes back to the
+    /// free list at once, even while a dispatch walk is running, instead of
+    /// when the last walk ends. A walk that cached the removed node as its
+    /// `next` (or follows a removed node's stale links) then lands in
+    /// whatever reused the slot. Observable: a listener that removes the
+    /// next listener and adds a new one during a dispatch makes the walk
+    /// call the new one (reusing the removed node), which Node does not
+    /// visit (it was appended after the removed node's stale end).
+    RecycleDuringWalk,
+    /// `event_target.rs`, `dispatch`: a `once` listener is removed after its
+    /// call instead of before it. Observable: a `once` listener that re-adds
+    /// itself with `once` is a duplicate during its call (ignored) and then
+    /// removed, so a second dispatch calls nothing (Node: it runs again); a
+    /// `once` listener that dispatches the same type again is called again
+    /// by the inner dispatch.
+    OnceRemovedAfterCall,
+    /// `event_target.rs`, `emit_uncaught_exception`: a listener's exception
+    /// (and the rejection of a promise it returned) is rethrown from a
+    /// microtask instead of from `process.nextTick`. Observable: a
+    /// microtask queued before the listener threw runs before the
+    /// `uncaught` line (Node: after it, since ticks run first).
+    ExceptionInMicrotask,
+    /// `abort.rs`, `set_onabort`: replacing one `onabort` function by
+    /// another takes the old handler's count off the root's size but skips
+    /// adding the new one's ("a function replacing a function changes no
+    /// count", applied after the decrement had already run). Observable:
+    /// after `onabort s F`, `onabort s G`, adding and removing another abort
+    /// listener empties the list's count, so the root and the `onabort`
+    /// wrapper with it are dropped and aborting no longer calls `G`.
+    OnabortCountLost,
+    /// `lib.rs`, `Impl::intern`: the table of event types is searched by a
+    /// cheap key, the name's length, and the first entry with that key is
+    /// taken without comparing the text (a hash lookup that forgot the
+    /// equality check), so a type is interned under another type's name.
+    /// Observable: `dispatch t bar` calls the listeners of `foo` (same
+    /// length), whose `event.type` reads `foo`.
+    TypeInternedByLength,
+    /// `abort.rs`, `run_abort`: the no-listener fast path counts only the
+    /// listeners added by `addEventListener` and forgets the `onabort`
+    /// wrapper, so a signal whose only listener is its `onabort` handler
+    /// aborts without an event. Observable: `onabort s { ... }` then aborting
+    /// the controller calls nothing.
+    OnabortSkippedByFastPath,
+    /// `event_target.rs`, `add_listener`: the duplicate check of
+    /// `addEventListener` ("find or update") copies the new call's `once`
+    /// and `passive` onto the registered listener instead of ignoring the
+    /// duplicate. Observable: `on t x f passive` then `on t x f` loses
+    /// `passive`, so `preventDefault` in `f` works and the cancelable
+    /// dispatch returns `false` (Node: `true`).
+    ReaddOverwritesFlags,
+    /// `event_target.rs`, `op_remove_event_listener`: removing a listener
+    /// that was added with `signal S` also drops the removal listener the
+    /// `signal` option put on `S` (a leak "fix"). Node keeps it, and when
+    /// `S` aborts it removes whatever matches the listener then. Observable:
+    /// `on t x f signal s`, `off t x f`, `on t x f`, then aborting `s`
+    /// removes the re-added `f` in Node, not with the mutant, so a later
+    /// dispatch calls `f`.
+    RemovalListenerDropped,
+    /// `event_target.rs`, `dispatch`: `kIsBeingDispatched` is cleared once,
+    /// after the walk, instead of after every listener that returns (the
+    /// store hoisted out of the loop). Observable: a second listener of the
+    /// same dispatch reads `event.eventPhase` 2 and `event.currentTarget`
+    /// the target (Node: 0 and null).
+    DispatchFlagHoisted,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 6] = [
+    pub const ALL: [Mutant; 15] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
         Mutant::StaleListenerCheck,
         Mutant::RemovedListenerRuns,
         Mutant::AbortListenerStoppable,
+        Mutant::RecycleDuringWalk,
+        Mutant::OnceRemovedAfterCall,
+        Mutant::ExceptionInMicrotask,
+        Mutant::OnabortCountLost,
+        Mutant::TypeInternedByLength,
+        Mutant::OnabortSkippedByFastPath,
+        Mutant::ReaddOverwritesFlags,
+        Mutant::RemovalListenerDropped,
+        Mutant::DispatchFlagHoisted,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -69,6 +143,15 @@ impl Mutant {
             Mutant::StaleListenerCheck => "stale-listener-check",
             Mutant::RemovedListenerRuns => "removed-listener-runs",
             Mutant::AbortListenerStoppable => "abort-listener-stoppable",
+            Mutant::RecycleDuringWalk => "recycle-during-walk",
+            Mutant::OnceRemovedAfterCall => "once-removed-after-call",
+            Mutant::ExceptionInMicrotask => "exception-in-microtask",
+            Mutant::OnabortCountLost => "onabort-count-lost",
+            Mutant::TypeInternedByLength => "type-interned-by-length",
+            Mutant::OnabortSkippedByFastPath => "onabort-skipped-by-fast-path",
+            Mutant::ReaddOverwritesFlags => "readd-overwrites-flags",
+            Mutant::RemovalListenerDropped => "removal-listener-dropped",
+            Mutant::DispatchFlagHoisted => "dispatch-flag-hoisted",
         }
     }
 }

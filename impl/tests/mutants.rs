@@ -1,7 +1,9 @@
 //! Each mutant changes the log of at least one scenario whose correct log
-//! Node 26.12.1 prints (each is a cut-down form of a curated scenario under
-//! `scenarios/`, which `nodesem check` runs on real Node): the harness can
-//! find every one of them.
+//! Node 26.12.1 prints (the first six are cut-down forms of curated
+//! scenarios under `scenarios/`, which `nodesem check` runs on real Node;
+//! the correct log of each later one was checked with
+//! `nodesem run FILE --engine node`): the harness can find every one of
+//! them.
 
 use nodesem_impl::{ImplEngine, Mutant};
 use nodesem_lang::{parse, Engine, RunConfig};
@@ -147,6 +149,192 @@ abort c
 }
 
 #[test]
+fn recycle_during_walk() {
+    // The first listener removes the next one and adds another: the walk
+    // has cached the removed node as its next, and Node's removed node
+    // keeps its stale end, so the new listener is not visited. The mutant
+    // reused the removed node for it, and the walk calls it.
+    exposes(
+        Mutant::RecycleDuringWalk,
+        r#"let t = target
+let g = fn {
+  log "g (never: removed by the first)"
+}
+on t foo {
+  log "first"
+  off t foo g
+  on t foo {
+    log "added during the dispatch (never: after the old end)"
+  }
+}
+on t foo g
+dispatch t foo
+log "end"
+"#,
+        &["first", "end"],
+        &[
+            "first",
+            "added during the dispatch (never: after the old end)",
+            "end",
+        ],
+    );
+}
+
+#[test]
+fn once_removed_after_call() {
+    exposes(
+        Mutant::OnceRemovedAfterCall,
+        r#"let t = target
+let f = fn {
+  log "f"
+  on t foo f once
+}
+on t foo f once
+dispatch t foo
+dispatch t foo
+log "end"
+"#,
+        &["f", "f", "end"],
+        &["f", "end"],
+    );
+}
+
+#[test]
+fn exception_in_microtask() {
+    exposes(
+        Mutant::ExceptionInMicrotask,
+        r#"let t = target
+on t foo {
+  log "listener"
+  microtask {
+    log "microtask"
+  }
+  throw Error("boom")
+}
+dispatch t foo
+log "end"
+"#,
+        &["listener", "end", "uncaught Error: boom", "microtask"],
+        &["listener", "end", "microtask", "uncaught Error: boom"],
+    );
+}
+
+#[test]
+fn onabort_count_lost() {
+    exposes(
+        Mutant::OnabortCountLost,
+        r#"let c = controller
+let s = c.signal
+onabort s {
+  log "first handler"
+}
+onabort s {
+  log "second handler" event.type
+}
+let f = fn {
+  log "f"
+}
+on s abort f
+off s abort f
+abort c
+log "end"
+"#,
+        &["second handler abort", "end"],
+        &["end"],
+    );
+}
+
+#[test]
+fn type_interned_by_length() {
+    exposes(
+        Mutant::TypeInternedByLength,
+        r#"let t = target
+on t foo {
+  log "foo listener" event.type
+}
+dispatch t bar
+dispatch t foo
+"#,
+        &["foo listener foo"],
+        &["foo listener foo", "foo listener foo"],
+    );
+}
+
+#[test]
+fn onabort_skipped_by_fast_path() {
+    exposes(
+        Mutant::OnabortSkippedByFastPath,
+        r#"let c = controller
+onabort c.signal {
+  log "onabort" event.type
+}
+abort c
+log "end"
+"#,
+        &["onabort abort", "end"],
+        &["end"],
+    );
+}
+
+#[test]
+fn readd_overwrites_flags() {
+    exposes(
+        Mutant::ReaddOverwritesFlags,
+        r#"let t = target
+let f = fn {
+  preventDefault event
+  log "f" event.defaultPrevented
+}
+on t foo f passive
+on t foo f
+let r = dispatch t foo cancelable
+log r
+"#,
+        &["f false", "true"],
+        &["f true", "false"],
+    );
+}
+
+#[test]
+fn removal_listener_dropped() {
+    exposes(
+        Mutant::RemovalListenerDropped,
+        r#"let c = controller
+let t = target
+let f = fn {
+  log "f"
+}
+on t foo f signal c.signal
+off t foo f
+on t foo f
+abort c
+dispatch t foo
+log "end"
+"#,
+        &["end"],
+        &["f", "end"],
+    );
+}
+
+#[test]
+fn dispatch_flag_hoisted() {
+    exposes(
+        Mutant::DispatchFlagHoisted,
+        r#"let t = target
+on t foo {
+  log "first" event.eventPhase
+}
+on t foo {
+  log "second" event.eventPhase event.currentTarget
+}
+dispatch t foo
+"#,
+        &["first 2", "second 0 null"],
+        &["first 2", "second 2 [EventTarget]"],
+    );
+}
+
+#[test]
 fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     let tested = [
         "dependants-aborted-late",
@@ -155,6 +343,15 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "stale-listener-check",
         "removed-listener-runs",
         "abort-listener-stoppable",
+        "recycle-during-walk",
+        "once-removed-after-call",
+        "exception-in-microtask",
+        "onabort-count-lost",
+        "type-interned-by-length",
+        "onabort-skipped-by-fast-path",
+        "readd-overwrites-flags",
+        "removal-listener-dropped",
+        "dispatch-flag-hoisted",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);

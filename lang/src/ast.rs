@@ -9,14 +9,14 @@
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario script: a list of top-level statements.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Scenario {
     /// The top-level statements, in order.
     pub body: Vec<Stmt>,
 }
 
 /// A block of statements: the body of a callback or of a `try`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Block {
     /// The statements, in order.
     pub body: Vec<Stmt>,
@@ -26,7 +26,7 @@ pub struct Block {
 pub type Name = String;
 
 /// One statement.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stmt {
     /// `# text`: a comment line, kept so that printing preserves documentation.
@@ -57,7 +57,7 @@ pub enum Stmt {
 
 /// How far a `run` statement lets the event loop go before the main script
 /// resumes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunMode {
     /// One loop iteration: the timers phase at the current time, then the
@@ -70,7 +70,7 @@ pub enum RunMode {
 }
 
 /// The options of `addEventListener`, flattened.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ListenerOptions {
     /// `{ once: true }`.
     pub once: bool,
@@ -83,7 +83,7 @@ pub struct ListenerOptions {
 }
 
 /// A callback argument: an existing function binding or an inline block.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Callback {
     /// A function value, usually a binding made with `fn`.
@@ -93,7 +93,7 @@ pub enum Callback {
 }
 
 /// What an `onabort` assignment stores.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Handler {
     /// `onabort s null`.
@@ -105,7 +105,7 @@ pub enum Handler {
 /// An operation: everything a script does to the APIs under test.
 ///
 /// Each variant documents its syntax and the JavaScript it stands for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     /// `EXPR` (only after `let NAME =`): binds a value.
@@ -305,7 +305,7 @@ pub enum Op {
 }
 
 /// An expression: a literal, a binding, a property read or a new Error.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Expr {
     /// `undefined`.

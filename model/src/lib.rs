@@ -320,6 +320,13 @@ impl Library for Model {
     }
 }
 
+/// Runs a scenario on the model and returns its log with the run's
+/// statistics (which callback bodies ran, whether a budget stopped it), for
+/// judging what a generator produces.
+pub fn run_with_stats(scenario: &Scenario, config: &RunConfig) -> (Log, nodesem_runtime::RunStats) {
+    nodesem_runtime::run_scenario_with_stats::<Model>(scenario, config)
+}
+
 /// The reference model as an engine of the harness.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ModelEngine;

@@ -126,8 +126,10 @@ impl<L: Library> Runtime<L> {
                 param,
                 env,
                 cost,
+                origin,
             }) => {
-                let (body, param, env, cost) = (body.clone(), *param, env.clone(), *cost);
+                let (body, param, env, cost, origin) =
+                    (body.clone(), *param, env.clone(), *cost, *origin);
                 self.steps += 1;
                 if self.steps > self.config.budget {
                     let budget = self.config.budget;
@@ -142,6 +144,7 @@ impl<L: Library> Runtime<L> {
                 if !self.charge(cost) {
                     return Ok(Value::Undefined);
                 }
+                self.bodies_run.insert(origin);
                 let env = env.child();
                 if let Some(param) = param {
                     env.define(param, args.first().cloned().unwrap_or(Value::Undefined));

@@ -22,6 +22,67 @@ pub enum Flow {
     Return(Value),
 }
 
+/// What identifies a callback body for [`crate::RunStats`]: a hash of its
+/// statements. Generated bodies start with a `log` of a unique label, so
+/// distinct bodies have distinct identities.
+pub(crate) fn block_identity(block: &Block) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    block.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The identities ([`block_identity`]) of the callback blocks a statement
+/// list holds, nested ones included (`try` blocks are not callbacks, but
+/// what they hold counts).
+pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) {
+    fn block(b: &Block, out: &mut std::collections::HashSet<u64>) {
+        out.insert(block_identity(b));
+        callback_blocks(&b.body, out);
+    }
+    for stmt in body {
+        let op = match stmt {
+            Stmt::Try(b) => {
+                callback_blocks(&b.body, out);
+                continue;
+            }
+            Stmt::Let { op, .. } | Stmt::Do(op) => op,
+            _ => continue,
+        };
+        match op {
+            Op::SetOnAbort {
+                handler: nodesem_lang::Handler::Callback(Callback::Inline(b)),
+                ..
+            }
+            | Op::AddAbortListener {
+                listener: Callback::Inline(b),
+                ..
+            }
+            | Op::AddEventListener {
+                listener: Callback::Inline(b),
+                ..
+            }
+            | Op::Function(b)
+            | Op::QueueMicrotask(b)
+            | Op::NextTick(b)
+            | Op::SetImmediate(b)
+            | Op::SetTimeout { body: b, .. }
+            | Op::Catch { on_rejected: b, .. }
+            | Op::Finally { on_finally: b, .. } => block(b, out),
+            Op::Then {
+                on_fulfilled,
+                on_rejected,
+                ..
+            } => {
+                for b in on_fulfilled.iter().chain(on_rejected) {
+                    block(b, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// What [`Runtime::exec_op`] records once an operation made its object.
 enum AfterOp {
     /// Nothing.
@@ -285,6 +346,7 @@ impl<L: Library> Runtime<L> {
             param: param.name(),
             env: env.clone(),
             cost: nodesem_lang::statement_cost(&body.body),
+            origin: block_identity(body),
         }))
     }
 

@@ -114,6 +114,9 @@ pub struct Runtime<L: 'static> {
     pub(crate) any_weights: HashMap<ObjectId, u64>,
     /// The signal each Disposable of `addAbortListener` removes from.
     pub(crate) disposable_signals: HashMap<ObjectId, Value>,
+    /// The callback blocks called so far, by their identity (for
+    /// [`RunStats`]).
+    pub(crate) bodies_run: std::collections::HashSet<u64>,
     stopped: bool,
 }
 
@@ -139,6 +142,7 @@ impl<L: Library> Runtime<L> {
             log_bytes: 0,
             any_weights: HashMap::new(),
             disposable_signals: HashMap::new(),
+            bodies_run: std::collections::HashSet::new(),
             stopped: false,
         }
     }
@@ -207,7 +211,39 @@ impl<L: Library> Runtime<L> {
 
 /// Runs a scenario on the runtime with library `L` and returns its log.
 pub fn run_scenario<L: Library>(scenario: &Scenario, config: &RunConfig) -> Log {
+    run_scenario_with_stats::<L>(scenario, config).0
+}
+
+/// What a run did besides its log, for judging generated scenarios: how
+/// many of the scenario's callback bodies ever ran, and whether a budget
+/// stopped it. Nothing here is observable by a script.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Callback blocks in the scenario's text (listeners, `fn`, reactions,
+    /// microtasks, ticks, timers, immediates; not `try` blocks).
+    pub bodies: usize,
+    /// Of those, how many were called at least once.
+    pub bodies_run: usize,
+    /// Whether the scenario ended with a `budget exhausted` line.
+    pub budget_exhausted: bool,
+    /// Steps of work charged ([`RunConfig::work`]).
+    pub work: u64,
+}
+
+/// [`run_scenario`], with the [`RunStats`] of the run.
+pub fn run_scenario_with_stats<L: Library>(
+    scenario: &Scenario,
+    config: &RunConfig,
+) -> (Log, RunStats) {
     let mut rt = Runtime::<L>::new(*config);
     rt.run_main(scenario);
-    rt.log
+    let mut bodies = std::collections::HashSet::new();
+    interp::callback_blocks(&scenario.body, &mut bodies);
+    let stats = RunStats {
+        bodies: bodies.len(),
+        bodies_run: rt.bodies_run.intersection(&bodies).count(),
+        budget_exhausted: rt.stopped,
+        work: rt.work,
+    };
+    (rt.log, stats)
 }

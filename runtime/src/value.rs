@@ -74,6 +74,9 @@ pub enum FunctionData<L: 'static> {
         env: Env,
         /// What a call costs up front ([`nodesem_lang::statement_cost`]).
         cost: u64,
+        /// The identity of the block this function was made from, for
+        /// [`crate::RunStats`].
+        origin: u64,
     },
     /// A built-in function of the runtime or the library.
     Native(NativeFn<L>),

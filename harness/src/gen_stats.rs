@@ -1,0 +1,92 @@
+//! What generated scenarios do, measured on the model: the share of their
+//! callback bodies that run, the share that a budget stops, and how often
+//! each kind of operation appears. A generator whose callbacks never run
+//! tests nothing; these figures are how `nodesem gen --stats N` (and a
+//! fuzz run's user) can tell.
+
+use std::collections::BTreeMap;
+
+use nodesem_lang::{gen, RunConfig, Scenario};
+use serde::Serialize;
+
+use crate::fuzz::GENERATED_SIZE;
+
+/// Statistics of `scenarios` generated scenarios from seed `seed` on.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GenStats {
+    /// How many scenarios were measured.
+    pub scenarios: u64,
+    /// Statements per scenario, on average (blocks included).
+    pub mean_statements: f64,
+    /// Callback bodies in their text.
+    pub bodies: u64,
+    /// Of those, how many ran at least once on the model.
+    pub bodies_run: u64,
+    /// `bodies_run / bodies`.
+    pub bodies_run_share: f64,
+    /// Scenarios that ended with `budget exhausted`.
+    pub budget_exhausted: u64,
+    /// `budget_exhausted / scenarios`.
+    pub budget_exhausted_share: f64,
+    /// How many times each kind of operation appears (serde's names of
+    /// `nodesem_lang::Op`'s variants).
+    pub operations: BTreeMap<String, u64>,
+}
+
+/// Generates and runs `count` scenarios on the model.
+pub fn measure(seed: u64, count: u64) -> GenStats {
+    let mut stats = GenStats {
+        scenarios: count,
+        ..GenStats::default()
+    };
+    let config = RunConfig::default();
+    let mut statements = 0u64;
+    for i in 0..count {
+        let scenario = gen::generate_from_seed(seed.wrapping_add(i), GENERATED_SIZE);
+        statements += crate::shrink::statements(&scenario) as u64;
+        count_operations(&scenario, &mut stats.operations);
+        let (_, run) = nodesem_model::run_with_stats(&scenario, &config);
+        stats.bodies += run.bodies as u64;
+        stats.bodies_run += run.bodies_run as u64;
+        stats.budget_exhausted += u64::from(run.budget_exhausted);
+    }
+    let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    stats.mean_statements = share(statements, count);
+    stats.bodies_run_share = share(stats.bodies_run, stats.bodies);
+    stats.budget_exhausted_share = share(stats.budget_exhausted, count);
+    stats
+}
+
+/// Counts the operations of a scenario by kind, through its serde form (so
+/// that every variant, present and future, is named without a list here).
+pub fn count_operations(scenario: &Scenario, counts: &mut BTreeMap<String, u64>) {
+    fn op_name(op: &serde_json::Value) -> Option<String> {
+        match op {
+            serde_json::Value::String(name) => Some(name.clone()),
+            serde_json::Value::Object(map) => map.keys().next().cloned(),
+            _ => None,
+        }
+    }
+    fn walk(value: &serde_json::Value, counts: &mut BTreeMap<String, u64>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, inner) in map {
+                    let op = match key.as_str() {
+                        "do" => Some(inner),
+                        "let" => inner.get("op"),
+                        _ => None,
+                    };
+                    if let Some(name) = op.and_then(op_name) {
+                        *counts.entry(name).or_insert(0) += 1;
+                    }
+                    walk(inner, counts);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, counts)),
+            _ => {}
+        }
+    }
+    if let Ok(json) = serde_json::to_value(scenario) {
+        walk(&json, counts);
+    }
+}
