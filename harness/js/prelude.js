@@ -239,6 +239,8 @@ const createScenario = (() => {
       if (stopped) return;
       let line = '';
       for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : ' ') + fmt(values[i]);
+      // One event, one line: line breaks in a value are written as escapes (Runtime::log_line).
+      if (line.includes('\n') || line.includes('\r')) line = line.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
       // The UTF-8 length plus the line break, as the Rust runtime's log_line counts it.
       const bytes = Buffer.byteLength(line, 'utf8') + 1;
       if (logBytes + bytes > maxLogBytes) {

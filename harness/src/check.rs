@@ -269,6 +269,11 @@ pub struct Divergence {
     pub actual: Option<String>,
     /// The engine error, when an engine could not run the scenario.
     pub error: Option<String>,
+    /// Whether an engine ran out of time (twice, for a Node engine, which
+    /// retries with a longer limit): a failure of its own kind, reported
+    /// apart from log differences.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
     /// The scenario text, for generated scenarios.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -298,11 +303,15 @@ impl Divergence {
                     expected,
                     actual,
                     error: None,
+                    timed_out: false,
                     text,
                     logs: Some((a, b)),
                 })
             }
             (a, b) => {
+                let timed_out = [&a, &b]
+                    .iter()
+                    .any(|r| matches!(r, Err(EngineError::TimedOut(_))));
                 let error = [(&engines[0], a), (&engines[1], b)]
                     .iter()
                     .filter_map(|(n, r)| r.as_ref().err().map(|err| format!("{n}: {err}")))
@@ -315,6 +324,7 @@ impl Divergence {
                     expected: None,
                     actual: None,
                     error: Some(error),
+                    timed_out,
                     text,
                     logs: None,
                 })
@@ -350,6 +360,8 @@ pub struct Report {
     pub engines: Vec<String>,
     /// Every unexplained difference or failure.
     pub divergences: Vec<Divergence>,
+    /// Scenarios an engine could not finish in time, apart from the rest.
+    pub timeouts: Vec<Divergence>,
     /// Differences explained by the deviations file.
     pub accepted_deviations: usize,
     /// Deviations listed in the file that no longer occur.
@@ -361,7 +373,7 @@ pub struct Report {
 impl Report {
     /// Whether the check passed.
     pub fn ok(&self) -> bool {
-        self.divergences.is_empty() && self.stale_deviations.is_empty()
+        self.divergences.is_empty() && self.timeouts.is_empty() && self.stale_deviations.is_empty()
     }
 }
 
@@ -402,6 +414,7 @@ pub fn check_with(
     let start = Instant::now();
     let names: Vec<String> = engines.iter().map(|e| e.name()).collect();
     let mut divergences = Vec::new();
+    let mut timeouts = Vec::new();
     let mut accepted = 0;
     let mut stale_deviations = Vec::new();
     let mut counts = (0, 0);
@@ -463,7 +476,11 @@ pub fn check_with(
                 };
                 if let Some(d) = divergence {
                     found(&d);
-                    divergences.push(d);
+                    if d.timed_out {
+                        timeouts.push(d);
+                    } else {
+                        divergences.push(d);
+                    }
                 }
             }
         }
@@ -473,6 +490,7 @@ pub fn check_with(
         generated: counts.1,
         engines: names,
         divergences,
+        timeouts,
         accepted_deviations: accepted,
         stale_deviations,
         elapsed_s: start.elapsed().as_secs_f64(),
@@ -498,7 +516,8 @@ fn show_line(line: Option<&str>) -> String {
 /// the unified diff and, for a generated scenario, its text.
 pub fn render_divergence(d: &Divergence) -> String {
     let mut out = format!(
-        "DIVERGENCE {} ({} vs {})\n  {}\n",
+        "{} {} ({} vs {})\n  {}\n",
+        if d.timed_out { "TIMEOUT" } else { "DIVERGENCE" },
         d.scenario,
         d.engines[0],
         d.engines[1],
@@ -531,12 +550,13 @@ pub fn render_summary(report: &Report) -> String {
         ));
     }
     out.push_str(&format!(
-        "checked {} scenarios ({} from files, {} generated) on {}: {} divergences, {} accepted deviations, {} stale deviations, {:.2} s\n",
+        "checked {} scenarios ({} from files, {} generated) on {}: {} divergences, {} timeouts, {} accepted deviations, {} stale deviations, {:.2} s\n",
         report.scenarios + report.generated,
         report.scenarios,
         report.generated,
         report.engines.join(", "),
         report.divergences.len(),
+        report.timeouts.len(),
         report.accepted_deviations,
         report.stale_deviations.len(),
         report.elapsed_s

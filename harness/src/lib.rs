@@ -12,6 +12,7 @@ pub mod engines;
 pub mod fuzz;
 pub mod gen_stats;
 pub mod js_source;
+pub mod mutants;
 pub mod node;
 pub mod oracle;
 pub mod shrink;

@@ -142,6 +142,26 @@ enum Command {
         #[command(flatten)]
         limits: Limits,
     },
+    /// Measures how well generated scenarios alone (no curated file) find each mutant of impl.
+    Mutants {
+        /// The longest to look for each mutant, such as 30s or 2m.
+        #[arg(long, value_parser = parse_duration, default_value = "30s")]
+        time: std::time::Duration,
+        /// The most generated scenarios to try for each mutant.
+        #[arg(long, default_value_t = 1_000_000)]
+        runs: u64,
+        /// The seed of the first scenario.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Only these mutants (default: all of them).
+        #[arg(long = "mutant", value_name = "NAME")]
+        only: Vec<String>,
+        /// The report format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        limits: Limits,
+    },
     /// Prints generated scenarios, or statistics of what they do on the model.
     Gen {
         /// The seed of the first scenario.
@@ -517,6 +537,77 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             format,
             limits,
         } => fuzz_command(a, b, time, runs, jobs, out, seed, format, limits),
+        Command::Mutants {
+            time,
+            runs,
+            seed,
+            only,
+            format,
+            limits,
+        } => {
+            use nodesem_harness::mutants::{hunt_all, MutantsConfig};
+            let mutants = if only.is_empty() {
+                nodesem_impl::Mutant::ALL.to_vec()
+            } else {
+                only.iter()
+                    .map(|name| {
+                        name.parse::<nodesem_impl::Mutant>()
+                            .map_err(|e| bad(anyhow::anyhow!("{e}")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            let config = MutantsConfig {
+                time,
+                runs,
+                seed,
+                jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                run: limits.config()?,
+            };
+            let text = matches!(format, Format::Text);
+            let mut on_done = |r: &nodesem_harness::mutants::MutantReport| {
+                if text {
+                    let _ = match (r.time_to_detect_s, r.shrunk_statements) {
+                        (Some(t), Some(n)) => writeln!(
+                            std::io::stdout(),
+                            "{:32} found after {:>7} scenarios, {:>7.2} s; shrunk to {n} statements (seed {})",
+                            r.name,
+                            r.executions,
+                            t,
+                            r.seed.unwrap_or_default()
+                        ),
+                        _ => writeln!(
+                            std::io::stdout(),
+                            "{:32} NOT FOUND in {} scenarios",
+                            r.name, r.executions
+                        ),
+                    };
+                }
+            };
+            let report = hunt_all(&mutants, &config, &mut on_done);
+            match format {
+                Format::Text => {
+                    let _ = writeln!(
+                        stdout,
+                        "{} of {} mutants found by generated scenarios alone; median time to detection {}, median shrunk size {}",
+                        report.detected,
+                        report.mutants.len(),
+                        report.median_time_to_detect_s.map_or("-".into(), |t| format!("{t:.2} s")),
+                        report.median_shrunk_statements.map_or("-".into(), |n| format!("{n} statements")),
+                    );
+                }
+                Format::Json => {
+                    let json = serde_json::to_string_pretty(&report)
+                        .context("serializing the report")
+                        .map_err(bad)?;
+                    let _ = writeln!(stdout, "{json}");
+                }
+            }
+            Ok(if report.detected == report.mutants.len() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Command::Gen { seed, count, stats } => {
             match stats {
                 None => {

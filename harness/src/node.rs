@@ -103,6 +103,9 @@ pub const PINNED_NODE_VERSION: &str = "26.12.1";
 /// before its worker is killed.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How much longer the one retry of a scenario that timed out may take.
+pub const TIMEOUT_RETRY_FACTOR: u32 = 3;
+
 /// How long a fresh worker may take to say it is ready.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -443,6 +446,11 @@ impl NodeEngine {
     ) -> Result<Log, EngineError> {
         // Fresh workers that died before acknowledging this body.
         let mut lost = 0;
+        // A scenario that times out runs once more with a longer limit (a
+        // loaded machine must not make a finding up); only a second timeout
+        // is reported, as its own kind of failure.
+        let mut timeout = self.timeout;
+        let mut retried = false;
         loop {
             let mut current = match server.take() {
                 Some(s) => s,
@@ -451,7 +459,13 @@ impl NodeEngine {
                     self.fresh_or_idle(batch)?
                 }
             };
-            match current.run(&batch.bodies[index], batch.config, self.timeout) {
+            match current.run(&batch.bodies[index], batch.config, timeout) {
+                Outcome::Ran(Err(EngineError::TimedOut(_)), false) if !retried => {
+                    drop(current);
+                    retried = true;
+                    timeout = timeout.saturating_mul(TIMEOUT_RETRY_FACTOR);
+                    continue;
+                }
                 Outcome::Ran(result, alive) => {
                     if alive {
                         *server = Some(current);

@@ -30,3 +30,24 @@ pub fn model_vs_impl(scenario: &Scenario, mutant: Option<Mutant>) -> Option<Stri
         print(scenario)
     ))
 }
+
+/// Runs `scenario` on the model and on impl with `config`, for the
+/// `engines_never_panic` fuzz target: either engine panicking (a failed
+/// invariant of the model, a bug of impl) or overflowing its stack is the
+/// failure; the logs are not compared.
+pub fn run_both(scenario: &Scenario, config: &RunConfig) {
+    let _ = ModelEngine.run(scenario, config);
+    let _ = ImplEngine { mutant: None }.run(scenario, config);
+}
+
+/// A run configuration from fuzzer bytes, within small ranges that reach
+/// every way a scenario can be stopped: few callbacks, shallow nesting,
+/// little work, a short log.
+pub fn small_config(bytes: [u8; 4]) -> RunConfig {
+    RunConfig {
+        budget: 1 + u32::from(bytes[0]) * 8,
+        max_depth: 1 + u32::from(bytes[1] % 64),
+        work: 1 + u64::from(bytes[2]) * 64,
+        max_log_bytes: 1 + u64::from(bytes[3]) * 64,
+    }
+}

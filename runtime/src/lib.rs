@@ -150,10 +150,19 @@ impl<L: Library> Runtime<L> {
     /// Appends a line to the log, unless the scenario was stopped. A line
     /// that would take the log past [`RunConfig::max_log_bytes`] stops the
     /// scenario instead.
+    ///
+    /// A line never holds a line break: `\n` and `\r` in a logged value
+    /// (an error message, a string) are written as those two-character
+    /// escapes, so that one event stays one line wherever the log goes.
     pub fn log_line(&mut self, line: String) {
         if self.stopped {
             return;
         }
+        let line = if line.contains(['\n', '\r']) {
+            line.replace('\r', "\\r").replace('\n', "\\n")
+        } else {
+            line
+        };
         let bytes = line.len() as u64 + 1;
         if self.log_bytes + bytes > self.config.max_log_bytes {
             let limit = self.config.max_log_bytes;

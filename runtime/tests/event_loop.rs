@@ -475,3 +475,10 @@ fn a_log_past_its_byte_limit_stops_the_scenario() {
         ]
     );
 }
+
+#[test]
+fn a_line_break_in_a_value_stays_one_log_line() {
+    let scenario = parse("t.scn", "log \"a\\nb\\r\" \"c\"\nthrow Error(\"x\\ny\")\n").unwrap();
+    let log = run_scenario::<NoLibrary>(&scenario, &RunConfig::default());
+    assert_eq!(log.lines, vec!["a\\nb\\r c", "uncaught Error: x\\ny"]);
+}
