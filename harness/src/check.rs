@@ -368,6 +368,10 @@ pub struct Report {
     pub stale_deviations: Vec<String>,
     /// Wall-clock seconds.
     pub elapsed_s: f64,
+    /// What the generated scenarios did on the model, for one in
+    /// [`crate::fuzz::STATS_SAMPLE`] (absent without generated scenarios).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generator: Option<crate::gen_stats::GenStats>,
 }
 
 impl Report {
@@ -417,11 +421,15 @@ pub fn check_with(
     let mut timeouts = Vec::new();
     let mut accepted = 0;
     let mut stale_deviations = Vec::new();
-    let mut counts = (0, 0);
+    let mut counts: (usize, usize) = (0, 0);
+    let mut generator = crate::gen_stats::GenStats::default();
     for chunk in cases.chunks(CHUNK) {
         let chunk: &[Case] = &chunk;
         for case in chunk {
             if case.generated {
+                if (counts.1 as u64).is_multiple_of(crate::fuzz::STATS_SAMPLE) {
+                    generator.record(&case.scenario);
+                }
                 counts.1 += 1;
             } else {
                 counts.0 += 1;
@@ -494,6 +502,10 @@ pub fn check_with(
         accepted_deviations: accepted,
         stale_deviations,
         elapsed_s: start.elapsed().as_secs_f64(),
+        generator: (counts.1 > 0).then(|| {
+            generator.finish();
+            generator
+        }),
     }
 }
 

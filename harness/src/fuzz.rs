@@ -83,7 +83,15 @@ pub struct Summary {
     pub elapsed_s: f64,
     /// The new groups, in the order they were found.
     pub new_groups: Vec<GroupReport>,
+    /// What the generated scenarios did, measured on the model for one
+    /// scenario in [`STATS_SAMPLE`]: the share of callback bodies that ran,
+    /// the share a budget stopped, the operations by kind.
+    pub generator: crate::gen_stats::GenStats,
 }
+
+/// One generated scenario in this many is also run on the model with
+/// statistics, for [`Summary::generator`].
+pub const STATS_SAMPLE: u64 = 16;
 
 /// One group as the summary reports it.
 #[derive(Clone, Debug, Serialize)]
@@ -224,6 +232,12 @@ pub fn fuzz(
             .map(|i| next_seed.wrapping_add(i))
             .collect();
         let results = run_chunk(engines, &seeds, config);
+        for (seed, scenario, _) in &results {
+            if seed.is_multiple_of(STATS_SAMPLE) {
+                summary.generator.record(scenario);
+            }
+        }
+        summary.generator.finish();
         for (seed, scenario, raw) in results {
             let Some((raw, logs)) = raw else { continue };
             summary.findings += 1;

@@ -18,6 +18,9 @@ pub struct GenStats {
     pub scenarios: u64,
     /// Statements per scenario, on average (blocks included).
     pub mean_statements: f64,
+    /// Statements in all, for the mean.
+    #[serde(skip)]
+    pub statements: u64,
     /// Callback bodies in their text.
     pub bodies: u64,
     /// Of those, how many ran at least once on the model.
@@ -35,26 +38,46 @@ pub struct GenStats {
 
 /// Generates and runs `count` scenarios on the model.
 pub fn measure(seed: u64, count: u64) -> GenStats {
-    let mut stats = GenStats {
-        scenarios: count,
-        ..GenStats::default()
-    };
-    let config = RunConfig::default();
-    let mut statements = 0u64;
+    let mut stats = GenStats::default();
     for i in 0..count {
         let scenario = gen::generate_from_seed(seed.wrapping_add(i), GENERATED_SIZE);
-        statements += crate::shrink::statements(&scenario) as u64;
-        count_operations(&scenario, &mut stats.operations);
-        let (_, run) = nodesem_model::run_with_stats(&scenario, &config);
-        stats.bodies += run.bodies as u64;
-        stats.bodies_run += run.bodies_run as u64;
-        stats.budget_exhausted += u64::from(run.budget_exhausted);
+        stats.record(&scenario);
     }
-    let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    stats.mean_statements = share(statements, count);
-    stats.bodies_run_share = share(stats.bodies_run, stats.bodies);
-    stats.budget_exhausted_share = share(stats.budget_exhausted, count);
+    stats.finish();
     stats
+}
+
+impl GenStats {
+    /// Runs one generated scenario on the model and adds what it did.
+    pub fn record(&mut self, scenario: &Scenario) {
+        self.scenarios += 1;
+        self.statements += crate::shrink::statements(scenario) as u64;
+        count_operations(scenario, &mut self.operations);
+        let (_, run) = nodesem_model::run_with_stats(scenario, &RunConfig::default());
+        self.bodies += run.bodies as u64;
+        self.bodies_run += run.bodies_run as u64;
+        self.budget_exhausted += u64::from(run.budget_exhausted);
+    }
+
+    /// Computes the shares and the mean from the counts.
+    pub fn finish(&mut self) {
+        let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        self.mean_statements = share(self.statements, self.scenarios);
+        self.bodies_run_share = share(self.bodies_run, self.bodies);
+        self.budget_exhausted_share = share(self.budget_exhausted, self.scenarios);
+    }
+
+    /// Adds another's counts to these.
+    pub fn merge(&mut self, other: &GenStats) {
+        self.scenarios += other.scenarios;
+        self.statements += other.statements;
+        self.bodies += other.bodies;
+        self.bodies_run += other.bodies_run;
+        self.budget_exhausted += other.budget_exhausted;
+        for (k, v) in &other.operations {
+            *self.operations.entry(k.clone()).or_insert(0) += v;
+        }
+    }
 }
 
 /// Counts the operations of a scenario by kind, through its serde form (so

@@ -30,7 +30,7 @@
 use std::time::{Duration, Instant};
 
 use nodesem_lang::{
-    validate, Block, Callback, Engine, Expr, Handler, Op, RunConfig, RunMode, Scenario, Stmt,
+    validate, Callback, Engine, Expr, Handler, Op, RunConfig, RunMode, Scenario, Stmt,
 };
 
 use crate::signature::Signature;
@@ -205,52 +205,13 @@ impl Search<'_> {
 
 // ---- walking the tree ---------------------------------------------------------------------
 
-/// The blocks directly inside a statement.
-fn blocks_mut(stmt: &mut Stmt) -> Vec<&mut Block> {
-    fn callback(c: &mut Callback) -> Option<&mut Block> {
-        match c {
-            Callback::Inline(b) => Some(b),
-            Callback::Value(_) => None,
-        }
-    }
-    let op = match stmt {
-        Stmt::Try(b) => return vec![b],
-        Stmt::Let { op, .. } | Stmt::Do(op) => op,
-        _ => return Vec::new(),
-    };
-    match op {
-        Op::SetOnAbort {
-            handler: Handler::Callback(c),
-            ..
-        }
-        | Op::AddAbortListener { listener: c, .. }
-        | Op::AddEventListener { listener: c, .. } => callback(c).into_iter().collect(),
-        Op::Function(b)
-        | Op::QueueMicrotask(b)
-        | Op::NextTick(b)
-        | Op::SetImmediate(b)
-        | Op::SetTimeout { body: b, .. }
-        | Op::Catch { on_rejected: b, .. }
-        | Op::Finally { on_finally: b, .. } => vec![b],
-        Op::Then {
-            on_fulfilled,
-            on_rejected,
-            ..
-        } => on_fulfilled
-            .iter_mut()
-            .chain(on_rejected.iter_mut())
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Calls `f` on every statement list, the main script first, then each
 /// block in pre-order, with its index in that order.
 fn for_each_list(body: &mut Vec<Stmt>, f: &mut dyn FnMut(usize, &mut Vec<Stmt>), next: &mut usize) {
     f(*next, body);
     *next += 1;
     for stmt in body.iter_mut() {
-        for block in blocks_mut(stmt) {
+        for block in stmt.blocks_mut() {
             for_each_list(&mut block.body, f, next);
         }
     }
@@ -282,8 +243,8 @@ fn edit_list(scenario: &Scenario, k: usize, edit: &mut dyn FnMut(&mut Vec<Stmt>)
 fn count_statements(body: &[Stmt]) -> usize {
     body.iter()
         .map(|stmt| {
-            let mut stmt = stmt.clone();
-            let nested: usize = blocks_mut(&mut stmt)
+            let nested: usize = stmt
+                .blocks()
                 .iter()
                 .map(|b| count_statements(&b.body))
                 .sum();
@@ -295,7 +256,7 @@ fn count_statements(body: &[Stmt]) -> usize {
 fn strip_comments(body: &mut Vec<Stmt>) {
     body.retain(|s| !matches!(s, Stmt::Comment(_)));
     for stmt in body.iter_mut() {
-        for block in blocks_mut(stmt) {
+        for block in stmt.blocks_mut() {
             strip_comments(&mut block.body);
         }
     }
@@ -349,11 +310,7 @@ fn hoistings(scenario: &Scenario) -> Vec<Scenario> {
     );
     for (k, list) in lengths.iter().enumerate() {
         for (i, stmt) in list.iter().enumerate() {
-            let mut stmt = stmt.clone();
-            let inner: Vec<Vec<Stmt>> = blocks_mut(&mut stmt)
-                .into_iter()
-                .map(|b| b.body.clone())
-                .collect();
+            let inner: Vec<Vec<Stmt>> = stmt.blocks().into_iter().map(|b| b.body.clone()).collect();
             for body in inner {
                 out.push(edit_list(scenario, k, &mut |list| {
                     list.splice(i..=i, body.iter().cloned());
@@ -618,8 +575,7 @@ fn collect_names(
                 .entry(name.clone())
                 .or_insert_with(|| format!("{p}{n}"));
         }
-        let mut stmt = stmt.clone();
-        for block in blocks_mut(&mut stmt) {
+        for block in stmt.blocks() {
             collect_names(&block.body, names, counters);
         }
     }
@@ -651,7 +607,7 @@ fn rename_stmts(body: &mut [Stmt], names: &std::collections::HashMap<String, Str
             Stmt::Throw(e) | Stmt::Return(Some(e)) => rename_expr(e, names),
             _ => {}
         }
-        for block in blocks_mut(stmt) {
+        for block in stmt.blocks_mut() {
             rename_stmts(&mut block.body, names);
         }
     }

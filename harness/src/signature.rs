@@ -41,6 +41,15 @@ impl Signature {
     pub fn of_logs(engines: [String; 2], a: &Log, b: &Log) -> Option<Signature> {
         let (_, x, y) = first_difference(a, b)?;
         let (expected, actual) = match (x.as_deref().map(shape), y.as_deref().map(shape)) {
+            // One side reports an exception where the other goes on: the
+            // exception is the cause, whatever the other side was doing.
+            (Some(x), Some(y)) if is_exception(&x) != is_exception(&y) => {
+                if is_exception(&x) {
+                    (Some(x), Some("*".into()))
+                } else {
+                    (Some("*".into()), Some(y))
+                }
+            }
             (Some(x), Some(y)) => {
                 let (x, y) = differing_core(&x, &y);
                 (Some(x), Some(y))
@@ -86,6 +95,13 @@ impl fmt::Display for Signature {
         let side = |s: &Option<String>| s.clone().unwrap_or_else(|| "<end of log>".into());
         write!(f, "{} | {}", side(&self.expected), side(&self.actual))
     }
+}
+
+/// Whether a shape is an engine's report of an exception.
+fn is_exception(shape: &str) -> bool {
+    shape.starts_with("caught ")
+        || shape.starts_with("uncaught ")
+        || shape.starts_with("unhandled rejection")
 }
 
 /// Two shapes without the words they share at their start and at their end:
@@ -192,6 +208,24 @@ mod tests {
             ("caught _".to_string(), "_ false".to_string())
         );
         assert_eq!(differing_core("_", "_ _"), (String::new(), "_".to_string()));
+    }
+
+    #[test]
+    fn an_exception_on_one_side_is_the_cause() {
+        let log = |line: &str| Log {
+            lines: vec![line.to_string()],
+        };
+        let names = || ["a".to_string(), "b".to_string()];
+        let one =
+            Signature::of_logs(names(), &log("l1 true"), &log("uncaught TypeError: x")).unwrap();
+        let two = Signature::of_logs(
+            names(),
+            &log("h3 [AbortSignal] null"),
+            &log("uncaught TypeError: y"),
+        )
+        .unwrap();
+        assert_eq!(one, two);
+        assert_eq!(one.to_string(), "a vs b: * | uncaught TypeError:");
     }
 
     #[test]

@@ -337,3 +337,84 @@ impl Expr {
         Expr::Prop(Box::new(self), name.into())
     }
 }
+
+impl Stmt {
+    /// The blocks directly inside this statement: a `try` block, or the
+    /// inline callback bodies of its operation, in source order. Tools that
+    /// walk the tree (the shrinker, the statistics of generated scenarios)
+    /// go through this one function, so a new operation with a block needs
+    /// adding here only.
+    pub fn blocks(&self) -> Vec<&Block> {
+        let op = match self {
+            Stmt::Try(b) => return vec![b],
+            Stmt::Let { op, .. } | Stmt::Do(op) => op,
+            _ => return Vec::new(),
+        };
+        match op {
+            Op::SetOnAbort {
+                handler: Handler::Callback(Callback::Inline(b)),
+                ..
+            }
+            | Op::AddAbortListener {
+                listener: Callback::Inline(b),
+                ..
+            }
+            | Op::AddEventListener {
+                listener: Callback::Inline(b),
+                ..
+            }
+            | Op::Function(b)
+            | Op::QueueMicrotask(b)
+            | Op::NextTick(b)
+            | Op::SetImmediate(b)
+            | Op::SetTimeout { body: b, .. }
+            | Op::Catch { on_rejected: b, .. }
+            | Op::Finally { on_finally: b, .. } => vec![b],
+            Op::Then {
+                on_fulfilled,
+                on_rejected,
+                ..
+            } => on_fulfilled.iter().chain(on_rejected).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Stmt::blocks`], mutably.
+    pub fn blocks_mut(&mut self) -> Vec<&mut Block> {
+        let op = match self {
+            Stmt::Try(b) => return vec![b],
+            Stmt::Let { op, .. } | Stmt::Do(op) => op,
+            _ => return Vec::new(),
+        };
+        match op {
+            Op::SetOnAbort {
+                handler: Handler::Callback(Callback::Inline(b)),
+                ..
+            }
+            | Op::AddAbortListener {
+                listener: Callback::Inline(b),
+                ..
+            }
+            | Op::AddEventListener {
+                listener: Callback::Inline(b),
+                ..
+            }
+            | Op::Function(b)
+            | Op::QueueMicrotask(b)
+            | Op::NextTick(b)
+            | Op::SetImmediate(b)
+            | Op::SetTimeout { body: b, .. }
+            | Op::Catch { on_rejected: b, .. }
+            | Op::Finally { on_finally: b, .. } => vec![b],
+            Op::Then {
+                on_fulfilled,
+                on_rejected,
+                ..
+            } => on_fulfilled
+                .iter_mut()
+                .chain(on_rejected.iter_mut())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}

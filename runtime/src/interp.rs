@@ -36,49 +36,12 @@ pub(crate) fn block_identity(block: &Block) -> u64 {
 /// list holds, nested ones included (`try` blocks are not callbacks, but
 /// what they hold counts).
 pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) {
-    fn block(b: &Block, out: &mut std::collections::HashSet<u64>) {
-        out.insert(block_identity(b));
-        callback_blocks(&b.body, out);
-    }
     for stmt in body {
-        let op = match stmt {
-            Stmt::Try(b) => {
-                callback_blocks(&b.body, out);
-                continue;
+        for block in stmt.blocks() {
+            if !matches!(stmt, Stmt::Try(_)) {
+                out.insert(block_identity(block));
             }
-            Stmt::Let { op, .. } | Stmt::Do(op) => op,
-            _ => continue,
-        };
-        match op {
-            Op::SetOnAbort {
-                handler: nodesem_lang::Handler::Callback(Callback::Inline(b)),
-                ..
-            }
-            | Op::AddAbortListener {
-                listener: Callback::Inline(b),
-                ..
-            }
-            | Op::AddEventListener {
-                listener: Callback::Inline(b),
-                ..
-            }
-            | Op::Function(b)
-            | Op::QueueMicrotask(b)
-            | Op::NextTick(b)
-            | Op::SetImmediate(b)
-            | Op::SetTimeout { body: b, .. }
-            | Op::Catch { on_rejected: b, .. }
-            | Op::Finally { on_finally: b, .. } => block(b, out),
-            Op::Then {
-                on_fulfilled,
-                on_rejected,
-                ..
-            } => {
-                for b in on_fulfilled.iter().chain(on_rejected) {
-                    block(b, out);
-                }
-            }
-            _ => {}
+            callback_blocks(&block.body, out);
         }
     }
 }
