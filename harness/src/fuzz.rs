@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use nodesem_lang::{gen, print, Engine, Log, RunConfig, Scenario};
+use nodesem_lang::{gen, print, Engine, RunConfig, Scenario};
 use serde::{Deserialize, Serialize};
 
 use crate::check::{render_divergence, Divergence};
@@ -239,7 +239,7 @@ pub fn fuzz(
         }
         summary.generator.finish();
         for (seed, scenario, raw) in results {
-            let Some((raw, logs)) = raw else { continue };
+            let Some(raw) = raw else { continue };
             summary.findings += 1;
             if let Some(id) = raw_to_group.get(&raw) {
                 if let Some(group) = state.groups.get_mut(id) {
@@ -262,7 +262,7 @@ pub fn fuzz(
                 shrunk_statements: shrunk.statements.1,
                 shrink_s: shrunk.elapsed.as_secs_f64(),
             };
-            write_group(engines, config, &report, &scenario, &shrunk.scenario, logs)
+            write_group(engines, config, &report, &scenario, &shrunk.scenario)
                 .map_err(io(&config.out))?;
             state.groups.insert(
                 id,
@@ -294,7 +294,7 @@ pub fn fuzz(
     Ok(summary)
 }
 
-type ChunkResult = (u64, Scenario, Option<(Signature, Option<(Log, Log)>)>);
+type ChunkResult = (u64, Scenario, Option<Signature>);
 
 /// Generates and runs one chunk of seeds on both engines, `jobs` threads
 /// at a time; each result has the raw signature (and the logs) of a
@@ -311,32 +311,11 @@ fn run_chunk(engines: [&dyn Engine; 2], seeds: &[u64], config: &FuzzConfig) -> V
                         .iter()
                         .map(|&s| gen::generate_from_seed(s, GENERATED_SIZE))
                         .collect();
-                    let a = engines[0].run_batch(&scenarios, &config.run);
-                    let b = engines[1].run_batch(&scenarios, &config.run);
-                    let names = [engines[0].name(), engines[1].name()];
+                    let signatures = shrink::divergences(engines, &scenarios, &config.run);
                     part.iter()
                         .zip(scenarios)
-                        .zip(a.into_iter().zip(b))
-                        .map(|((&seed, scenario), (a, b))| {
-                            let raw = match (a, b) {
-                                (Ok(a), Ok(b)) => Signature::of_logs(names.clone(), &a, &b)
-                                    .map(|sig| (sig, Some((a, b)))),
-                                (a, b) => {
-                                    let kind = [a.err(), b.err()]
-                                        .into_iter()
-                                        .flatten()
-                                        .map(|e| match e {
-                                            nodesem_lang::EngineError::Crashed(_) => "crashed",
-                                            nodesem_lang::EngineError::TimedOut(_) => "timed out",
-                                            nodesem_lang::EngineError::Failed(_) => "failed",
-                                        })
-                                        .next()
-                                        .unwrap_or("failed");
-                                    Some((Signature::of_failure(names.clone(), kind), None))
-                                }
-                            };
-                            (seed, scenario, raw)
-                        })
+                        .zip(signatures)
+                        .map(|((&seed, scenario), raw)| (seed, scenario, raw))
                         .collect::<Vec<_>>()
                 })
             })
@@ -370,7 +349,6 @@ fn write_group(
     report: &GroupReport,
     original: &Scenario,
     shrunk: &Scenario,
-    _original_logs: Option<(Log, Log)>,
 ) -> std::io::Result<()> {
     let names = [engines[0].name(), engines[1].name()];
     let scn = config.out.join(format!("{}.scn", report.id));

@@ -296,10 +296,14 @@ fn fuzz_command(
     let text = matches!(format, Format::Text);
     let mut on_group = |g: &nodesem_harness::fuzz::GroupReport| {
         if text {
-            bar.println(format!(
-                "NEW GROUP {} (seed {}, shrunk to {} statements in {:.2} s): {}",
-                g.id, g.seed, g.shrunk_statements, g.shrink_s, g.signature
-            ));
+            // On stdout, above the progress bar (which is hidden when stderr
+            // is not a terminal), so a log of the run keeps every group.
+            bar.suspend(|| {
+                println!(
+                    "NEW GROUP {} (seed {}, shrunk to {} statements in {:.2} s): {}",
+                    g.id, g.seed, g.shrunk_statements, g.shrink_s, g.signature
+                )
+            });
         }
     };
     let mut on_progress = |s: &nodesem_harness::fuzz::Summary| {
