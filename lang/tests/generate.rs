@@ -1,7 +1,10 @@
 //! Tests of the scenario generator: everything it makes is valid and
-//! survives printing, parsing and JSON; and it keeps covering every operation
+//! survives printing, parsing and JSON; it keeps covering every operation
 //! and every interesting shape it is meant to, so that it cannot silently
-//! degenerate into trivial scripts.
+//! degenerate into trivial scripts; what it sets up is triggered and
+//! observed by the epilogue, as far as that can be checked without running
+//! a scenario (`harness/examples/gen_stats_probe.rs` measures how many
+//! bodies run); and its sizes are mostly small with a long tail.
 
 use std::collections::BTreeMap;
 
@@ -437,7 +440,14 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
             );
             "onabort"
         }
-        Op::AddAbortListener { .. } => "addAbortListener",
+        Op::AddAbortListener { listener, .. } => {
+            if let Callback::Inline(b) = listener {
+                if reads_event(&b.body) {
+                    out.push("addAbortListener body reads event".into());
+                }
+            }
+            "addAbortListener"
+        }
         Op::Dispose { .. } => "dispose",
         Op::NewTarget => "target",
         Op::Function(_) => "fn",
@@ -512,6 +522,16 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
     out.push(name.into());
 }
 
+/// Whether the statements (not the callbacks in them) read `event`.
+fn reads_event(body: &[Stmt]) -> bool {
+    body.iter().any(|stmt| {
+        exprs(stmt)
+            .0
+            .iter()
+            .any(|e| nodesem_lang::printer::print_expr(e).starts_with("event"))
+    })
+}
+
 /// Every feature the generator must show at least once in 500 seeds.
 const REQUIRED: &[&str] = &[
     "controller",
@@ -561,6 +581,12 @@ const REQUIRED: &[&str] = &[
     "log event.isTrusted",
     "log event.eventPhase",
     "log event.cancelable",
+    "log event.target",
+    "log event.currentTarget",
+    "log event.cancelBubble",
+    "log event.returnValue",
+    "log signal.onabort",
+    "addAbortListener body reads event",
     "microtask",
     "tick",
     "setTimeout",
@@ -607,4 +633,223 @@ fn generator_covers_every_operation() {
         deepest, 3,
         "blocks should reach the depth limit, and not pass it"
     );
+}
+
+/// The signals the main script declares: the index of each `let` and the
+/// signal's expression (`c.signal` for a controller).
+fn main_signals(s: &Scenario) -> Vec<(usize, Expr)> {
+    s.body
+        .iter()
+        .enumerate()
+        .filter_map(|(i, stmt)| match stmt {
+            Stmt::Let {
+                name,
+                op: Op::NewController,
+            } => Some((i, Expr::var(name).prop("signal"))),
+            Stmt::Let {
+                name,
+                op: Op::SignalAbort { .. } | Op::SignalTimeout { .. } | Op::SignalAny { .. },
+            } => Some((i, Expr::var(name))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The operations the main script performs after its statement `at`
+/// outside any callback: its own and those in its `try` blocks.
+fn later_ops(s: &Scenario, at: usize) -> Vec<&Op> {
+    fn flatten<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Op>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Let { op, .. } | Stmt::Do(op) => out.push(op),
+                Stmt::Try(b) => flatten(&b.body, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    flatten(&s.body[at + 1..], &mut out);
+    out
+}
+
+/// Whether the main script dispatches `event_type` on `target` after `at`.
+fn dispatched_later(s: &Scenario, at: usize, target: &Expr, event_type: &str) -> bool {
+    later_ops(s, at).into_iter().any(|op| {
+        matches!(op, Op::Dispatch { target: t, event_type: ty, .. } if t == target && ty == event_type)
+    })
+}
+
+/// Whether the main script aborts controller `c` after `at`, or (when it
+/// was aborted already) dispatches `abort` on its signal.
+fn aborted_later(s: &Scenario, at: usize, c: &str) -> bool {
+    let signal = Expr::var(c).prop("signal");
+    later_ops(s, at)
+        .into_iter()
+        .any(|op| matches!(op, Op::Abort { controller, .. } if *controller == Expr::var(c)))
+        || dispatched_later(s, at, &signal, "abort")
+}
+
+/// The controller whose signal `e` is (`c.signal`).
+fn controller_of(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Prop(obj, prop) if prop == "signal" => match &**obj {
+            Expr::Var(c) => Some(c),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Every scenario ends with an epilogue in its main script that can be
+/// checked statically: every signal of the main script is observed
+/// (`aborted`, `reason`, `onabort`) after it is made; every listener the
+/// main script adds to a (target, type) is followed by a dispatch of that
+/// type on that target, and every abort listener it adds to a controller's
+/// signal by an abort of the controller (or, when it was aborted already, a
+/// dispatch of `abort`); every `timeout` it makes is followed by a `run
+/// advance` at least as long; every `promise` that a reaction of the main
+/// script waits for is settled by it.
+#[test]
+fn every_scenario_ends_with_an_epilogue_that_triggers_and_observes() {
+    let mut observed = 0;
+    let mut listeners = 0;
+    for seed in 0..1000 {
+        let s = generate_from_seed(seed, 4096);
+        let text = print(&s);
+        for (at, signal) in main_signals(&s) {
+            let wanted: Vec<Expr> = ["aborted", "reason", "onabort"]
+                .iter()
+                .map(|p| signal.clone().prop(*p))
+                .collect();
+            let found = s.body[at + 1..].iter().any(|stmt| {
+                matches!(stmt, Stmt::Log(values) if values.len() == 4 && values[1..] == wanted[..])
+            });
+            assert!(
+                found,
+                "seed {seed}: {} is never observed\n{text}",
+                nodesem_lang::printer::print_expr(&signal)
+            );
+            observed += 1;
+        }
+        for (at, stmt) in s.body.iter().enumerate() {
+            let op = match stmt {
+                Stmt::Let { op, .. } | Stmt::Do(op) => op,
+                _ => continue,
+            };
+            let (signal, event_type) = match op {
+                Op::AddEventListener {
+                    target,
+                    event_type,
+                    options,
+                    ..
+                } => {
+                    // A listener whose `signal` option may remove it first
+                    // need not run.
+                    if options.signal.is_some() {
+                        continue;
+                    }
+                    (target, event_type.as_str())
+                }
+                Op::SetOnAbort {
+                    signal,
+                    handler: Handler::Callback(Callback::Inline(_)),
+                }
+                | Op::AddAbortListener {
+                    signal,
+                    listener: Callback::Inline(_),
+                } => (signal, "abort"),
+                Op::SignalTimeout { ms } => {
+                    let fires = s.body[at + 1..]
+                        .iter()
+                        .any(|stmt| matches!(stmt, Stmt::Run(RunMode::Advance(n)) if n >= ms));
+                    assert!(
+                        fires,
+                        "seed {seed}: timeout at line {at} never fires\n{text}"
+                    );
+                    continue;
+                }
+                Op::Then { promise, .. } | Op::Catch { promise, .. } => {
+                    let Expr::Var(p) = promise else { continue };
+                    let deferred = s.body[..at].iter().any(
+                        |stmt| matches!(stmt, Stmt::Let { name, op: Op::NewPromise } if name == p),
+                    );
+                    let settled = later_ops(&s, 0).into_iter().any(|op| {
+                        matches!(op, Op::Resolve { promise, .. } | Op::Reject { promise, .. } if *promise == Expr::var(p))
+                    });
+                    assert!(
+                        !deferred || settled,
+                        "seed {seed}: {p} is never settled\n{text}"
+                    );
+                    continue;
+                }
+                _ => continue,
+            };
+            let is_signal = main_signals(&s).iter().any(|(_, e)| e == signal);
+            let triggered = if is_signal && event_type == "abort" {
+                match controller_of(signal) {
+                    // An `addAbortListener` is called even when the
+                    // controller was aborted before.
+                    Some(c) => {
+                        aborted_later(&s, at, c)
+                            || (matches!(op, Op::AddAbortListener { .. })
+                                && aborted_later(&s, 0, c))
+                    }
+                    None => continue,
+                }
+            } else {
+                dispatched_later(&s, at, signal, event_type)
+            };
+            assert!(
+                triggered,
+                "seed {seed}: the listener at line {at} is never triggered\n{text}"
+            );
+            listeners += 1;
+        }
+    }
+    assert!(
+        observed > 1000 && listeners > 500,
+        "{observed} signals, {listeners} listeners"
+    );
+}
+
+/// Statements in a scenario, blocks included.
+fn statement_count(s: &Scenario) -> usize {
+    let mut n = 0;
+    walk(&s.body, &mut |_, _| n += 1, &mut Vec::new(), 0, &mut 0);
+    n
+}
+
+/// Most scenarios are small, a few are large, and the size still grows
+/// with the input until the drawn size is reached.
+#[test]
+fn sizes_are_mostly_small_with_a_long_tail_and_grow_with_the_input() {
+    let mut sizes: Vec<usize> = (0..1000)
+        .map(|seed| statement_count(&generate_from_seed(seed, 4096)))
+        .collect();
+    sizes.sort_unstable();
+    let median = sizes[sizes.len() / 2];
+    let large = sizes.iter().filter(|n| **n >= 80).count();
+    assert!((5..=30).contains(&median), "median {median}");
+    assert!(
+        sizes[sizes.len() / 10] <= 12,
+        "10th percentile {}",
+        sizes[100]
+    );
+    assert!(
+        (10..=150).contains(&large),
+        "{large} of 1000 with 80 statements or more"
+    );
+    assert!(
+        sizes[sizes.len() - 1] >= 100,
+        "the largest has {}",
+        sizes[999]
+    );
+    let mean_bytes = |size: usize| {
+        (0..300)
+            .map(|seed| print(&generate_from_seed(seed, size)).len())
+            .sum::<usize>()
+            / 300
+    };
+    let (tiny, small, full) = (mean_bytes(32), mean_bytes(128), mean_bytes(2048));
+    assert!(tiny < small && small < full, "{tiny} {small} {full} bytes");
 }
