@@ -144,7 +144,9 @@ impl<L: Library> Runtime<L> {
                 if !self.charge(cost) {
                     return Ok(Value::Undefined);
                 }
-                self.bodies_run.insert(origin);
+                if self.collect_stats {
+                    self.bodies_run.insert(origin);
+                }
                 let env = env.child();
                 if let Some(param) = param {
                     env.define(param, args.first().cloned().unwrap_or(Value::Undefined));
@@ -418,7 +420,9 @@ impl<L: Library> Runtime<L> {
                 }
             };
             if !aborted && !self.stopped {
-                let body: Vec<Stmt> = segment.drain(..).cloned().collect();
+                let body: std::rc::Rc<Vec<Stmt>> =
+                    std::rc::Rc::new(segment.drain(..).cloned().collect());
+                self.segments.push(body.clone());
                 let env = global.clone();
                 let task = Task::Native(Box::new(move |rt: &mut Runtime<L>| {
                     // A part of the main script pays for its statements up

@@ -46,6 +46,14 @@ pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) 
     }
 }
 
+/// A callback block as functions share it (see [`Runtime::make_function`]).
+#[derive(Clone)]
+pub(crate) struct CompiledBody {
+    block: Rc<Block>,
+    cost: u64,
+    identity: u64,
+}
+
 /// What [`Runtime::exec_op`] records once an operation made its object.
 enum AfterOp {
     /// Nothing.
@@ -304,13 +312,43 @@ impl<L: Library> Runtime<L> {
 
     /// A script function with the given body, closing over `env`.
     pub fn make_function(&mut self, body: &Block, param: Param, env: &Env) -> ObjectId {
+        let compiled = self.compiled_body(body);
         self.heap.alloc(ObjectData::Function(FunctionData::Script {
-            body: Rc::new(body.clone()),
+            body: compiled.block,
             param: param.name(),
             env: env.clone(),
-            cost: nodesem_lang::statement_cost(&body.body),
-            origin: block_identity(body),
+            cost: compiled.cost,
+            origin: compiled.identity,
         }))
+    }
+
+    /// The shared copy of a callback block, its statement cost and its
+    /// identity, made once per block of the scenario, however many function
+    /// objects a run makes from it (a listener added inside a listener that
+    /// runs a thousand times).
+    ///
+    /// The cache is keyed by the block's address. That is sound because no
+    /// block a function can be made from is freed during the run: such a
+    /// block lies either in a part of the main script, which the runtime
+    /// keeps ([`Runtime::segments`]), or in the body of a function made
+    /// earlier, which this cache keeps.
+    fn compiled_body(&mut self, body: &Block) -> CompiledBody {
+        let key = body as *const Block as usize;
+        if let Some(found) = self.bodies.get(&key) {
+            return found.clone();
+        }
+        let compiled = CompiledBody {
+            block: Rc::new(body.clone()),
+            cost: nodesem_lang::statement_cost(&body.body),
+            // Hashing a block costs as much as running it: only for stats.
+            identity: if self.collect_stats {
+                block_identity(body)
+            } else {
+                0
+            },
+        };
+        self.bodies.insert(key, compiled.clone());
+        compiled
     }
 
     /// A callback argument as a function object: an inline block becomes a

@@ -117,6 +117,13 @@ pub struct Runtime<L: 'static> {
     /// The callback blocks called so far, by their identity (for
     /// [`RunStats`]).
     pub(crate) bodies_run: std::collections::HashSet<u64>,
+    /// Callback blocks by address, shared by the functions made from them.
+    pub(crate) bodies: HashMap<usize, interp::CompiledBody>,
+    /// The parts of the main script, kept for the whole run so that the
+    /// addresses of their blocks stay unique (see `bodies`).
+    pub(crate) segments: Vec<std::rc::Rc<Vec<nodesem_lang::Stmt>>>,
+    /// Whether to record which bodies ran ([`RunStats`]).
+    pub(crate) collect_stats: bool,
     stopped: bool,
 }
 
@@ -143,6 +150,9 @@ impl<L: Library> Runtime<L> {
             any_weights: HashMap::new(),
             disposable_signals: HashMap::new(),
             bodies_run: std::collections::HashSet::new(),
+            bodies: HashMap::new(),
+            segments: Vec::new(),
+            collect_stats: false,
             stopped: false,
         }
     }
@@ -220,7 +230,9 @@ impl<L: Library> Runtime<L> {
 
 /// Runs a scenario on the runtime with library `L` and returns its log.
 pub fn run_scenario<L: Library>(scenario: &Scenario, config: &RunConfig) -> Log {
-    run_scenario_with_stats::<L>(scenario, config).0
+    let mut rt = Runtime::<L>::new(*config);
+    rt.run_main(scenario);
+    rt.log
 }
 
 /// What a run did besides its log, for judging generated scenarios: how
@@ -245,6 +257,7 @@ pub fn run_scenario_with_stats<L: Library>(
     config: &RunConfig,
 ) -> (Log, RunStats) {
     let mut rt = Runtime::<L>::new(*config);
+    rt.collect_stats = true;
     rt.run_main(scenario);
     let mut bodies = std::collections::HashSet::new();
     interp::callback_blocks(&scenario.body, &mut bodies);

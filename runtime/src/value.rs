@@ -161,29 +161,66 @@ pub struct Env(Rc<RefCell<EnvFrame>>);
 
 #[derive(Default)]
 struct EnvFrame {
-    vars: HashMap<String, Value>,
+    /// The bindings of this activation. A frame holds a handful of them (a
+    /// callback's parameter and its `let`s), so a list searched from the
+    /// end beats hashing each name on every lookup ...
+    vars: Vec<(Rc<str>, Value)>,
+    /// ... until it holds more than [`FRAME_LIST_MAX`]: then an index keeps
+    /// a main script of ten thousand bindings linear to run.
+    index: Option<HashMap<Rc<str>, usize>>,
     parent: Option<Env>,
+}
+
+/// The most bindings a frame searches as a list (see [`EnvFrame::index`]).
+const FRAME_LIST_MAX: usize = 16;
+
+impl EnvFrame {
+    fn position(&self, name: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(name).copied(),
+            None => self.vars.iter().rposition(|(n, _)| &**n == name),
+        }
+    }
 }
 
 impl Env {
     /// A new environment whose parent is `self`.
     pub fn child(&self) -> Env {
         Env(Rc::new(RefCell::new(EnvFrame {
-            vars: HashMap::new(),
+            vars: Vec::new(),
+            index: None,
             parent: Some(self.clone()),
         })))
     }
 
     /// Defines a binding in this environment.
     pub fn define(&self, name: &str, value: Value) {
-        self.0.borrow_mut().vars.insert(name.to_string(), value);
+        let mut frame = self.0.borrow_mut();
+        if let Some(i) = frame.position(name) {
+            frame.vars[i].1 = value;
+            return;
+        }
+        let name: Rc<str> = Rc::from(name);
+        let at = frame.vars.len();
+        frame.vars.push((name.clone(), value));
+        if let Some(index) = &mut frame.index {
+            index.insert(name, at);
+        } else if frame.vars.len() > FRAME_LIST_MAX {
+            let index = frame
+                .vars
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| (n.clone(), i))
+                .collect();
+            frame.index = Some(index);
+        }
     }
 
     /// Looks a binding up through the chain.
     pub fn lookup(&self, name: &str) -> Option<Value> {
         let frame = self.0.borrow();
-        match frame.vars.get(name) {
-            Some(v) => Some(v.clone()),
+        match frame.position(name) {
+            Some(i) => Some(frame.vars[i].1.clone()),
             None => frame.parent.as_ref().and_then(|p| p.lookup(name)),
         }
     }

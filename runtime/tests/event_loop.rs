@@ -482,3 +482,16 @@ fn a_line_break_in_a_value_stays_one_log_line() {
     let log = run_scenario::<NoLibrary>(&scenario, &RunConfig::default());
     assert_eq!(log.lines, vec!["a\\nb\\r c", "uncaught Error: x\\ny"]);
 }
+
+#[test]
+fn a_frame_of_many_bindings_finds_each_of_them() {
+    // Past 16 bindings a frame is indexed; every binding must still resolve.
+    let mut text = String::new();
+    for i in 0..40 {
+        text.push_str(&format!("let v{i} = {i}\n"));
+    }
+    text.push_str("log v0 v15 v16 v17 v39\nmicrotask {\n  let v40 = 40\n  log v40 v39 v0\n}\n");
+    let scenario = parse("t.scn", &text).unwrap();
+    let log = run_scenario::<NoLibrary>(&scenario, &RunConfig::default());
+    assert_eq!(log.lines, vec!["0 15 16 17 39", "40 39 0"]);
+}
