@@ -194,3 +194,51 @@ fn no_engine_panics_under_small_limits() {
         );
     }
 }
+
+#[test]
+fn the_first_ctrl_c_ends_a_fuzz_run_with_its_summary() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    use std::io::Read;
+    let dir = tempfile::Builder::new()
+        .prefix("nodesem-fuzz-int-")
+        .tempdir()
+        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nodesem"))
+        .args([
+            "fuzz", "--a", "model", "--b", "impl", "--time", "1h", "--format", "json", "--out",
+        ])
+        .arg(dir.path())
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the run has saved its state once, then interrupt it.
+    let state = dir.path().join("state.json");
+    for _ in 0..600 {
+        if state.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(state.exists(), "the run saved no state");
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "no group, a clean end: {stdout}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert!(summary["executions"].as_u64().unwrap() > 0);
+    assert_eq!(
+        summary["next_seed"], saved["next_seed"],
+        "the summary is what was saved"
+    );
+}
