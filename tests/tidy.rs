@@ -174,3 +174,21 @@ fn every_curated_scenario_is_in_canonical_form() {
         "not in canonical form (run `nodesem fmt`): {bad:?}"
     );
 }
+
+/// Tests make temporary files only through the tempfile crate, whose guards
+/// remove them, and nothing reads JavaScript from a shared temporary folder:
+/// the standard library's temporary-folder function appears nowhere.
+#[test]
+fn temporary_files_come_from_tempfile_only() {
+    let needle = ["std::env::", "temp_dir()"].concat();
+    let mut found = Vec::new();
+    for krate in CRATES {
+        for file in rust_files(&root().join(krate)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            if text.contains(&needle) {
+                found.push(file.strip_prefix(root()).unwrap().display().to_string());
+            }
+        }
+    }
+    assert!(found.is_empty(), "{needle} in {found:?}");
+}

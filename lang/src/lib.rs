@@ -131,8 +131,16 @@
 //!   `process.on('uncaughtException')`;
 //! - `unhandled rejection <value>` for `process.on('unhandledRejection')`;
 //! - `budget exhausted: ...` once, when a scenario runs more than
-//!   [`RunConfig::budget`] callbacks or nests them deeper than
-//!   [`RunConfig::max_depth`]; the scenario then stops.
+//!   [`RunConfig::budget`] callbacks, nests them deeper than
+//!   [`RunConfig::max_depth`], does more than [`RunConfig::work`] steps of
+//!   work (each body pays for its statements when it is called, see
+//!   [`statement_cost`]; a listener-list walk pays for the listeners it can
+//!   visit; `any` for the signals it flattens) or would log more than
+//!   [`RunConfig::max_log_bytes`]; the scenario then stops, at the same
+//!   point in every engine.
+//!
+//! A logged value never breaks its line: a line break in a string or an
+//! error message is logged as the escape `\n` (or `\r`).
 //!
 //! ## Limits
 //!
