@@ -29,9 +29,7 @@
 
 use std::time::{Duration, Instant};
 
-use nodesem_lang::{
-    validate, Callback, Engine, Expr, Handler, Op, RunConfig, RunMode, Scenario, Stmt,
-};
+use nodesem_lang::{validate, Engine, Expr, Op, RunConfig, RunMode, Scenario, Stmt};
 
 use crate::signature::Signature;
 
@@ -614,72 +612,8 @@ fn rename_stmts(body: &mut [Stmt], names: &std::collections::HashMap<String, Str
 }
 
 fn rename_op(op: &mut Op, names: &std::collections::HashMap<String, String>) {
-    let r = |e: &mut Expr| rename_expr(e, names);
-    match op {
-        Op::Value(e)
-        | Op::ThrowIfAborted { signal: e }
-        | Op::Dispose { disposable: e }
-        | Op::PreventDefault { event: e }
-        | Op::StopPropagation { event: e }
-        | Op::StopImmediatePropagation { event: e }
-        | Op::ClearTimeout { timer: e }
-        | Op::ClearImmediate { immediate: e }
-        | Op::Then { promise: e, .. }
-        | Op::Catch { promise: e, .. }
-        | Op::Finally { promise: e, .. }
-        | Op::PromiseResolve { value: e }
-        | Op::PromiseReject { value: e }
-        | Op::Thenable { value: e } => r(e),
-        Op::Abort { controller, reason } => {
-            r(controller);
-            reason.iter_mut().for_each(r);
-        }
-        Op::SignalAbort { reason } => reason.iter_mut().for_each(r),
-        Op::SignalAny { signals } => signals.iter_mut().for_each(r),
-        Op::SetOnAbort { signal, handler } => {
-            r(signal);
-            if let Handler::Callback(Callback::Value(e)) = handler {
-                r(e);
-            }
-        }
-        Op::AddAbortListener { signal, listener } => {
-            r(signal);
-            if let Callback::Value(e) = listener {
-                r(e);
-            }
-        }
-        Op::AddEventListener {
-            target,
-            listener,
-            options,
-            ..
-        } => {
-            r(target);
-            if let Callback::Value(e) = listener {
-                r(e);
-            }
-            options.signal.iter_mut().for_each(r);
-        }
-        Op::RemoveEventListener {
-            target, listener, ..
-        } => {
-            r(target);
-            r(listener);
-        }
-        Op::Dispatch { target, .. } => r(target),
-        Op::Resolve { promise, value } | Op::Reject { promise, value } => {
-            r(promise);
-            value.iter_mut().for_each(r);
-        }
-        Op::NewController
-        | Op::SignalTimeout { .. }
-        | Op::NewTarget
-        | Op::Function(_)
-        | Op::QueueMicrotask(_)
-        | Op::NextTick(_)
-        | Op::SetTimeout { .. }
-        | Op::SetImmediate(_)
-        | Op::NewPromise => {}
+    for e in op.exprs_mut() {
+        rename_expr(e, names);
     }
 }
 

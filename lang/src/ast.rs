@@ -418,3 +418,72 @@ impl Stmt {
         }
     }
 }
+
+impl Op {
+    /// The operation's own expressions (its operands; not those inside its
+    /// blocks), in source order, mutably: for tools that rewrite bindings,
+    /// such as the shrinker's canonical renaming. The match is exhaustive,
+    /// so a new operation must say what its operands are.
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        fn callback(c: &mut Callback) -> Option<&mut Expr> {
+            match c {
+                Callback::Value(e) => Some(e),
+                Callback::Inline(_) => None,
+            }
+        }
+        match self {
+            Op::Value(e)
+            | Op::ThrowIfAborted { signal: e }
+            | Op::Dispose { disposable: e }
+            | Op::PreventDefault { event: e }
+            | Op::StopPropagation { event: e }
+            | Op::StopImmediatePropagation { event: e }
+            | Op::ClearTimeout { timer: e }
+            | Op::ClearImmediate { immediate: e }
+            | Op::Then { promise: e, .. }
+            | Op::Catch { promise: e, .. }
+            | Op::Finally { promise: e, .. }
+            | Op::PromiseResolve { value: e }
+            | Op::PromiseReject { value: e }
+            | Op::Thenable { value: e }
+            | Op::Dispatch { target: e, .. } => vec![e],
+            Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
+            Op::SignalAbort { reason } => reason.iter_mut().collect(),
+            Op::SignalAny { signals } => signals.iter_mut().collect(),
+            Op::SetOnAbort { signal, handler } => {
+                let mut out = vec![signal];
+                if let Handler::Callback(c) = handler {
+                    out.extend(callback(c));
+                }
+                out
+            }
+            Op::AddAbortListener { signal, listener } => {
+                std::iter::once(signal).chain(callback(listener)).collect()
+            }
+            Op::AddEventListener {
+                target,
+                listener,
+                options,
+                ..
+            } => std::iter::once(target)
+                .chain(callback(listener))
+                .chain(options.signal.as_mut())
+                .collect(),
+            Op::RemoveEventListener {
+                target, listener, ..
+            } => vec![target, listener],
+            Op::Resolve { promise, value } | Op::Reject { promise, value } => {
+                std::iter::once(promise).chain(value).collect()
+            }
+            Op::NewController
+            | Op::SignalTimeout { .. }
+            | Op::NewTarget
+            | Op::Function(_)
+            | Op::QueueMicrotask(_)
+            | Op::NextTick(_)
+            | Op::SetTimeout { .. }
+            | Op::SetImmediate(_)
+            | Op::NewPromise => Vec::new(),
+        }
+    }
+}
