@@ -210,7 +210,7 @@ fn for_each_list(body: &mut Vec<Stmt>, f: &mut dyn FnMut(usize, &mut Vec<Stmt>),
     *next += 1;
     for stmt in body.iter_mut() {
         for block in stmt.blocks_mut() {
-            for_each_list(&mut block.body, f, next);
+            for_each_list(std::sync::Arc::make_mut(&mut block.body), f, next);
         }
     }
 }
@@ -255,7 +255,7 @@ fn strip_comments(body: &mut Vec<Stmt>) {
     body.retain(|s| !matches!(s, Stmt::Comment(_)));
     for stmt in body.iter_mut() {
         for block in stmt.blocks_mut() {
-            strip_comments(&mut block.body);
+            strip_comments(std::sync::Arc::make_mut(&mut block.body));
         }
     }
 }
@@ -308,7 +308,8 @@ fn hoistings(scenario: &Scenario) -> Vec<Scenario> {
     );
     for (k, list) in lengths.iter().enumerate() {
         for (i, stmt) in list.iter().enumerate() {
-            let inner: Vec<Vec<Stmt>> = stmt.blocks().into_iter().map(|b| b.body.clone()).collect();
+            let inner: Vec<Vec<Stmt>> =
+                stmt.blocks().into_iter().map(|b| b.body.to_vec()).collect();
             for body in inner {
                 out.push(edit_list(scenario, k, &mut |list| {
                     list.splice(i..=i, body.iter().cloned());
@@ -606,7 +607,10 @@ fn rename_stmts(body: &mut [Stmt], names: &std::collections::HashMap<String, Str
             _ => {}
         }
         for block in stmt.blocks_mut() {
-            rename_stmts(&mut block.body, names);
+            rename_stmts(
+                std::sync::Arc::make_mut(&mut block.body).as_mut_slice(),
+                names,
+            );
         }
     }
 }

@@ -6,6 +6,8 @@
 //! `parse(print(s)) == s` is plain structural equality; positions live only in
 //! the parser's errors.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario script: a list of top-level statements.
@@ -18,8 +20,19 @@ pub struct Scenario {
 /// A block of statements: the body of a callback or of a `try`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Block {
-    /// The statements, in order.
-    pub body: Vec<Stmt>,
+    /// The statements, in order. Shared: every function an engine makes
+    /// from this block holds the same statements, so making a listener a
+    /// thousand times copies nothing (`Arc::make_mut` for the rare edit).
+    pub body: Arc<Vec<Stmt>>,
+}
+
+impl Block {
+    /// A block of these statements.
+    pub fn new(body: Vec<Stmt>) -> Block {
+        Block {
+            body: Arc::new(body),
+        }
+    }
 }
 
 /// A binding name, such as `c` or `listener_1`.

@@ -1387,7 +1387,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                     self.block(&inner, first)
                 } else {
                     self.statements += first.len();
-                    Block { body: first }
+                    Block::new(first)
                 };
                 out.push(Stmt::Try(block));
             }
@@ -1399,7 +1399,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 if !ends_block(&block.body) {
                     let thrown = self.thrown_value(ctx);
                     self.statements += 1;
-                    block.body.push(Stmt::Throw(thrown));
+                    std::sync::Arc::make_mut(&mut block.body).push(Stmt::Throw(thrown));
                 }
                 out.push(Stmt::Try(block));
             }
@@ -1904,7 +1904,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             self.statement(inner, &mut body);
         }
         self.scopes.pop();
-        Block { body }
+        Block::new(body)
     }
 
     /// The body of an event listener on `target` for `event_type`, starting

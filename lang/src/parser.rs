@@ -1012,7 +1012,7 @@ impl<'a> Parser<'a> {
             Some(mut closing) => {
                 closing.bump(); // the `}`
                 *line = closing;
-                Ok(Block { body })
+                Ok(Block::new(body))
             }
             // The end of the file was reached; the error is recorded.
             None => {
