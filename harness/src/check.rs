@@ -195,11 +195,6 @@ pub fn load_cases(paths: &[PathBuf]) -> Result<Vec<Case>, LoadError> {
     }
 }
 
-/// `count` generated scenarios, the i-th from seed `seed + i`.
-pub fn generated_cases(count: usize, seed: u64) -> Vec<Case> {
-    generated_range(0, count, seed)
-}
-
 /// Generated scenarios `first..first + count` of a run that starts at `seed`.
 fn generated_range(first: usize, count: usize, seed: u64) -> Vec<Case> {
     (first..first + count)

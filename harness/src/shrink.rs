@@ -215,11 +215,20 @@ fn for_each_list(body: &mut Vec<Stmt>, f: &mut dyn FnMut(usize, &mut Vec<Stmt>),
     }
 }
 
-fn list_count(scenario: &Scenario) -> usize {
-    let mut copy = scenario.clone();
-    let mut n = 0;
-    for_each_list(&mut copy.body, &mut |_, _| {}, &mut n);
-    n
+/// Every statement list of a scenario, in the order [`for_each_list`]
+/// numbers them, read without copying anything.
+fn lists(scenario: &Scenario) -> Vec<&[Stmt]> {
+    fn walk<'a>(body: &'a [Stmt], out: &mut Vec<&'a [Stmt]>) {
+        out.push(body);
+        for stmt in body {
+            for block in stmt.blocks() {
+                walk(&block.body, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&scenario.body, &mut out);
+    out
 }
 
 /// A copy of `scenario` with `edit` applied to its `k`-th statement list.
@@ -265,15 +274,7 @@ fn strip_comments(body: &mut Vec<Stmt>) {
 /// Removing chunks of statements from each list: large chunks first.
 fn removals(scenario: &Scenario) -> Vec<Scenario> {
     let mut out = Vec::new();
-    let lists = list_count(scenario);
-    let mut lengths = Vec::with_capacity(lists);
-    let mut copy = scenario.clone();
-    let mut n = 0;
-    for_each_list(
-        &mut copy.body,
-        &mut |_, list| lengths.push(list.len()),
-        &mut n,
-    );
+    let lengths: Vec<usize> = lists(scenario).iter().map(|l| l.len()).collect();
     let longest = lengths.iter().copied().max().unwrap_or(0);
     let mut size = longest.next_power_of_two().max(1);
     while size >= 1 {
@@ -298,15 +299,7 @@ fn removals(scenario: &Scenario) -> Vec<Scenario> {
 /// A statement replaced by the statements of one of its blocks.
 fn hoistings(scenario: &Scenario) -> Vec<Scenario> {
     let mut out = Vec::new();
-    let mut lengths = Vec::new();
-    let mut copy = scenario.clone();
-    let mut n = 0;
-    for_each_list(
-        &mut copy.body,
-        &mut |_, list| lengths.push(list.clone()),
-        &mut n,
-    );
-    for (k, list) in lengths.iter().enumerate() {
+    for (k, list) in lists(scenario).into_iter().enumerate() {
         for (i, stmt) in list.iter().enumerate() {
             let inner: Vec<Vec<Stmt>> =
                 stmt.blocks().into_iter().map(|b| b.body.to_vec()).collect();
@@ -323,15 +316,7 @@ fn hoistings(scenario: &Scenario) -> Vec<Scenario> {
 /// Simpler forms of each statement, one change at a time.
 fn simplifications(scenario: &Scenario) -> Vec<Scenario> {
     let mut out = Vec::new();
-    let mut lists = Vec::new();
-    let mut copy = scenario.clone();
-    let mut n = 0;
-    for_each_list(
-        &mut copy.body,
-        &mut |_, list| lists.push(list.clone()),
-        &mut n,
-    );
-    for (k, list) in lists.iter().enumerate() {
+    for (k, list) in lists(scenario).into_iter().enumerate() {
         for (i, stmt) in list.iter().enumerate() {
             for simpler in simpler_statements(stmt) {
                 out.push(edit_list(scenario, k, &mut |list| {

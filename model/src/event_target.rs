@@ -126,8 +126,10 @@ pub fn init_event_target(rt: &mut Runtime<Model>, id: ObjectId) {
 /// an object that is no EventTarget. MODEL: not a DOM algorithm; the runtime
 /// charges this as work (nodesem_lang::RunConfig::work).
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1031>
-/// `getEventListeners` walks `kEvents.get(type).next` while a node has a listener.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js>
+/// `getEventListeners` walks `kEvents.get(type).next` while a node has a
+/// listener (read from the pinned binary itself, with
+/// `require('events').getEventListeners.toString()`).
 pub fn listener_count(rt: &Runtime<Model>, target: ObjectId, event_type: &str) -> u64 {
     let Some(state) = rt.lib.targets.get(&target) else {
         return 0;
