@@ -239,6 +239,29 @@ pub fn kill_all_workers() {
     }
 }
 
+/// The CPU time the live workers of this process have used so far, all their
+/// threads (V8's helper threads and the watchdog included), read from
+/// `/proc/<pid>/task/*/schedstat` in nanoseconds. For measuring what a
+/// scenario costs on Node (the `generated` benchmark); zero where `/proc`
+/// has no such files.
+pub fn workers_cpu_time() -> Duration {
+    let groups = worker_groups();
+    let mut total = Duration::ZERO;
+    for &pid in groups.iter() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
+                continue;
+            };
+            let on_cpu = stat.split_whitespace().next().and_then(|n| n.parse().ok());
+            total += Duration::from_nanos(on_cpu.unwrap_or(0));
+        }
+    }
+    total
+}
+
 /// Makes SIGINT, SIGTERM and SIGHUP kill every worker ([`kill_all_workers`])
 /// and then exit the process with status 130. Call it once at the start of
 /// `main`; later calls do nothing, and so does a call in a process that

@@ -132,7 +132,7 @@ pub fn shrink(
         candidates: 0,
     };
     let mut current = scenario.clone();
-    strip_comments(&mut current.body);
+    strip_comments(current.body_mut());
     loop {
         let mut progress = false;
         for pass in [removals as Pass, hoistings, simplifications] {
@@ -236,7 +236,7 @@ fn edit_list(scenario: &Scenario, k: usize, edit: &mut dyn FnMut(&mut Vec<Stmt>)
     let mut copy = scenario.clone();
     let mut next = 0;
     for_each_list(
-        &mut copy.body,
+        copy.body_mut(),
         &mut |i, list| {
             if i == k {
                 edit(list);
@@ -522,7 +522,7 @@ pub fn canonical_names(scenario: &Scenario) -> Scenario {
     let mut counters = std::collections::HashMap::new();
     collect_names(&scenario.body, &mut names, &mut counters);
     let mut copy = scenario.clone();
-    rename_stmts(&mut copy.body, &names);
+    rename_stmts(copy.body_mut(), &names);
     copy
 }
 

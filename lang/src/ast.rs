@@ -13,8 +13,23 @@ use serde::{Deserialize, Serialize};
 /// A whole scenario script: a list of top-level statements.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Scenario {
-    /// The top-level statements, in order.
-    pub body: Vec<Stmt>,
+    /// The top-level statements, in order. Shared, like a [`Block`]'s: an
+    /// engine runs them without copying (`Arc::make_mut` to edit).
+    pub body: Arc<Vec<Stmt>>,
+}
+
+impl Scenario {
+    /// A scenario of these statements.
+    pub fn new(body: Vec<Stmt>) -> Scenario {
+        Scenario {
+            body: Arc::new(body),
+        }
+    }
+
+    /// The statements, to edit (copied first if an engine shares them).
+    pub fn body_mut(&mut self) -> &mut Vec<Stmt> {
+        Arc::make_mut(&mut self.body)
+    }
 }
 
 /// A block of statements: the body of a callback or of a `try`.

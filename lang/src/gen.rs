@@ -647,7 +647,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             self.statement(&ctx, &mut body);
         }
         self.epilogue(&mut body);
-        Scenario { body }
+        Scenario::new(body)
     }
 
     /// The number of statements to aim at: small most of the time, with a

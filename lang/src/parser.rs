@@ -423,7 +423,7 @@ fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scen
     });
     let body = p.block_body(None);
     if p.diagnostics.is_empty() {
-        Ok(Scenario { body })
+        Ok(Scenario::new(body))
     } else {
         Err(ParseError {
             diagnostics: p.diagnostics,

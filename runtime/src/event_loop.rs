@@ -409,28 +409,32 @@ impl<L: Library> Runtime<L> {
     pub fn run_main(&mut self, scenario: &Scenario) {
         let global = Env::default();
         let mut aborted = false;
-        let mut segment: Vec<&Stmt> = Vec::new();
-        let mut stmts = scenario.body.iter().peekable();
+        // The runtime keeps the statements for the whole run (see
+        // `Runtime::main`); the parts run from them, uncopied.
+        let main = std::sync::Arc::clone(&scenario.body);
+        self.main = Some(std::sync::Arc::clone(&main));
+        let mut start = 0;
         loop {
-            let mode = loop {
-                match stmts.next() {
-                    Some(Stmt::Run(mode)) => break Some(*mode),
-                    Some(stmt) => segment.push(stmt),
-                    None => break None,
-                }
+            let end = main[start..]
+                .iter()
+                .position(|stmt| matches!(stmt, Stmt::Run(_)))
+                .map_or(main.len(), |at| start + at);
+            let mode = match main.get(end) {
+                Some(Stmt::Run(mode)) => Some(*mode),
+                _ => None,
             };
+            let segment = start..end;
+            start = end + 1;
             if !aborted && !self.stopped {
-                let body: std::rc::Rc<Vec<Stmt>> =
-                    std::rc::Rc::new(segment.drain(..).cloned().collect());
-                self.segments.push(body.clone());
-                let env = global.clone();
+                let (main, env) = (std::sync::Arc::clone(&main), global.clone());
                 let task = Task::Native(Box::new(move |rt: &mut Runtime<L>| {
+                    let body = &main[segment];
                     // A part of the main script pays for its statements up
                     // front, as a callback does (RunConfig::work).
-                    if !rt.charge(nodesem_lang::statement_cost(&body)) {
+                    if !rt.charge(nodesem_lang::statement_cost(body)) {
                         return Ok(Value::Undefined);
                     }
-                    rt.exec_stmts(&body, &env).map(|_| Value::Undefined)
+                    rt.exec_stmts(body, &env).map(|_| Value::Undefined)
                 }));
                 let mut task = Some(task);
                 // A segment is a phase of one macrotask. MODEL: an exception
@@ -446,7 +450,6 @@ impl<L: Library> Runtime<L> {
                     },
                 );
             }
-            segment.clear();
             match mode {
                 Some(RunMode::Turn) => self.iteration(),
                 Some(RunMode::Idle) => self.run_until_idle(),

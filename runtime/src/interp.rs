@@ -330,7 +330,7 @@ impl<L: Library> Runtime<L> {
     /// The cache is keyed by the block's address. That is sound because no
     /// block a function can be made from is freed during the run: such a
     /// block lies either in a part of the main script, which the runtime
-    /// keeps ([`Runtime::segments`]), or in the body of a function made
+    /// keeps (`Runtime::main`), or in the body of a function made
     /// earlier, which this cache keeps.
     fn compiled_body(&mut self, body: &Block) -> CompiledBody {
         let key = body as *const Block as usize;

@@ -119,9 +119,9 @@ pub struct Runtime<L: 'static> {
     pub(crate) bodies_run: std::collections::HashSet<u64>,
     /// Callback blocks by address, shared by the functions made from them.
     pub(crate) bodies: HashMap<usize, interp::CompiledBody>,
-    /// The parts of the main script, kept for the whole run so that the
-    /// addresses of their blocks stay unique (see `bodies`).
-    pub(crate) segments: Vec<std::rc::Rc<Vec<nodesem_lang::Stmt>>>,
+    /// The main script, kept for the whole run so that the addresses of
+    /// its blocks stay unique (see `bodies`).
+    pub(crate) main: Option<std::sync::Arc<Vec<nodesem_lang::Stmt>>>,
     /// Whether to record which bodies ran ([`RunStats`]).
     pub(crate) collect_stats: bool,
     stopped: bool,
@@ -151,7 +151,7 @@ impl<L: Library> Runtime<L> {
             disposable_signals: HashMap::new(),
             bodies_run: std::collections::HashSet::new(),
             bodies: HashMap::new(),
-            segments: Vec::new(),
+            main: None,
             collect_stats: false,
             stopped: false,
         }
