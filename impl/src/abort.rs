@@ -15,9 +15,7 @@
 //! Node's `refreshCompositeSignal` (which only acts when a source was
 //! collected) has nothing to do.
 
-use nodesem_lang::{Callback as ScriptCallback, Expr, Handler};
-use nodesem_runtime::interp::Param;
-use nodesem_runtime::{Completion, Env, Job, ObjectId, Task, Value};
+use nodesem_runtime::{Completion, Job, ObjectId, Task, Value};
 
 use crate::event::{BEING_DISPATCHED, TRUSTED};
 use crate::event_target::{
@@ -156,10 +154,9 @@ fn new_signal(rt: &mut Rt, aborted: bool, reason: Value, composite: bool) -> u32
 }
 
 /// The signal index of a signal value.
-pub(crate) fn signal_of(rt: &mut Rt, expr: &Expr, env: &Env) -> Result<u32, Value> {
-    let obj = rt.eval_object(expr, env)?;
-    match rt.lib.slot(obj) {
-        Slot::Signal(s) => Ok(s),
+pub(crate) fn signal_of(rt: &mut Rt, value: &Value) -> Result<u32, Value> {
+    match value.as_object().map(|obj| rt.lib.slot(obj)) {
+        Some(Slot::Signal(s)) => Ok(s),
         _ => Err(type_error(
             rt,
             "The \"signal\" argument must be an instance of AbortSignal",
@@ -174,15 +171,11 @@ fn default_reason(rt: &mut Rt) -> Value {
 
 /// An optional reason, with JavaScript's default-parameter rule: absent or
 /// `undefined` gives the default AbortError.
-fn reason_or_default(rt: &mut Rt, reason: Option<&Expr>, env: &Env) -> Completion {
-    let value = match reason {
-        Some(e) => rt.eval(e, env)?,
-        None => Value::Undefined,
-    };
-    Ok(match value {
-        Value::Undefined => default_reason(rt),
-        v => v,
-    })
+fn reason_or_default(rt: &mut Rt, reason: Option<Value>) -> Value {
+    match reason {
+        None | Some(Value::Undefined) => default_reason(rt),
+        Some(v) => v,
+    }
 }
 
 /// `new AbortController()`. Node makes the signal lazily, on the first
@@ -193,24 +186,18 @@ pub(crate) fn new_controller(rt: &mut Rt) -> Value {
 }
 
 /// `abort C [REASON]`.
-pub(crate) fn op_abort(
-    rt: &mut Rt,
-    controller: &Expr,
-    reason: Option<&Expr>,
-    env: &Env,
-) -> Completion {
-    let obj = rt.eval_object(controller, env)?;
-    let Slot::Controller(signal) = rt.lib.slot(obj) else {
+pub(crate) fn op_abort(rt: &mut Rt, controller: &Value, reason: Option<Value>) -> Completion {
+    let Some(Slot::Controller(signal)) = controller.as_object().map(|c| rt.lib.slot(c)) else {
         return Err(type_error(rt, "abort needs an AbortController"));
     };
-    let reason = reason_or_default(rt, reason, env)?;
+    let reason = reason_or_default(rt, reason);
     abort_signal(rt, signal, reason);
     Ok(Value::Undefined)
 }
 
 /// `aborted [REASON]`: `AbortSignal.abort(REASON)`.
-pub(crate) fn op_signal_abort(rt: &mut Rt, reason: Option<&Expr>, env: &Env) -> Completion {
-    let reason = reason_or_default(rt, reason, env)?;
+pub(crate) fn op_signal_abort(rt: &mut Rt, reason: Option<Value>) -> Completion {
+    let reason = reason_or_default(rt, reason);
     let signal = new_signal(rt, true, reason, false);
     Ok(Value::Object(rt.lib.signals[signal as usize].obj))
 }
@@ -256,11 +243,11 @@ fn on_timeout(rt: &mut Rt, weak: WeakSignalRef, holder: u32) {
 }
 
 /// `any [S, ...]`: `AbortSignal.any([S, ...])`.
-pub(crate) fn op_signal_any(rt: &mut Rt, signals: &[Expr], env: &Env) -> Completion {
+pub(crate) fn op_signal_any(rt: &mut Rt, signals: &[Value]) -> Completion {
     // The WebIDL sequence conversion: every element, before anything else.
     let mut inputs = Vec::with_capacity(signals.len());
     for s in signals {
-        inputs.push(signal_of(rt, s, env)?);
+        inputs.push(signal_of(rt, s)?);
     }
     let result = new_signal(rt, false, Value::Undefined, true);
     let result_obj = rt.lib.signals[result as usize].obj;
@@ -480,8 +467,8 @@ fn only_onabort(rt: &Rt, target: u32) -> bool {
 }
 
 /// `throwIfAborted S`.
-pub(crate) fn op_throw_if_aborted(rt: &mut Rt, signal: &Expr, env: &Env) -> Completion {
-    let signal = signal_of(rt, signal, env)?;
+pub(crate) fn op_throw_if_aborted(rt: &mut Rt, signal: &Value) -> Completion {
+    let signal = signal_of(rt, signal)?;
     let data = &rt.lib.signals[signal as usize];
     if data.aborted {
         return Err(data.reason.clone());
@@ -503,19 +490,10 @@ pub(crate) fn signal_get(rt: &Rt, signal: u32, prop: &str) -> Value {
 
 /// `onabort S HANDLER`: `S.onabort = HANDLER`; its value is the handler, as
 /// the assignment expression's is.
-pub(crate) fn op_set_onabort(
-    rt: &mut Rt,
-    signal: &Expr,
-    handler: &Handler,
-    env: &Env,
-) -> Completion {
-    let signal = signal_of(rt, signal, env)?;
-    let value = match handler {
-        Handler::Null => Value::Null,
-        Handler::Callback(cb) => Value::Object(rt.callback_function(cb, Param::Event, env)?),
-    };
-    set_onabort(rt, signal, value.clone());
-    Ok(value)
+pub(crate) fn op_set_onabort(rt: &mut Rt, signal: &Value, handler: Value) -> Result<(), Value> {
+    let signal = signal_of(rt, signal)?;
+    set_onabort(rt, signal, handler);
+    Ok(())
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> the setter of `defineEventHandler(AbortSignal.prototype, 'abort')`.
@@ -565,14 +543,11 @@ fn set_onabort(rt: &mut Rt, signal: u32, value: Value) {
 }
 
 /// `addAbortListener S CALLBACK`: `events.addAbortListener(S, CALLBACK)`.
-pub(crate) fn op_add_abort_listener(
-    rt: &mut Rt,
-    signal: &Expr,
-    listener: &ScriptCallback,
-    env: &Env,
-) -> Completion {
-    let signal = signal_of(rt, signal, env)?;
-    let listener = rt.callback_function(listener, Param::Event, env)?;
+pub(crate) fn op_add_abort_listener(rt: &mut Rt, signal: &Value, listener: &Value) -> Completion {
+    let signal = signal_of(rt, signal)?;
+    let Value::Object(listener) = *listener else {
+        return Err(type_error(rt, "addAbortListener needs a function"));
+    };
     let index = rt.lib.disposables.len() as u32;
     let data = &rt.lib.signals[signal as usize];
     if data.aborted {
@@ -614,9 +589,8 @@ pub(crate) fn op_add_abort_listener(
 }
 
 /// `dispose D`: `D[Symbol.dispose]()`; every call removes again.
-pub(crate) fn op_dispose(rt: &mut Rt, disposable: &Expr, env: &Env) -> Completion {
-    let obj = rt.eval_object(disposable, env)?;
-    let Slot::Disposable(index) = rt.lib.slot(obj) else {
+pub(crate) fn op_dispose(rt: &mut Rt, disposable: &Value) -> Completion {
+    let Some(Slot::Disposable(index)) = disposable.as_object().map(|d| rt.lib.slot(d)) else {
         return Err(type_error(
             rt,
             "dispose needs the Disposable of addAbortListener",

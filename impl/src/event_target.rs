@@ -10,9 +10,7 @@
 //! attaches that reporter to a promise a listener returns. All of that is
 //! kept here, because it is observable.
 
-use nodesem_lang::{Callback as ScriptCallback, Expr, ListenerOptions};
-use nodesem_runtime::interp::Param;
-use nodesem_runtime::{Completion, Env, Job, ObjectData, ObjectId, Task, Value};
+use nodesem_runtime::{AddListenerOptions, Completion, Job, ObjectData, ObjectId, Task, Value};
 
 use crate::event::{EventData, BEING_DISPATCHED, CANCELABLE, IN_PASSIVE, STOP};
 use crate::listeners::{Callback, CAPTURE, NIL, ONCE, PASSIVE, REMOVED, RESIST, WEAK};
@@ -51,11 +49,10 @@ pub(crate) fn new_target(rt: &mut Rt) -> Value {
 }
 
 /// The target index of an EventTarget or AbortSignal value.
-fn target_of(rt: &mut Rt, expr: &Expr, env: &Env) -> Result<u32, Value> {
-    let obj = rt.eval_object(expr, env)?;
-    match rt.lib.slot(obj) {
-        Slot::Target(t) => Ok(t),
-        Slot::Signal(s) => Ok(rt.lib.signals[s as usize].target),
+fn target_of(rt: &mut Rt, value: &Value) -> Result<u32, Value> {
+    match value.as_object().map(|obj| rt.lib.slot(obj)) {
+        Some(Slot::Target(t)) => Ok(t),
+        Some(Slot::Signal(s)) => Ok(rt.lib.signals[s as usize].target),
         _ => Err(type_error(
             rt,
             "The \"this\" argument must be an instance of EventTarget",
@@ -66,14 +63,15 @@ fn target_of(rt: &mut Rt, expr: &Expr, env: &Env) -> Result<u32, Value> {
 /// `on T TYPE [once] [capture] [passive] [signal S] CALLBACK`.
 pub(crate) fn op_add_event_listener(
     rt: &mut Rt,
-    target: &Expr,
+    target: &Value,
     event_type: &str,
-    listener: &ScriptCallback,
-    options: &ListenerOptions,
-    env: &Env,
+    listener: &Value,
+    options: &AddListenerOptions,
 ) -> Completion {
-    let target = target_of(rt, target, env)?;
-    let listener = rt.callback_function(listener, Param::Event, env)?;
+    let target = target_of(rt, target)?;
+    let Value::Object(listener) = *listener else {
+        return Err(type_error(rt, "addEventListener needs a function"));
+    };
     let ty = rt.lib.intern(event_type);
     // Seed ("addEventListener() flattens its options into locals"): the
     // options become flag bits at once; no options record is made.
@@ -89,7 +87,7 @@ pub(crate) fn op_add_event_listener(
     }
     // Seed ("... and only validates signal when one is passed").
     if let Some(signal) = &options.signal {
-        let signal = abort::signal_of(rt, signal, env)?;
+        let signal = abort::signal_of(rt, signal)?;
         if rt.lib.signals[signal as usize].aborted {
             return Ok(Value::Undefined);
         }
@@ -172,14 +170,15 @@ pub(crate) fn remove_listener_hook(rt: &mut Rt, target: u32, ty: u32, size: i32)
 /// `off T TYPE F [capture]`.
 pub(crate) fn op_remove_event_listener(
     rt: &mut Rt,
-    target: &Expr,
+    target: &Value,
     event_type: &str,
-    listener: &Expr,
+    listener: &Value,
     capture: bool,
-    env: &Env,
 ) -> Completion {
-    let target = target_of(rt, target, env)?;
-    let listener = rt.eval_object(listener, env)?;
+    let target = target_of(rt, target)?;
+    let Value::Object(listener) = *listener else {
+        return Err(type_error(rt, "removeEventListener needs a function"));
+    };
     let ty = rt.lib.intern(event_type);
     let removed = remove_listener(rt, target, ty, Callback::Function(listener), capture);
     if removed && rt.lib.mutant == Some(Mutant::RemovalListenerDropped) {
@@ -270,12 +269,11 @@ pub(crate) fn new_event(rt: &mut Rt, ty: u32, flags: u8) -> u32 {
 /// `dispatch T TYPE [cancelable]`: `T.dispatchEvent(new Event(TYPE, ...))`.
 pub(crate) fn op_dispatch(
     rt: &mut Rt,
-    target: &Expr,
+    target: &Value,
     event_type: &str,
     cancelable: bool,
-    env: &Env,
 ) -> Completion {
-    let target = target_of(rt, target, env)?;
+    let target = target_of(rt, target)?;
     let ty = rt.lib.intern(event_type);
     // Not Node's, same observable result: with no listener, nobody can see
     // the event, so none is made and nothing can have prevented it.
@@ -474,17 +472,15 @@ fn add_catch(rt: &mut Rt, result: Value) {
 /// `preventDefault E`, `stopPropagation E`, `stopImmediatePropagation E`.
 pub(crate) fn op_event_method(
     rt: &mut Rt,
-    event: &Expr,
-    env: &Env,
+    value: &Value,
     name: &str,
     method: fn(&mut EventData),
 ) -> Completion {
-    let value = rt.eval(event, env)?;
     let slot = value.as_object().map(|o| rt.lib.slot(o));
     let Some(Slot::Event(e)) = slot else {
         // V8's message for a method call on undefined or null; the parser
         // lets only events through otherwise.
-        return Err(rt.cannot_read_properties(&value, name));
+        return Err(rt.cannot_read_properties(value, name));
     };
     method(&mut rt.lib.events[e as usize]);
     Ok(Value::Undefined)

@@ -35,8 +35,10 @@ pub mod mutant;
 
 use std::rc::Rc;
 
-use nodesem_lang::{Engine, EngineError, Log, Op, RunConfig, Scenario};
-use nodesem_runtime::{Completion, Env, Library, ObjectData, ObjectId, Runtime, Value};
+use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
+use nodesem_runtime::{
+    AddListenerOptions, Completion, Library, ObjectData, ObjectId, Runtime, Value,
+};
 
 pub use mutant::{Mutant, UnknownMutant};
 
@@ -215,66 +217,90 @@ impl Library for Impl {
         }
     }
 
-    fn op(rt: &mut Rt, op: &Op, env: &Env) -> Option<Completion> {
-        Some(match op {
-            Op::NewController => Ok(abort::new_controller(rt)),
-            Op::Abort { controller, reason } => {
-                abort::op_abort(rt, controller, reason.as_ref(), env)
-            }
-            Op::SignalAbort { reason } => abort::op_signal_abort(rt, reason.as_ref(), env),
-            Op::SignalTimeout { ms } => Ok(abort::signal_timeout(rt, *ms)),
-            Op::SignalAny { signals } => abort::op_signal_any(rt, signals, env),
-            Op::ThrowIfAborted { signal } => abort::op_throw_if_aborted(rt, signal, env),
-            Op::SetOnAbort { signal, handler } => abort::op_set_onabort(rt, signal, handler, env),
-            Op::AddAbortListener { signal, listener } => {
-                abort::op_add_abort_listener(rt, signal, listener, env)
-            }
-            Op::Dispose { disposable } => abort::op_dispose(rt, disposable, env),
-            Op::NewTarget => Ok(event_target::new_target(rt)),
-            Op::AddEventListener {
-                target,
-                event_type,
-                listener,
-                options,
-            } => {
-                event_target::op_add_event_listener(rt, target, event_type, listener, options, env)
-            }
-            Op::RemoveEventListener {
-                target,
-                event_type,
-                listener,
-                capture,
-            } => event_target::op_remove_event_listener(
-                rt, target, event_type, listener, *capture, env,
-            ),
-            Op::Dispatch {
-                target,
-                event_type,
-                cancelable,
-            } => event_target::op_dispatch(rt, target, event_type, *cancelable, env),
-            Op::PreventDefault { event } => event_target::op_event_method(
-                rt,
-                event,
-                env,
-                "preventDefault",
-                EventData::prevent_default,
-            ),
-            Op::StopPropagation { event } => event_target::op_event_method(
-                rt,
-                event,
-                env,
-                "stopPropagation",
-                EventData::stop_propagation,
-            ),
-            Op::StopImmediatePropagation { event } => event_target::op_event_method(
-                rt,
-                event,
-                env,
-                "stopImmediatePropagation",
-                EventData::stop_immediate_propagation,
-            ),
-            _ => return None,
-        })
+    fn new_abort_controller(rt: &mut Rt) -> Completion {
+        Ok(abort::new_controller(rt))
+    }
+
+    fn abort(rt: &mut Rt, controller: Value, reason: Option<Value>) -> Completion {
+        abort::op_abort(rt, &controller, reason)
+    }
+
+    fn abort_signal_abort(rt: &mut Rt, reason: Option<Value>) -> Completion {
+        abort::op_signal_abort(rt, reason)
+    }
+
+    fn abort_signal_timeout(rt: &mut Rt, ms: u32) -> Completion {
+        Ok(abort::signal_timeout(rt, ms))
+    }
+
+    fn abort_signal_any(rt: &mut Rt, signals: Vec<Value>) -> Completion {
+        abort::op_signal_any(rt, &signals)
+    }
+
+    fn throw_if_aborted(rt: &mut Rt, signal: Value) -> Completion {
+        abort::op_throw_if_aborted(rt, &signal)
+    }
+
+    fn set_onabort(rt: &mut Rt, signal: Value, handler: Value) -> Result<(), Value> {
+        abort::op_set_onabort(rt, &signal, handler)
+    }
+
+    fn add_abort_listener(rt: &mut Rt, signal: Value, listener: Value) -> Completion {
+        abort::op_add_abort_listener(rt, &signal, &listener)
+    }
+
+    fn dispose(rt: &mut Rt, disposable: Value) -> Completion {
+        abort::op_dispose(rt, &disposable)
+    }
+
+    fn new_event_target(rt: &mut Rt) -> Completion {
+        Ok(event_target::new_target(rt))
+    }
+
+    fn add_event_listener(
+        rt: &mut Rt,
+        target: Value,
+        event_type: &str,
+        listener: Value,
+        options: AddListenerOptions,
+    ) -> Completion {
+        event_target::op_add_event_listener(rt, &target, event_type, &listener, &options)
+    }
+
+    fn remove_event_listener(
+        rt: &mut Rt,
+        target: Value,
+        event_type: &str,
+        listener: Value,
+        capture: bool,
+    ) -> Completion {
+        event_target::op_remove_event_listener(rt, &target, event_type, &listener, capture)
+    }
+
+    fn dispatch_new_event(
+        rt: &mut Rt,
+        target: Value,
+        event_type: &str,
+        cancelable: bool,
+    ) -> Completion {
+        event_target::op_dispatch(rt, &target, event_type, cancelable)
+    }
+
+    fn prevent_default(rt: &mut Rt, event: Value) -> Completion {
+        event_target::op_event_method(rt, &event, "preventDefault", EventData::prevent_default)
+    }
+
+    fn stop_propagation(rt: &mut Rt, event: Value) -> Completion {
+        event_target::op_event_method(rt, &event, "stopPropagation", EventData::stop_propagation)
+    }
+
+    fn stop_immediate_propagation(rt: &mut Rt, event: Value) -> Completion {
+        event_target::op_event_method(
+            rt,
+            &event,
+            "stopImmediatePropagation",
+            EventData::stop_immediate_propagation,
+        )
     }
 
     fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {

@@ -44,9 +44,8 @@ pub mod event_target;
 
 use std::collections::BTreeMap;
 
-use nodesem_lang::{Callback, Engine, EngineError, Expr, Handler, Log, Op, RunConfig, Scenario};
-use nodesem_runtime::interp::Param;
-use nodesem_runtime::{Completion, Env, Library, ObjectId, Runtime, Value};
+use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
+use nodesem_runtime::{AddListenerOptions, Completion, Library, ObjectId, Runtime, Value};
 
 use crate::abort::AbortSignalState;
 use crate::abort_listener::Disposable;
@@ -87,185 +86,37 @@ pub(crate) fn cannot_read(rt: &mut Runtime<Model>, value: &Value, prop: &str) ->
     }
 }
 
-/// Evaluates an operand that must be one of the library's objects, found in
-/// `table`; `prop` names the member JavaScript would read on it.
+/// An operand that must be one of the library's objects, found in `table`;
+/// `prop` names the member JavaScript would read on it.
 fn operand<T>(
     rt: &mut Runtime<Model>,
-    expr: &Expr,
-    env: &Env,
+    value: Value,
     prop: &str,
     table: fn(&Model) -> &BTreeMap<ObjectId, T>,
 ) -> Result<ObjectId, Value> {
-    let v = rt.eval(expr, env)?;
-    match v {
+    match value {
         Value::Object(id) if table(&rt.lib).contains_key(&id) => Ok(id),
         other => Err(cannot_read(rt, &other, prop)),
     }
 }
 
-fn signal_operand(
-    rt: &mut Runtime<Model>,
-    expr: &Expr,
-    env: &Env,
-    prop: &str,
-) -> Result<ObjectId, Value> {
-    operand(rt, expr, env, prop, |m| &m.signals)
+fn signal_operand(rt: &mut Runtime<Model>, value: Value, prop: &str) -> Result<ObjectId, Value> {
+    operand(rt, value, prop, |m| &m.signals)
 }
 
-fn target_operand(
-    rt: &mut Runtime<Model>,
-    expr: &Expr,
-    env: &Env,
-    prop: &str,
-) -> Result<ObjectId, Value> {
-    operand(rt, expr, env, prop, |m| &m.targets)
+fn target_operand(rt: &mut Runtime<Model>, value: Value, prop: &str) -> Result<ObjectId, Value> {
+    operand(rt, value, prop, |m| &m.targets)
 }
 
-fn optional(
-    rt: &mut Runtime<Model>,
-    expr: &Option<Expr>,
-    env: &Env,
-) -> Result<Option<Value>, Value> {
-    expr.as_ref().map(|e| rt.eval(e, env)).transpose()
-}
-
-fn listener_function(rt: &mut Runtime<Model>, cb: &Callback, env: &Env) -> Result<ObjectId, Value> {
-    rt.callback_function(cb, Param::Event, env)
-}
-
-impl Model {
-    fn perform(rt: &mut Runtime<Self>, op: &Op, env: &Env) -> Option<Completion> {
-        Some(match op {
-            // ---- abort ----
-            Op::NewController => Ok(Value::Object(abort::new_abort_controller(rt))),
-            Op::Abort { controller, reason } => (|| {
-                let c = operand(rt, controller, env, "abort", |m| &m.controllers)?;
-                let reason = optional(rt, reason, env)?;
-                abort::controller_abort(rt, c, reason);
-                Ok(Value::Undefined)
-            })(),
-            Op::SignalAbort { reason } => (|| {
-                let reason = optional(rt, reason, env)?;
-                Ok(Value::Object(abort::abort_static(rt, reason)))
-            })(),
-            Op::SignalTimeout { ms } => Ok(Value::Object(abort::timeout(rt, *ms))),
-            Op::SignalAny { signals } => (|| {
-                let mut list = Vec::with_capacity(signals.len());
-                for (i, s) in signals.iter().enumerate() {
-                    let v = rt.eval(s, env)?;
-                    match v {
-                        Value::Object(id) if rt.lib.signals.contains_key(&id) => list.push(id),
-                        other => {
-                            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L323 the WebIDL sequence<AbortSignal> converter.
-                            // MODEL: the parser's kinds rule this out.
-                            let shown = rt.fmt(&other);
-                            return Err(rt.new_error(
-                                "TypeError",
-                                &format!("signals[{i}] is not an AbortSignal: {shown}"),
-                            ));
-                        }
-                    }
-                }
-                Ok(Value::Object(abort::create_dependent_abort_signal(
-                    rt, &list,
-                )))
-            })(),
-            Op::ThrowIfAborted { signal } => (|| {
-                let s = signal_operand(rt, signal, env, "throwIfAborted")?;
-                abort::throw_if_aborted(rt, s)
-            })(),
-            Op::SetOnAbort { signal, handler } => (|| {
-                let s = signal_operand(rt, signal, env, "onabort")?;
-                let value = match handler {
-                    Handler::Null => Value::Null,
-                    Handler::Callback(cb) => Value::Object(listener_function(rt, cb, env)?),
-                };
-                event_target::set_event_handler(rt, s, "abort", value.clone())?;
-                // The value of an assignment expression.
-                Ok(value)
-            })(),
-            Op::AddAbortListener { signal, listener } => (|| {
-                let s = signal_operand(rt, signal, env, "aborted")?;
-                let f = listener_function(rt, listener, env)?;
-                Ok(Value::Object(abort_listener::add_abort_listener(rt, s, f)))
-            })(),
-            Op::Dispose { disposable } => (|| {
-                let d = operand(rt, disposable, env, "Symbol(Symbol.dispose)", |m| {
-                    &m.disposables
-                })?;
-                abort_listener::dispose(rt, d);
-                Ok(Value::Undefined)
-            })(),
-
-            // ---- dispatch ----
-            Op::NewTarget => Ok(Value::Object(event_target::new_event_target(rt))),
-            Op::AddEventListener {
-                target,
-                event_type,
-                listener,
-                options,
-            } => (|| {
-                // JavaScript's order: the target, the listener, the options.
-                let t = target_operand(rt, target, env, "addEventListener")?;
-                let f = listener_function(rt, listener, env)?;
-                let signal = match &options.signal {
-                    Some(e) => Some(signal_operand(rt, e, env, "aborted")?),
-                    None => None,
-                };
-                event_target::add_an_event_listener(
-                    rt,
-                    t,
-                    event_type,
-                    f,
-                    ListenerOptions {
-                        once: options.once,
-                        capture: options.capture,
-                        passive: options.passive,
-                        signal,
-                        resist_stop_propagation: false,
-                    },
-                )
-            })(),
-            Op::RemoveEventListener {
-                target,
-                event_type,
-                listener,
-                capture,
-            } => (|| {
-                let t = target_operand(rt, target, env, "removeEventListener")?;
-                let f = rt.eval_object(listener, env)?;
-                event_target::remove_an_event_listener(rt, t, event_type, f, *capture);
-                Ok(Value::Undefined)
-            })(),
-            Op::Dispatch {
-                target,
-                event_type,
-                cancelable,
-            } => (|| {
-                let t = target_operand(rt, target, env, "dispatchEvent")?;
-                let e = event::create_an_event(rt, event_type, *cancelable, false);
-                event_target::dispatch_event(rt, t, e)
-            })(),
-            Op::PreventDefault { event: e } => (|| {
-                let v = rt.eval(e, env)?;
-                let ev = event::event_of(rt, &v, "preventDefault")?;
-                event::prevent_default(rt, ev);
-                Ok(Value::Undefined)
-            })(),
-            Op::StopPropagation { event: e } => (|| {
-                let v = rt.eval(e, env)?;
-                let ev = event::event_of(rt, &v, "stopPropagation")?;
-                event::stop_propagation(rt, ev);
-                Ok(Value::Undefined)
-            })(),
-            Op::StopImmediatePropagation { event: e } => (|| {
-                let v = rt.eval(e, env)?;
-                let ev = event::event_of(rt, &v, "stopImmediatePropagation")?;
-                event::stop_immediate_propagation(rt, ev);
-                Ok(Value::Undefined)
-            })(),
-            _ => return None,
-        })
+/// A listener argument: the runtime made it a function object.
+fn listener_function(rt: &mut Runtime<Model>, value: Value) -> Result<ObjectId, Value> {
+    match value {
+        Value::Object(id) => Ok(id),
+        other => {
+            // MODEL: the parser's kinds rule this out; the message is the model's.
+            let shown = rt.fmt(&other);
+            Err(rt.new_error("TypeError", &format!("{shown} is not an object")))
+        }
     }
 }
 
@@ -274,9 +125,147 @@ impl Library for Model {
         Model::default()
     }
 
-    fn op(rt: &mut Runtime<Self>, op: &Op, env: &Env) -> Option<Completion> {
-        Model::perform(rt, op, env)
+    // ---- abort ----
+
+    fn new_abort_controller(rt: &mut Runtime<Self>) -> Completion {
+        Ok(Value::Object(abort::new_abort_controller(rt)))
     }
+
+    fn abort(rt: &mut Runtime<Self>, controller: Value, reason: Option<Value>) -> Completion {
+        let c = operand(rt, controller, "abort", |m| &m.controllers)?;
+        abort::controller_abort(rt, c, reason);
+        Ok(Value::Undefined)
+    }
+
+    fn abort_signal_abort(rt: &mut Runtime<Self>, reason: Option<Value>) -> Completion {
+        Ok(Value::Object(abort::abort_static(rt, reason)))
+    }
+
+    fn abort_signal_timeout(rt: &mut Runtime<Self>, ms: u32) -> Completion {
+        Ok(Value::Object(abort::timeout(rt, ms)))
+    }
+
+    fn abort_signal_any(rt: &mut Runtime<Self>, signals: Vec<Value>) -> Completion {
+        let mut list = Vec::with_capacity(signals.len());
+        for (i, v) in signals.into_iter().enumerate() {
+            match v {
+                Value::Object(id) if rt.lib.signals.contains_key(&id) => list.push(id),
+                other => {
+                    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L323 the WebIDL sequence<AbortSignal> converter.
+                    // MODEL: the parser's kinds rule this out.
+                    let shown = rt.fmt(&other);
+                    return Err(rt.new_error(
+                        "TypeError",
+                        &format!("signals[{i}] is not an AbortSignal: {shown}"),
+                    ));
+                }
+            }
+        }
+        Ok(Value::Object(abort::create_dependent_abort_signal(
+            rt, &list,
+        )))
+    }
+
+    fn throw_if_aborted(rt: &mut Runtime<Self>, signal: Value) -> Completion {
+        let s = signal_operand(rt, signal, "throwIfAborted")?;
+        abort::throw_if_aborted(rt, s)
+    }
+
+    fn set_onabort(rt: &mut Runtime<Self>, signal: Value, handler: Value) -> Result<(), Value> {
+        let s = signal_operand(rt, signal, "onabort")?;
+        event_target::set_event_handler(rt, s, "abort", handler)?;
+        Ok(())
+    }
+
+    fn add_abort_listener(rt: &mut Runtime<Self>, signal: Value, listener: Value) -> Completion {
+        let s = signal_operand(rt, signal, "aborted")?;
+        let f = listener_function(rt, listener)?;
+        Ok(Value::Object(abort_listener::add_abort_listener(rt, s, f)))
+    }
+
+    fn dispose(rt: &mut Runtime<Self>, disposable: Value) -> Completion {
+        let d = operand(rt, disposable, "Symbol(Symbol.dispose)", |m| &m.disposables)?;
+        abort_listener::dispose(rt, d);
+        Ok(Value::Undefined)
+    }
+
+    // ---- dispatch ----
+
+    fn new_event_target(rt: &mut Runtime<Self>) -> Completion {
+        Ok(Value::Object(event_target::new_event_target(rt)))
+    }
+
+    fn add_event_listener(
+        rt: &mut Runtime<Self>,
+        target: Value,
+        event_type: &str,
+        listener: Value,
+        options: AddListenerOptions,
+    ) -> Completion {
+        let t = target_operand(rt, target, "addEventListener")?;
+        let f = listener_function(rt, listener)?;
+        let signal = match options.signal {
+            Some(v) => Some(signal_operand(rt, v, "aborted")?),
+            None => None,
+        };
+        event_target::add_an_event_listener(
+            rt,
+            t,
+            event_type,
+            f,
+            ListenerOptions {
+                once: options.once,
+                capture: options.capture,
+                passive: options.passive,
+                signal,
+                resist_stop_propagation: false,
+            },
+        )
+    }
+
+    fn remove_event_listener(
+        rt: &mut Runtime<Self>,
+        target: Value,
+        event_type: &str,
+        listener: Value,
+        capture: bool,
+    ) -> Completion {
+        let t = target_operand(rt, target, "removeEventListener")?;
+        let f = listener_function(rt, listener)?;
+        event_target::remove_an_event_listener(rt, t, event_type, f, capture);
+        Ok(Value::Undefined)
+    }
+
+    fn dispatch_new_event(
+        rt: &mut Runtime<Self>,
+        target: Value,
+        event_type: &str,
+        cancelable: bool,
+    ) -> Completion {
+        let t = target_operand(rt, target, "dispatchEvent")?;
+        let e = event::create_an_event(rt, event_type, cancelable, false);
+        event_target::dispatch_event(rt, t, e)
+    }
+
+    fn prevent_default(rt: &mut Runtime<Self>, event: Value) -> Completion {
+        let ev = event::event_of(rt, &event, "preventDefault")?;
+        event::prevent_default(rt, ev);
+        Ok(Value::Undefined)
+    }
+
+    fn stop_propagation(rt: &mut Runtime<Self>, event: Value) -> Completion {
+        let ev = event::event_of(rt, &event, "stopPropagation")?;
+        event::stop_propagation(rt, ev);
+        Ok(Value::Undefined)
+    }
+
+    fn stop_immediate_propagation(rt: &mut Runtime<Self>, event: Value) -> Completion {
+        let ev = event::event_of(rt, &event, "stopImmediatePropagation")?;
+        event::stop_immediate_propagation(rt, ev);
+        Ok(Value::Undefined)
+    }
+
+    // ---- what the runtime asks ----
 
     fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion {
         if let Some(&signal) = rt.lib.controllers.get(&obj) {

@@ -7,7 +7,7 @@
 
 use std::rc::Rc;
 
-use nodesem_lang::{Block, Callback, Expr, Op, Stmt};
+use nodesem_lang::{Block, Callback, Expr, Handler, Op, Stmt};
 
 use crate::value::{
     number_to_string, Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Value,
@@ -54,16 +54,6 @@ pub(crate) struct CompiledBody {
     identity: u64,
 }
 
-/// What [`Runtime::exec_op`] records once an operation made its object.
-enum AfterOp {
-    /// Nothing.
-    Nothing,
-    /// The work weight of the signal `AbortSignal.any` returns.
-    AnyWeight(u64),
-    /// The signal of the Disposable `addAbortListener` returns.
-    DisposableOf(Value),
-}
-
 /// The implicit parameter of a callback body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Param {
@@ -89,74 +79,44 @@ impl Param {
 }
 
 impl<L: Library> Runtime<L> {
-    /// Charges the work an operation does beyond its statement
-    /// ([`nodesem_lang::RunConfig::work`]): the listener lists it walks and
-    /// the signals `AbortSignal.any` visits. The operands involved are
-    /// evaluated here as well as by the operation; they have no side effects,
-    /// and one that throws throws the same error first, as the emitted
-    /// JavaScript's `$.listeners(...)` does before the call.
-    fn charge_op(&mut self, op: &Op, env: &Env) -> Result<AfterOp, Value> {
-        let mut after = AfterOp::Nothing;
-        let steps = match op {
-            Op::AddEventListener {
-                target,
-                event_type,
-                options,
-                ..
-            } => {
-                let mut steps = self.listeners_of(target, event_type, env)?;
-                if let Some(signal) = &options.signal {
-                    steps += self.listeners_of(signal, "abort", env)?;
-                }
-                steps
+    /// Charges the work of walking these listener lists
+    /// ([`nodesem_lang::RunConfig::work`]): each is a target's list of one
+    /// event type, counted as [`Library::listener_count`] counts it; a value
+    /// that is not an object has none. It is charged after the operands are
+    /// evaluated and before the operation runs, as the emitted JavaScript's
+    /// `$.charge($.listeners(...))` is. Returns whether the scenario may go
+    /// on.
+    fn charge_listeners(&mut self, lists: &[(&Value, &str)]) -> bool {
+        let mut steps = 0;
+        for (target, event_type) in lists {
+            if let Value::Object(id) = target {
+                steps += L::listener_count(self, *id, event_type);
             }
-            Op::RemoveEventListener {
-                target, event_type, ..
-            }
-            | Op::Dispatch {
-                target, event_type, ..
-            } => self.listeners_of(target, event_type, env)?,
-            Op::SetOnAbort { signal, .. } => self.listeners_of(signal, "abort", env)?,
-            Op::AddAbortListener { signal, .. } => {
-                let s = self.eval(signal, env)?;
-                let steps = match &s {
-                    Value::Object(id) => L::listener_count(self, *id, "abort"),
-                    _ => 0,
-                };
-                after = AfterOp::DisposableOf(s);
-                steps
-            }
-            Op::Dispose { disposable } => {
-                let d = self.eval(disposable, env)?;
-                match d.as_object().and_then(|d| self.disposable_signals.get(&d)) {
-                    Some(Value::Object(signal)) => L::listener_count(self, *signal, "abort"),
-                    _ => 0,
-                }
-            }
-            Op::SignalAny { signals } => {
-                let mut steps = 0;
-                for signal in signals {
-                    let s = self.eval(signal, env)?;
-                    steps += s
-                        .as_object()
-                        .and_then(|s| self.any_weights.get(&s).copied())
-                        .unwrap_or(1);
-                }
-                after = AfterOp::AnyWeight(steps);
-                steps
-            }
-            _ => return Ok(after),
-        };
-        self.charge(steps);
-        Ok(after)
+        }
+        self.charge(steps)
     }
 
-    /// The listener count of `event_type` on the value of `target`.
-    fn listeners_of(&mut self, target: &Expr, event_type: &str, env: &Env) -> Result<u64, Value> {
-        Ok(match self.eval(target, env)? {
-            Value::Object(id) => L::listener_count(self, id, event_type),
-            _ => 0,
-        })
+    /// Evaluates the receiver of a method call, `receiver.method(...)`:
+    /// undefined and null throw V8's TypeError before any argument is
+    /// evaluated.
+    fn receiver(&mut self, expr: &Expr, method: &str, env: &Env) -> Completion {
+        let value = self.eval(expr, env)?;
+        if matches!(value, Value::Undefined | Value::Null) {
+            return Err(self.cannot_read_properties(&value, method));
+        }
+        Ok(value)
+    }
+
+    /// Evaluates an argument that may be left out.
+    fn eval_optional(&mut self, expr: &Option<Expr>, env: &Env) -> Result<Option<Value>, Value> {
+        expr.as_ref().map(|e| self.eval(e, env)).transpose()
+    }
+
+    /// A listener argument: an inline block becomes a new function (that
+    /// sees `event`), a value is evaluated and must be an object.
+    fn listener_value(&mut self, cb: &Callback, env: &Env) -> Completion {
+        self.callback_function(cb, Param::Event, env)
+            .map(Value::Object)
     }
 
     /// Records the weight of a signal `AbortSignal.any` returned: what its
@@ -391,22 +351,169 @@ impl<L: Library> Runtime<L> {
         }
     }
 
-    /// Performs an operation: the library's, or the runtime's own.
+    /// Performs an operation: its operands evaluated here, once, in
+    /// JavaScript's order, then the library's method or the runtime's own
+    /// event loop and promises.
     pub fn exec_op(&mut self, op: &Op, env: &Env) -> Completion {
-        let after = self.charge_op(op, env)?;
-        if let Some(result) = L::op(self, op, env) {
-            if let Ok(Value::Object(made)) = &result {
-                match after {
-                    AfterOp::Nothing => {}
-                    AfterOp::AnyWeight(weight) => self.record_any_weight(*made, weight),
-                    AfterOp::DisposableOf(signal) => {
-                        self.disposable_signals.insert(*made, signal);
-                    }
-                }
-            }
-            return result;
-        }
         Ok(match op {
+            // ---- abort: the library's ----
+            Op::NewController => L::new_abort_controller(self)?,
+            Op::Abort { controller, reason } => {
+                let controller = self.receiver(controller, "abort", env)?;
+                let reason = self.eval_optional(reason, env)?;
+                L::abort(self, controller, reason)?
+            }
+            Op::SignalAbort { reason } => {
+                let reason = self.eval_optional(reason, env)?;
+                L::abort_signal_abort(self, reason)?
+            }
+            Op::SignalTimeout { ms } => L::abort_signal_timeout(self, *ms)?,
+            Op::SignalAny { signals } => {
+                // `$.any([...])` charges the weight of its sources.
+                let mut values = Vec::with_capacity(signals.len());
+                let mut weight = 0;
+                for signal in signals {
+                    let value = self.eval(signal, env)?;
+                    weight += value
+                        .as_object()
+                        .and_then(|s| self.any_weights.get(&s).copied())
+                        .unwrap_or(1);
+                    values.push(value);
+                }
+                if !self.charge(weight) {
+                    return Ok(Value::Undefined);
+                }
+                let made = L::abort_signal_any(self, values)?;
+                if let Value::Object(signal) = made {
+                    self.record_any_weight(signal, weight);
+                }
+                made
+            }
+            Op::ThrowIfAborted { signal } => {
+                let signal = self.receiver(signal, "throwIfAborted", env)?;
+                L::throw_if_aborted(self, signal)?
+            }
+            Op::SetOnAbort { signal, handler } => {
+                // `($.charge(...), S.onabort = H)`: S, the charge, H, and
+                // then the assignment, which throws on undefined or null.
+                let signal = self.eval(signal, env)?;
+                if !self.charge_listeners(&[(&signal, "abort")]) {
+                    return Ok(Value::Undefined);
+                }
+                let handler = match handler {
+                    Handler::Null => Value::Null,
+                    Handler::Callback(cb) => self.listener_value(cb, env)?,
+                };
+                if matches!(signal, Value::Undefined | Value::Null) {
+                    let shown = self.fmt(&signal);
+                    return Err(self.new_error(
+                        "TypeError",
+                        &format!("Cannot set properties of {shown} (setting 'onabort')"),
+                    ));
+                }
+                L::set_onabort(self, signal, handler.clone())?;
+                handler
+            }
+            Op::AddAbortListener { signal, listener } => {
+                let signal = self.eval(signal, env)?;
+                let listener = self.listener_value(listener, env)?;
+                if !self.charge_listeners(&[(&signal, "abort")]) {
+                    return Ok(Value::Undefined);
+                }
+                let made = L::add_abort_listener(self, signal.clone(), listener)?;
+                if let Value::Object(disposable) = made {
+                    self.disposable_signals.insert(disposable, signal);
+                }
+                made
+            }
+            Op::Dispose { disposable } => {
+                let disposable = self.eval(disposable, env)?;
+                let signal = disposable
+                    .as_object()
+                    .and_then(|d| self.disposable_signals.get(&d))
+                    .cloned()
+                    .unwrap_or(Value::Undefined);
+                if !self.charge_listeners(&[(&signal, "abort")]) {
+                    return Ok(Value::Undefined);
+                }
+                L::dispose(self, disposable)?
+            }
+
+            // ---- dispatch: the library's ----
+            Op::NewTarget => L::new_event_target(self)?,
+            Op::AddEventListener {
+                target,
+                event_type,
+                listener,
+                options,
+            } => {
+                // `($.charge($.listeners(T) + $.listeners(S)),
+                // T.addEventListener(TYPE, CALLBACK, { ..., signal: S }))`.
+                let target = self.eval(target, env)?;
+                let signal = self.eval_optional(&options.signal, env)?;
+                let mut lists = vec![(&target, event_type.as_str())];
+                if let Some(signal) = &signal {
+                    lists.push((signal, "abort"));
+                }
+                if !self.charge_listeners(&lists) {
+                    return Ok(Value::Undefined);
+                }
+                if matches!(target, Value::Undefined | Value::Null) {
+                    return Err(self.cannot_read_properties(&target, "addEventListener"));
+                }
+                let listener = self.listener_value(listener, env)?;
+                let options = crate::AddListenerOptions {
+                    once: options.once,
+                    capture: options.capture,
+                    passive: options.passive,
+                    signal,
+                };
+                L::add_event_listener(self, target, event_type, listener, options)?
+            }
+            Op::RemoveEventListener {
+                target,
+                event_type,
+                listener,
+                capture,
+            } => {
+                let target = self.eval(target, env)?;
+                if !self.charge_listeners(&[(&target, event_type)]) {
+                    return Ok(Value::Undefined);
+                }
+                if matches!(target, Value::Undefined | Value::Null) {
+                    return Err(self.cannot_read_properties(&target, "removeEventListener"));
+                }
+                let listener = Value::Object(self.eval_object(listener, env)?);
+                L::remove_event_listener(self, target, event_type, listener, *capture)?
+            }
+            Op::Dispatch {
+                target,
+                event_type,
+                cancelable,
+            } => {
+                let target = self.eval(target, env)?;
+                if !self.charge_listeners(&[(&target, event_type)]) {
+                    return Ok(Value::Undefined);
+                }
+                if matches!(target, Value::Undefined | Value::Null) {
+                    return Err(self.cannot_read_properties(&target, "dispatchEvent"));
+                }
+                L::dispatch_new_event(self, target, event_type, *cancelable)?
+            }
+            Op::PreventDefault { event } => {
+                let event = self.receiver(event, "preventDefault", env)?;
+                L::prevent_default(self, event)?
+            }
+            Op::StopPropagation { event } => {
+                let event = self.receiver(event, "stopPropagation", env)?;
+                L::stop_propagation(self, event)?
+            }
+            Op::StopImmediatePropagation { event } => {
+                let event = self.receiver(event, "stopImmediatePropagation", env)?;
+                L::stop_immediate_propagation(self, event)?
+            }
+
+            // ---- the runtime's own ----
             Op::Value(e) => self.eval(e, env)?,
             Op::Function(block) => Value::Object(self.make_function(block, Param::Event, env)),
             Op::QueueMicrotask(block) => {
@@ -503,14 +610,6 @@ impl<L: Library> Runtime<L> {
             Op::Thenable { value } => {
                 let v = self.eval(value, env)?;
                 Value::Object(self.heap.alloc(ObjectData::Thenable(v)))
-            }
-            other => {
-                // The library declined an operation only it can perform.
-                let e = self.new_error(
-                    "Error",
-                    &format!("nodesem: the library does not implement {other:?}"),
-                );
-                return Err(e);
             }
         })
     }

@@ -20,7 +20,7 @@ pub mod value;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use nodesem_lang::{Log, Op, RunConfig, Scenario};
+use nodesem_lang::{Log, RunConfig, Scenario};
 
 pub use event_loop::Task;
 pub use promise::{PromiseCapability, PromiseReaction, PromiseState};
@@ -28,16 +28,109 @@ pub use value::{
     Completion, Env, ErrorClass, FunctionData, Heap, NativeFn, ObjectData, ObjectId, Value,
 };
 
+/// The options of `addEventListener`, their operands evaluated.
+#[derive(Clone, Debug, Default)]
+pub struct AddListenerOptions {
+    /// `once: true`.
+    pub once: bool,
+    /// `capture: true`.
+    pub capture: bool,
+    /// `passive: true`.
+    pub passive: bool,
+    /// The `signal` option's value, when one was given.
+    pub signal: Option<Value>,
+}
+
 /// A library layer: the part of Node that an engine implements (the model
-/// or the optimized implementation).
+/// or the optimized implementation), as the typed operations a script can
+/// perform on it.
+///
+/// The runtime evaluates every operand, once, in the order JavaScript does
+/// (the receiver, then the arguments left to right), charges the work an
+/// operation will do ([`RunConfig::work`]), and throws V8's TypeError for a
+/// method called on `undefined` or `null` before the arguments are
+/// evaluated, as `undefined.abort(x)` does. A library gets values, checks
+/// that they are what its algorithms need, and runs them. Every operation
+/// of the language's abort and dispatch families is a method here, with no
+/// default: a library must say what each one does.
 pub trait Library: Sized + 'static {
     /// The library's state for a fresh scenario.
     fn new() -> Self;
 
-    /// Performs one of the library's operations, evaluating its operands in
-    /// `env` with [`Runtime::eval`]. Returns `None` for an operation that is
-    /// not the library's (the runtime's own: the event loop and promises).
-    fn op(rt: &mut Runtime<Self>, op: &Op, env: &Env) -> Option<Completion>;
+    // ---- AbortController and AbortSignal -------------------------------
+
+    /// `new AbortController()`.
+    fn new_abort_controller(rt: &mut Runtime<Self>) -> Completion;
+
+    /// `controller.abort(reason)`; `reason` is `None` when no argument was
+    /// passed.
+    fn abort(rt: &mut Runtime<Self>, controller: Value, reason: Option<Value>) -> Completion;
+
+    /// `AbortSignal.abort(reason)`.
+    fn abort_signal_abort(rt: &mut Runtime<Self>, reason: Option<Value>) -> Completion;
+
+    /// `AbortSignal.timeout(ms)`, on the virtual clock.
+    fn abort_signal_timeout(rt: &mut Runtime<Self>, ms: u32) -> Completion;
+
+    /// `AbortSignal.any(signals)`.
+    fn abort_signal_any(rt: &mut Runtime<Self>, signals: Vec<Value>) -> Completion;
+
+    /// `signal.throwIfAborted()`.
+    fn throw_if_aborted(rt: &mut Runtime<Self>, signal: Value) -> Completion;
+
+    /// `signal.onabort = handler` (the runtime gives the assignment its
+    /// value, the handler).
+    fn set_onabort(rt: &mut Runtime<Self>, signal: Value, handler: Value) -> Result<(), Value>;
+
+    /// `events.addAbortListener(signal, listener)`, returning its
+    /// Disposable.
+    fn add_abort_listener(rt: &mut Runtime<Self>, signal: Value, listener: Value) -> Completion;
+
+    /// `disposable[Symbol.dispose]()`.
+    fn dispose(rt: &mut Runtime<Self>, disposable: Value) -> Completion;
+
+    // ---- EventTarget and Event -----------------------------------------
+
+    /// `new EventTarget()`.
+    fn new_event_target(rt: &mut Runtime<Self>) -> Completion;
+
+    /// `target.addEventListener(type, listener, options)`.
+    fn add_event_listener(
+        rt: &mut Runtime<Self>,
+        target: Value,
+        event_type: &str,
+        listener: Value,
+        options: AddListenerOptions,
+    ) -> Completion;
+
+    /// `target.removeEventListener(type, listener, { capture })`.
+    fn remove_event_listener(
+        rt: &mut Runtime<Self>,
+        target: Value,
+        event_type: &str,
+        listener: Value,
+        capture: bool,
+    ) -> Completion;
+
+    /// `target.dispatchEvent(new Event(type, { cancelable }))`: the event is
+    /// the library's to make, since nothing sees it before the dispatch.
+    fn dispatch_new_event(
+        rt: &mut Runtime<Self>,
+        target: Value,
+        event_type: &str,
+        cancelable: bool,
+    ) -> Completion;
+
+    /// `event.preventDefault()`.
+    fn prevent_default(rt: &mut Runtime<Self>, event: Value) -> Completion;
+
+    /// `event.stopPropagation()`.
+    fn stop_propagation(rt: &mut Runtime<Self>, event: Value) -> Completion;
+
+    /// `event.stopImmediatePropagation()`.
+    fn stop_immediate_propagation(rt: &mut Runtime<Self>, event: Value) -> Completion;
+
+    // ---- what the runtime asks of the library's objects ----------------
 
     /// Reads a property of one of the library's objects.
     fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion;

@@ -2,24 +2,89 @@
 //! expected log was printed by Node 26.12.1 for the equivalent JavaScript
 //! (plain CommonJS, run from a setImmediate callback).
 
-use nodesem_lang::{parse, Op, RunConfig};
-use nodesem_runtime::{run_scenario, Completion, Env, Library, ObjectId, Runtime};
+use nodesem_lang::{parse, RunConfig};
+use nodesem_runtime::{
+    run_scenario, AddListenerOptions, Completion, Library, ObjectId, Runtime, Value,
+};
 
 /// A library layer with no operations: only the runtime's own.
 struct NoLibrary;
+
+/// What every library operation does here: the scenarios of this file use
+/// none.
+fn none<T>() -> T {
+    unreachable!("these scenarios use no library operation")
+}
 
 impl Library for NoLibrary {
     fn new() -> Self {
         NoLibrary
     }
-    fn op(_: &mut Runtime<Self>, _: &Op, _: &Env) -> Option<Completion> {
-        None
+    fn new_abort_controller(_: &mut Runtime<Self>) -> Completion {
+        none()
+    }
+    fn abort(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn abort_signal_abort(_: &mut Runtime<Self>, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn abort_signal_timeout(_: &mut Runtime<Self>, _: u32) -> Completion {
+        none()
+    }
+    fn abort_signal_any(_: &mut Runtime<Self>, _: Vec<Value>) -> Completion {
+        none()
+    }
+    fn throw_if_aborted(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn set_onabort(_: &mut Runtime<Self>, _: Value, _: Value) -> Result<(), Value> {
+        none()
+    }
+    fn add_abort_listener(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn dispose(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn new_event_target(_: &mut Runtime<Self>) -> Completion {
+        none()
+    }
+    fn add_event_listener(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: &str,
+        _: Value,
+        _: AddListenerOptions,
+    ) -> Completion {
+        none()
+    }
+    fn remove_event_listener(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: &str,
+        _: Value,
+        _: bool,
+    ) -> Completion {
+        none()
+    }
+    fn dispatch_new_event(_: &mut Runtime<Self>, _: Value, _: &str, _: bool) -> Completion {
+        none()
+    }
+    fn prevent_default(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn stop_propagation(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn stop_immediate_propagation(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
     }
     fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
-        unreachable!("no host objects")
+        none()
     }
     fn describe(_: &Runtime<Self>, _: ObjectId) -> String {
-        unreachable!("no host objects")
+        none()
     }
     fn listener_count(_: &Runtime<Self>, _: ObjectId, _: &str) -> u64 {
         0
