@@ -355,7 +355,7 @@ impl ImplEngine {
         let mut rt = Runtime::<Impl>::new(*config);
         rt.lib.mutant = self.mutant;
         rt.run_main(scenario);
-        rt.log().clone()
+        rt.into_log()
     }
 }
 

@@ -147,10 +147,13 @@ impl<L: Library> Runtime<L> {
                 if self.collect_stats {
                     self.bodies_run.insert(origin);
                 }
-                let env = env.child();
-                if let Some(param) = param {
-                    env.define(param, args.first().cloned().unwrap_or(Value::Undefined));
-                }
+                let env = match param {
+                    Some(param) => env.child_with_param(
+                        param,
+                        args.first().cloned().unwrap_or(Value::Undefined),
+                    ),
+                    None => env.child(),
+                };
                 self.depth += 1;
                 let result = self.exec_callback_body(&body, &env);
                 self.depth -= 1;

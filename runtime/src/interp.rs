@@ -164,12 +164,21 @@ impl<L: Library> Runtime<L> {
                 self.exec_op(op, env)?;
             }
             Stmt::Log(exprs) => {
-                let mut parts = Vec::with_capacity(exprs.len());
-                for e in exprs {
-                    let v = self.eval(e, env)?;
-                    parts.push(self.fmt(&v));
+                let mut line = String::new();
+                for (i, e) in exprs.iter().enumerate() {
+                    if i > 0 {
+                        line.push(' ');
+                    }
+                    match e {
+                        // A literal prints as itself: no value is made.
+                        Expr::Str(s) => line.push_str(s),
+                        e => {
+                            let v = self.eval(e, env)?;
+                            self.fmt_into(&mut line, &v);
+                        }
+                    }
                 }
-                self.log_line(parts.join(" "));
+                self.log_line(line);
             }
             Stmt::Try(block) => {
                 let inner = env.child();
@@ -332,21 +341,32 @@ impl<L: Library> Runtime<L> {
 
     /// How the log prints a value (see the language reference).
     pub fn fmt(&self, v: &Value) -> String {
+        let mut out = String::new();
+        self.fmt_into(&mut out, v);
+        out
+    }
+
+    /// [`Runtime::fmt`], appended to `out`.
+    pub fn fmt_into(&self, out: &mut String, v: &Value) {
         match v {
-            Value::Undefined => "undefined".into(),
-            Value::Null => "null".into(),
-            Value::Bool(b) => b.to_string(),
-            Value::Number(n) => number_to_string(*n),
-            Value::String(s) => s.to_string(),
+            Value::Undefined => out.push_str("undefined"),
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => out.push_str(&number_to_string(*n)),
+            Value::String(s) => out.push_str(s),
             Value::Object(id) => match self.heap.get(*id) {
-                ObjectData::Error { name, message, .. } => format!("{name}: {message}"),
-                ObjectData::Function(_) => "[Function]".into(),
-                ObjectData::Promise(_) => "[Promise]".into(),
+                ObjectData::Error { name, message, .. } => {
+                    out.push_str(name);
+                    out.push_str(": ");
+                    out.push_str(message);
+                }
+                ObjectData::Function(_) => out.push_str("[Function]"),
+                ObjectData::Promise(_) => out.push_str("[Promise]"),
                 ObjectData::Thenable(_)
                 | ObjectData::Plain
                 | ObjectData::Timer(_)
-                | ObjectData::Immediate(_) => "[Object]".into(),
-                ObjectData::Host => L::describe(self, *id),
+                | ObjectData::Immediate(_) => out.push_str("[Object]"),
+                ObjectData::Host => out.push_str(&L::describe(self, *id)),
             },
         }
     }

@@ -314,6 +314,11 @@ impl<L: Library> Runtime<L> {
         &self.log
     }
 
+    /// The log, once the run is over.
+    pub fn into_log(self) -> Log {
+        self.log
+    }
+
     /// The next creation sequence number (shared by timers and immediates).
     fn seq(&mut self) -> u64 {
         self.next_seq += 1;

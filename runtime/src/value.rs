@@ -164,11 +164,28 @@ struct EnvFrame {
     /// The bindings of this activation. A frame holds a handful of them (a
     /// callback's parameter and its `let`s), so a list searched from the
     /// end beats hashing each name on every lookup ...
-    vars: Vec<(Rc<str>, Value)>,
+    vars: Vec<(BindingName, Value)>,
     /// ... until it holds more than [`FRAME_LIST_MAX`]: then an index keeps
     /// a main script of ten thousand bindings linear to run.
     index: Option<HashMap<Rc<str>, usize>>,
     parent: Option<Env>,
+}
+
+/// The name of a binding: a callback's implicit parameter needs no copy.
+enum BindingName {
+    /// `event`, `value` or `reason`.
+    Param(&'static str),
+    /// A `let`.
+    Let(Rc<str>),
+}
+
+impl BindingName {
+    fn as_str(&self) -> &str {
+        match self {
+            BindingName::Param(name) => name,
+            BindingName::Let(name) => name,
+        }
+    }
 }
 
 /// The most bindings a frame searches as a list (see [`EnvFrame::index`]).
@@ -178,7 +195,28 @@ impl EnvFrame {
     fn position(&self, name: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(name).copied(),
-            None => self.vars.iter().rposition(|(n, _)| &**n == name),
+            None => self.vars.iter().rposition(|(n, _)| n.as_str() == name),
+        }
+    }
+
+    fn insert(&mut self, name: BindingName, value: Value) {
+        if let Some(i) = self.position(name.as_str()) {
+            self.vars[i].1 = value;
+            return;
+        }
+        let at = self.vars.len();
+        if let Some(index) = &mut self.index {
+            index.insert(Rc::from(name.as_str()), at);
+        }
+        self.vars.push((name, value));
+        if self.index.is_none() && self.vars.len() > FRAME_LIST_MAX {
+            let index = self
+                .vars
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| (Rc::from(n.as_str()), i))
+                .collect();
+            self.index = Some(index);
         }
     }
 }
@@ -193,6 +231,16 @@ impl Env {
         })))
     }
 
+    /// A new environment whose parent is `self`, holding a callback's
+    /// implicit parameter.
+    pub fn child_with_param(&self, param: &'static str, value: Value) -> Env {
+        Env(Rc::new(RefCell::new(EnvFrame {
+            vars: vec![(BindingName::Param(param), value)],
+            index: None,
+            parent: Some(self.clone()),
+        })))
+    }
+
     /// Defines a binding in this environment.
     pub fn define(&self, name: &str, value: Value) {
         let mut frame = self.0.borrow_mut();
@@ -200,20 +248,7 @@ impl Env {
             frame.vars[i].1 = value;
             return;
         }
-        let name: Rc<str> = Rc::from(name);
-        let at = frame.vars.len();
-        frame.vars.push((name.clone(), value));
-        if let Some(index) = &mut frame.index {
-            index.insert(name, at);
-        } else if frame.vars.len() > FRAME_LIST_MAX {
-            let index = frame
-                .vars
-                .iter()
-                .enumerate()
-                .map(|(i, (n, _))| (n.clone(), i))
-                .collect();
-            frame.index = Some(index);
-        }
+        frame.insert(BindingName::Let(Rc::from(name)), value);
     }
 
     /// Looks a binding up through the chain.
