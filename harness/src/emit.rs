@@ -466,7 +466,7 @@ fn cost_argument(body: &[Stmt]) -> String {
 }
 
 /// `$.charge(...)`: the work of walking these listener lists, charged before
-/// the operation that walks them (the runtime's `charge_op`).
+/// the operation that walks them (the runtime's `charge_listeners`).
 fn charge(walked: &[(&String, &str)]) -> String {
     let counts: Vec<String> = walked
         .iter()
