@@ -2,8 +2,8 @@
 //! `any`, `throwIfAborted`, `onabort`) and `events.addAbortListener`, with the
 //! fast paths and the bookkeeping of the seed.
 //!
-//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js>
-//! and <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js>.
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L501-L556>
+//! and <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L27-L66>.
 //! The abort order is Node 26's (DOM "signal abort"): mark the signal and
 //! every dependent signal aborted, then fire the signal's event, then each
 //! dependent's. Node 20 fired the source before marking its dependents.
@@ -209,7 +209,7 @@ pub(crate) fn signal_timeout(rt: &mut Rt, ms: u32) -> Value {
     let weak = WeakSignalRef(signal);
     let holder = rt.lib.timeout_holders.len() as u32;
     rt.lib.timeout_holders.push(None);
-    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> the timer closes over a WeakRef, not the signal, and is unref'd.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L204-L219> the timer closes over a WeakRef, not the signal, and is unref'd.
     let timer = rt.set_timeout(
         ms,
         Task::Native(Box::new(move |rt| {
@@ -304,7 +304,7 @@ fn add_source(rt: &mut Rt, composite: u32, weak: WeakSignalRef) {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `followCompositeSignal`: the composite enters each source's
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L159> `followCompositeSignal`: the composite enters each source's
 /// dependant list, with the registrations of the seed.
 fn follow_composite_signal(rt: &mut Rt, composite: u32) {
     let data = &rt.lib.signals[composite as usize];
@@ -363,7 +363,7 @@ pub(crate) fn signal_last_abort_listener_removed(rt: &mut Rt, signal: u32) {
     }
 }
 
-/// NODE: `abortSignal(signal, reason)`
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L501> `abortSignal(signal, reason)`
 /// (<https://dom.spec.whatwg.org/#abortsignal-signal-abort>).
 pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
     let mutant = rt.lib.mutant;
@@ -422,7 +422,7 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
         }
         rt.lib.signals[dependant as usize].gc_persistent = false;
     }
-    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> the signal, and a composite's sources, leave gcPersistentSignals.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L543-L555> the signal, and a composite's sources, leave gcPersistentSignals.
     rt.lib.signals[signal as usize].gc_persistent = false;
     if rt.lib.signals[signal as usize].composite {
         for i in 0..rt.lib.signals[signal as usize].sources.len() {
@@ -433,7 +433,7 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `runAbort(signal)`: fire a trusted `abort` event at the signal.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L559> `runAbort(signal)`: fire a trusted `abort` event at the signal.
 fn run_abort(rt: &mut Rt, signal: u32) {
     let target = rt.lib.signals[signal as usize].target;
     // Seed ("skip allocating and dispatching the abort event when the
@@ -482,7 +482,7 @@ pub(crate) fn signal_get(rt: &Rt, signal: u32, prop: &str) -> Value {
     match prop {
         "aborted" => Value::Bool(data.aborted),
         "reason" => data.reason.clone(),
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `this[kHandlers]?.get(event)?.handler ?? null`.
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1173> `this[kHandlers]?.get(event)?.handler ?? null`.
         "onabort" => data.onabort.clone().unwrap_or(Value::Null),
         _ => Value::Undefined,
     }
@@ -496,7 +496,7 @@ pub(crate) fn op_set_onabort(rt: &mut Rt, signal: &Value, handler: Value) -> Res
     Ok(())
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> the setter of `defineEventHandler(AbortSignal.prototype, 'abort')`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1180-L1218> the setter of `defineEventHandler(AbortSignal.prototype, 'abort')`.
 /// The wrapper keeps the position at which `onabort` was first set; a new
 /// handler only changes what it calls, and the root's size follows
 /// whether the handler is a function. When the list lost its root
@@ -551,7 +551,7 @@ pub(crate) fn op_add_abort_listener(rt: &mut Rt, signal: &Value, listener: &Valu
     let index = rt.lib.disposables.len() as u32;
     let data = &rt.lib.signals[signal as usize];
     if data.aborted {
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> already aborted: a microtask calls the listener with a new
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L35-L47> already aborted: a microtask calls the listener with a new
         // trusted abort event whose target is the signal, marked as being
         // dispatched during the call, unless the Disposable was disposed.
         let signal_obj = data.obj;
@@ -572,7 +572,7 @@ pub(crate) fn op_add_abort_listener(rt: &mut Rt, signal: &Value, listener: &Valu
             Ok(Value::Undefined)
         }))));
     } else {
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js> `signal.addEventListener('abort', listener, { once: true,
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L53-L55> `signal.addEventListener('abort', listener, { once: true,
         // [kResistStopPropagation]: true })`.
         let target = data.target;
         let flags = if rt.lib.mutant == Some(Mutant::AbortListenerStoppable) {

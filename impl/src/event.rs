@@ -1,7 +1,7 @@
 //! `Event`: its state as one compact record with flag bits, its readable
 //! properties and its three methods.
 //!
-//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js>
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L100>
 //! (`class Event`). Node-specific behaviour kept here: `eventPhase` and
 //! `currentTarget` follow `kIsBeingDispatched`, which the dispatch clears
 //! after *every* listener that returns normally (so a second listener already
@@ -54,13 +54,13 @@ impl EventData {
         Ok(match prop {
             "type" => Value::string(type_name),
             "cancelable" => Value::Bool(self.has(CANCELABLE)),
-            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `this.#cancelable && this.#defaultPrevented`.
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L239> `this.#cancelable && this.#defaultPrevented`.
             "defaultPrevented" => Value::Bool(self.has(CANCELABLE) && self.has(DEFAULT_PREVENTED)),
             "isTrusted" => Value::Bool(self.has(TRUSTED)),
-            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `kIsBeingDispatched ? Event.AT_TARGET : Event.NONE`.
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L310> `kIsBeingDispatched ? Event.AT_TARGET : Event.NONE`.
             "eventPhase" => Value::Number(if self.has(BEING_DISPATCHED) { 2.0 } else { 0.0 }),
             "bubbles" | "composed" => Value::Bool(false),
-            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `!this.#cancelable || !this.#defaultPrevented`.
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L270> `!this.#cancelable || !this.#defaultPrevented`.
             "returnValue" => Value::Bool(!self.has(CANCELABLE) || !self.has(DEFAULT_PREVENTED)),
             "cancelBubble" => Value::Bool(self.has(PROPAGATION_STOPPED)),
             "target" | "srcElement" => target(),

@@ -1,7 +1,7 @@
 //! EventTarget: `addEventListener`, `removeEventListener` and the dispatch
 //! walk, as Node's optimized `event_target.js` does them.
 //!
-//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js>
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L636-L891>
 //! (`addEventListener`, `removeEventListener`, `kHybridDispatch`). Node
 //! departs from the DOM Standard's "clone the listener list" dispatch: it
 //! walks its live linked list (see [`crate::listeners`]), clears
@@ -93,7 +93,7 @@ pub(crate) fn op_add_event_listener(
         }
         let capture = options.capture && rt.lib.mutant != Some(Mutant::SignalRemovalIgnoresCapture);
         let signal_target = rt.lib.signals[signal as usize].target;
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `signal.addEventListener('abort', () => this.removeEventListener(...),
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L669-L671> `signal.addEventListener('abort', () => this.removeEventListener(...),
         // { once: true, [kWeakHandler]: this, [kResistStopPropagation]: true })`,
         // before the duplicate check, so even a duplicate registration gets one.
         add_listener(
@@ -113,7 +113,7 @@ pub(crate) fn op_add_event_listener(
     Ok(Value::Undefined)
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> the list half of `addEventListener`: a new root for the first
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L693-L727> the list half of `addEventListener`: a new root for the first
 /// listener of a type, else the duplicate walk and an append.
 pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback, flags: u8) {
     let lib = &mut rt.lib;
@@ -213,7 +213,7 @@ fn drop_removal_listener(rt: &mut Rt, target: u32, ty: u32, listener: ObjectId, 
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `removeEventListener`: the first node with the same listener and
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L758-L769> `removeEventListener`: the first node with the same listener and
 /// capture flag is unlinked; a list whose size drops to 0 loses its root.
 /// Returns whether a listener was removed.
 pub(crate) fn remove_listener(
@@ -282,7 +282,7 @@ pub(crate) fn op_dispatch(
     }
     let event = new_event(rt, ty, if cancelable { CANCELABLE } else { 0 });
     dispatch(rt, target, ty, event);
-    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `return event.defaultPrevented !== true`.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L814> `return event.defaultPrevented !== true`.
     let e = &rt.lib.events[event as usize];
     Ok(Value::Bool(
         !(e.has(CANCELABLE) && e.has(crate::event::DEFAULT_PREVENTED)),
@@ -323,7 +323,7 @@ pub(crate) fn has_listeners(rt: &Rt, target: u32, ty: u32) -> bool {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `kHybridDispatch(event, type, event)`, the walk.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L817> `kHybridDispatch(event, type, event)`, the walk.
 pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
     let target_obj = rt.lib.targets[target as usize].obj;
     let event_obj = {
@@ -352,7 +352,7 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
     while handler != NIL {
         let node = *rt.lib.listeners.get(handler);
         let stopped = rt.lib.events[event as usize].has(STOP);
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `while (handler !== undefined && (root.resistStopPropagation
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L833-L834> `while (handler !== undefined && (root.resistStopPropagation
         // || handler.passive || event?.[kStop] !== true))`.
         if !(rt.lib.listeners.get(root).flags & RESIST != 0
             || node.flags & PASSIVE != 0
@@ -396,7 +396,7 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
     rt.lib.listeners.end_walk();
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> the `once` half of the walk: `handler.remove(); root.size--;`
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L846-L851> the `once` half of the walk: `handler.remove(); root.size--;`
 /// and `kRemoveListener` (the root stays, even at size 0).
 fn remove_once(rt: &mut Rt, target: u32, ty: u32, root: u32, handler: u32) {
     let mutant = rt.lib.mutant;
@@ -411,7 +411,7 @@ fn remove_once(rt: &mut Rt, target: u32, ty: u32, root: u32, handler: u32) {
 fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectId) -> Completion {
     match callback {
         Callback::Function(f) => rt.call_function(f, Value::Object(this), &[Value::Object(event)]),
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `makeEventHandler`'s `eventHandler`: calls the current
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1158-L1163> `makeEventHandler`'s `eventHandler`: calls the current
         // handler if it is a function.
         Callback::EventHandler(signal) => match rt.lib.signals[signal as usize].onabort {
             Some(Value::Object(f)) if rt.is_function(&Value::Object(f)) => {
@@ -434,7 +434,7 @@ fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectI
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `emitUncaughtException(err)`: `process.nextTick(() => { throw err; })`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1151-L1153> `emitUncaughtException(err)`: `process.nextTick(() => { throw err; })`.
 pub(crate) fn emit_uncaught_exception(rt: &mut Rt, err: Value) {
     let rethrow = Task::Native(Box::new(move |_| Err(err)));
     if rt.lib.mutant == Some(Mutant::ExceptionInMicrotask) {
@@ -444,7 +444,7 @@ pub(crate) fn emit_uncaught_exception(rt: &mut Rt, err: Value) {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `addCatch(result)`: a listener's non-nullish result gets
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1140-L1149> `addCatch(result)`: a listener's non-nullish result gets
 /// `result.then(undefined, err => emitUncaughtException(err))` when it has a
 /// `then`. Scripts can return two such objects: a promise, and a `thenable`,
 /// whose `then(resolve) { resolve(V) }` then calls `undefined` and throws.

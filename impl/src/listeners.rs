@@ -1,7 +1,7 @@
 //! The listener lists: one intrusive doubly linked list per (target, type),
 //! kept in an index-linked arena, with Node's flag bits.
 //!
-//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js>
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L445-L572>
 //! (`class Listener`, `kFlagOnce` ... `kFlagResistStopPropagation`) keeps
 //! each type's listeners as a linked list hanging off a root object
 //! `{ size, next, resistStopPropagation }`. Which listeners a dispatch
@@ -53,7 +53,7 @@ pub(crate) enum Callback {
     /// A script function (added by `on`, or by `addAbortListener`).
     Function(ObjectId),
     /// The `onabort` wrapper of the signal with this index
-    /// (NODE: `makeEventHandler` in event_target.js).
+    /// (NODE: `makeEventHandler` in <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1155>).
     EventHandler(u32),
     /// The listener that the `signal` option adds to the signal: it removes
     /// `listener` with `capture` from type `ty` of target `target`.
@@ -74,7 +74,7 @@ pub(crate) enum Callback {
 }
 
 impl Callback {
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `Listener.prototype.same`, the listener half: the same function
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L547-L550> `Listener.prototype.same`, the listener half: the same function
     /// (the `onabort` wrapper is one object per signal; a removal closure is
     /// a fresh function every time, so never the same).
     fn same(self, other: Callback) -> bool {
@@ -148,7 +148,7 @@ impl Listeners {
         })
     }
 
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `new Listener(..., previous, ...)`: links a new node after
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L461-L466> `new Listener(..., previous, ...)`: links a new node after
     /// `previous` (the list's last node or its root).
     pub(crate) fn append(&mut self, previous: u32, callback: Callback, flags: u8) -> u32 {
         let i = self.alloc(Node {
@@ -162,7 +162,7 @@ impl Listeners {
         i
     }
 
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> `Listener.prototype.remove`: relinks the neighbours, flags the
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L552-L557> `Listener.prototype.remove`: relinks the neighbours, flags the
     /// node removed and leaves its own links as they are (a running walk
     /// may still follow them). `mutant` is the scenario's switched-on bug
     /// (see [`Self::release`]).
@@ -194,7 +194,7 @@ impl Listeners {
         }
     }
 
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js> the duplicate walk of `addEventListener`: the node holding the
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L710-L721> the duplicate walk of `addEventListener`: the node holding the
     /// same listener with the same capture flag, or `Err(last)`, the last
     /// node of the list (the root when it is empty).
     pub(crate) fn find(&self, root: u32, callback: Callback, capture: bool) -> Result<u32, u32> {

@@ -190,7 +190,7 @@ pub fn abort_static(rt: &mut Runtime<Model>, reason: Option<Value>) -> ObjectId 
 
 /// `AbortSignal.timeout(milliseconds)` (<https://dom.spec.whatwg.org/#dom-abortsignal-timeout>).
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L307>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L204-L219>
 /// an unref'd `setTimeout`: the timer alone never keeps the event loop alive,
 /// and the abort happens in the timer's callback itself, not in a task queued
 /// from it.

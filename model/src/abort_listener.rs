@@ -38,7 +38,7 @@ pub fn add_abort_listener(
     listener: ObjectId,
 ) -> ObjectId {
     let disposable = if abort::aborted(rt, signal) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L35
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L39-L47
         // queueMicrotask(() => { if (disposed) return; listener(event) }) with
         // a new trusted Event('abort') whose target is the signal and whose
         // dispatch flag is set around the call (so eventPhase is 2 and
@@ -61,7 +61,7 @@ pub fn add_abort_listener(
         ))));
         Disposable::Queued(disposed)
     } else {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L55
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L53-L55
         // signal.addEventListener('abort', listener, { once: true,
         // [kResistStopPropagation]: true }). If the same function is already
         // an abort listener (capture false), this adds nothing.
@@ -86,7 +86,7 @@ pub fn add_abort_listener(
 
 /// `disposable[Symbol.dispose]()`.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L62>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L57>
 /// `signal.removeEventListener('abort', listener)`: it removes the
 /// non-capture abort listener with that function, whoever added it.
 pub fn dispose(rt: &mut Runtime<Model>, disposable: ObjectId) {

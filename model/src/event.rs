@@ -125,7 +125,7 @@ pub fn stop_propagation(rt: &mut Runtime<Model>, event: ObjectId) {
 /// (<https://dom.spec.whatwg.org/#dom-event-stopimmediatepropagation>): set
 /// this's stop propagation flag and this's stop immediate propagation flag.
 pub fn stop_immediate_propagation(rt: &mut Runtime<Model>, event: ObjectId) {
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L171
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L177-L178
     // calls this.stopPropagation() then sets kStop; the same two flags.
     let e = state_mut(rt, event);
     e.stop_propagation = true;
@@ -139,7 +139,7 @@ pub fn stop_immediate_propagation_flag(rt: &Runtime<Model>, event: ObjectId) -> 
 
 /// The `defaultPrevented` getter.
 pub fn default_prevented(rt: &Runtime<Model>, event: ObjectId) -> bool {
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L236
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L239
     // `this.#cancelable && this.#defaultPrevented`; the same as the DOM's canceled flag,
     // which can only be set on a cancelable event.
     let e = state(rt, event);
@@ -155,7 +155,7 @@ pub fn get(rt: &mut Runtime<Model>, event: ObjectId, prop: &str) -> Completion {
         "cancelable" => Value::Bool(e.cancelable),
         "defaultPrevented" => Value::Bool(default_prevented(rt, event)),
         "isTrusted" => Value::Bool(e.is_trusted),
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L307
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L310
         // `this[kIsBeingDispatched] ? AT_TARGET : NONE`. Node clears
         // kIsBeingDispatched after the first listener that returns normally, so
         // later listeners of the same dispatch see NONE (the DOM keeps AT_TARGET
@@ -163,7 +163,7 @@ pub fn get(rt: &mut Runtime<Model>, event: ObjectId, prop: &str) -> Completion {
         // step 5.14).
         "eventPhase" => Value::Number(if e.being_dispatched { AT_TARGET } else { NONE }),
         "bubbles" | "composed" => Value::Bool(false),
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L267
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L270
         // `!this.#cancelable || !this.#defaultPrevented`.
         "returnValue" => Value::Bool(!e.cancelable || !e.canceled),
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L316
@@ -171,7 +171,7 @@ pub fn get(rt: &mut Runtime<Model>, event: ObjectId, prop: &str) -> Completion {
         // (the DOM unsets it: https://dom.spec.whatwg.org/#concept-event-dispatch step 9).
         "cancelBubble" => Value::Bool(e.stop_propagation),
         "target" | "srcElement" => target,
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L200
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L203
         // `this[kIsBeingDispatched] ? this[kTarget] : null`, so null again from
         // the second listener on (see eventPhase).
         "currentTarget" => {

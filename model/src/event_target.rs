@@ -126,7 +126,7 @@ pub fn init_event_target(rt: &mut Runtime<Model>, id: ObjectId) {
 /// an object that is no EventTarget. MODEL: not a DOM algorithm; the runtime
 /// charges this as work (nodesem_lang::RunConfig::work).
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L941-L949>
 /// `getEventListeners` walks `kEvents.get(type).next` while a node has a
 /// listener (read from the pinned binary itself, with
 /// `require('events').getEventListeners.toString()`).
@@ -437,7 +437,7 @@ fn dispatch(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId) {
 /// To inner invoke (<https://dom.spec.whatwg.org/#concept-event-listener-inner-invoke>),
 /// as Node's walk of the linked list in `kHybridDispatch`.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L830>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L830-L887>
 /// the list is walked live: before calling a listener the walk caches its
 /// `next` node, and a removed node keeps its `next`. So a listener appended
 /// during the dispatch runs if it ends up behind a node the walk has yet to
@@ -576,7 +576,7 @@ pub fn fire_an_event(rt: &mut Runtime<Model>, e: &str, target: ObjectId) {
 /// The getter of an event handler IDL attribute such as `onabort`
 /// (<https://html.spec.whatwg.org/multipage/webappapis.html#event-handler-idl-attributes>).
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1171>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1173>
 /// `this[kHandlers]?.get(event)?.handler ?? null`.
 pub fn get_event_handler(rt: &Runtime<Model>, target: ObjectId, event_type: &str) -> Value {
     match target_state(rt, target).handlers.get(event_type) {

@@ -67,7 +67,7 @@ impl<L: Library> Runtime<L> {
     /// `setTimeout(task, ms)`: returns the timer's id. `refed` false is
     /// `timer.unref()`, as `AbortSignal.timeout` does.
     ///
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L225-L243>
     /// a delay below 1 (or above 2^31-1) becomes 1 ms.
     pub fn set_timeout(&mut self, ms: u32, task: Task<L>, refed: bool) -> u64 {
         let ms = if ms < 1 || ms > i32::MAX as u32 {
@@ -148,10 +148,8 @@ impl<L: Library> Runtime<L> {
                     self.bodies_run.insert(origin);
                 }
                 let env = match param {
-                    Some(param) => env.child_with_param(
-                        param,
-                        args.first().cloned().unwrap_or(Value::Undefined),
-                    ),
+                    Some(param) => env
+                        .child_with_param(param, args.first().cloned().unwrap_or(Value::Undefined)),
                     None => env.child(),
                 };
                 self.depth += 1;
@@ -180,7 +178,7 @@ impl<L: Library> Runtime<L> {
 
     /// Reports an exception the way `process.on('uncaughtException')` sees it.
     ///
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/execution.js>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/execution.js#L208-L210>
     /// once a handler has handled the exception, Node queues
     /// `setImmediate(noop)` "to make sure any ticks get processed". That
     /// immediate is a macrotask like any other: the drain after it runs what
@@ -192,8 +190,8 @@ impl<L: Library> Runtime<L> {
         self.set_immediate(Task::Native(Box::new(|_| Ok(Value::Undefined))));
     }
 
-    /// NODE: `processTicksAndRejections()`
-    /// (<https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js>):
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L72-L109>
+    /// `processTicksAndRejections()`:
     /// `do { run every tick; runMicrotasks(); } while (ticks queued || processPromiseRejections())`.
     fn drain(&mut self) -> Drain {
         loop {
@@ -202,7 +200,7 @@ impl<L: Library> Runtime<L> {
             }
             while let Some(tick) = self.ticks.pop_front() {
                 if let Err(e) = self.run_task(tick) {
-                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> the exception leaves processTicksAndRejections;
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L82-L98> the exception leaves processTicksAndRejections (a try/finally, no catch);
                     // the remaining ticks wait for the next callback scope.
                     self.report_uncaught(&e);
                     return Drain::Interrupted;
@@ -236,9 +234,11 @@ impl<L: Library> Runtime<L> {
                     self.promise_resolve_thenable_job(promise, thenable)
                 }
                 Job::Task(task) => {
-                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> queueMicrotask wraps the callback in a try/catch
-                    // and reports the error with triggerUncaughtException;
-                    // the checkpoint goes on.
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L167-L182> queueMicrotask enqueues the callback
+                    // itself (no try/catch in lib/); V8 hands a microtask's
+                    // exception to Node's message listener, which reports it
+                    // as uncaught (C++, not in lib/), and the checkpoint goes
+                    // on. Measured on the pinned binary.
                     if let Err(e) = self.run_task(task) {
                         self.report_uncaught(&e);
                     }
@@ -272,7 +272,7 @@ impl<L: Library> Runtime<L> {
             if !has_next(self, previous_threw) {
                 break;
             }
-            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js>
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L643-L646>
             // listOnTimeout and processImmediate call runNextTicks() before
             // every callback but the first; after a callback threw, Node
             // re-enters them and the next callback runs first. The drain
@@ -324,7 +324,7 @@ impl<L: Library> Runtime<L> {
 
     /// The check phase: the immediates queued before it began.
     ///
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L525-L600>
     /// processImmediate takes the queue as one batch and marks it
     /// outstanding; when a callback throws, Node re-enters processImmediate,
     /// which goes on with the rest of the batch, or, when the thrower was
@@ -377,9 +377,11 @@ impl<L: Library> Runtime<L> {
                 self.now = self.next_deadline().expect("a ref'd timer is pending");
                 self.iteration();
             } else if self.has_pending_jobs() {
-                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js> before the process would exit, 'beforeExit' is emitted
-                // inside a callback scope whose close drains what an
-                // interrupted drain left.
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L72-L109> before the process would exit, Node's
+                // C++ emits 'beforeExit' inside a callback scope (not in
+                // lib/), whose close runs processTicksAndRejections over
+                // what an interrupted drain left. Measured on the pinned
+                // binary.
                 self.drain();
             } else {
                 return;

@@ -461,7 +461,7 @@ impl<L: Library> Runtime<L> {
     /// 27.2.1.9 HostPromiseRejectionTracker ( promise, operation ), as Node
     /// implements it.
     ///
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L189-L198>
     /// `unhandledRejection` keeps rejected promises without a handler in
     /// insertion order; one that gets a handler before they are processed is
     /// forgotten; the rest are reported by `processPromiseRejections()` at the
@@ -470,7 +470,7 @@ impl<L: Library> Runtime<L> {
         match operation {
             RejectionOperation::Reject => self.pending_unhandled_rejections.push(promise),
             RejectionOperation::Handle => {
-                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js> a rejection handled after it was reported emits
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L372-L377> a rejection handled after it was reported emits
                 // 'rejectionHandled' (and a warning without a listener); no
                 // script line observes that, so it is not modelled.
                 self.pending_unhandled_rejections.retain(|p| *p != promise);
@@ -478,7 +478,7 @@ impl<L: Library> Runtime<L> {
         }
     }
 
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js> `processPromiseRejections()`: reports every pending rejection
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L369-L416> `processPromiseRejections()`: reports every pending rejection
     /// that is still unhandled, through `process.on('unhandledRejection')`.
     /// Returns whether anything was reported (so that the tick loop runs
     /// another round, as Node's does).
