@@ -1,52 +1,91 @@
-//! Each mutant changes the log of at least one scenario whose correct log
-//! Node 26.12.1 prints (the first six are cut-down forms of curated
-//! scenarios under `scenarios/`, which `nodesem check` runs on real Node;
-//! the correct log of each later one was checked with
-//! `nodesem run FILE --engine node`): the harness can find every one of
-//! them.
+//! Each mutant changes the log of a curated scenario: the harness can find
+//! every one of them.
+//!
+//! The scenarios are `scenarios/mutants/*.scn`, one per mutant. They are
+//! curated like every other scenario, so their correct log is Node's: it is
+//! reviewed as a snapshot (`snapshots/mutants__*.snap`, the model's log,
+//! which the conformance test also requires of the unmutated impl) and
+//! `nodesem check scenarios/mutants --engines model,node` compares it with
+//! the pinned Node 26.12.1.
+//!
+//! Each test below holds two logs:
+//!
+//! - `node`, Node 26.12.1's log: a copy of the scenario's snapshot, kept
+//!   here to be read next to the mutant's; the test checks that it equals
+//!   the snapshot and that the unmutated impl prints it;
+//! - `mutant`, the log of `impl+<mutant>`: typed by hand from the bug the
+//!   mutant re-introduces, and checked against that mutant only. It is NOT
+//!   Node's output. Its lines marked `// mutant:` are the mutant's own (a
+//!   comment in place of a line Node prints says the mutant leaves it
+//!   out); its unmarked lines are the ones it shares with Node's log.
+
+use std::path::{Path, PathBuf};
 
 use nodesem_impl::{ImplEngine, Mutant};
 use nodesem_lang::{parse, Engine, RunConfig};
 
-fn run(text: &str, mutant: Option<Mutant>) -> Vec<String> {
-    let scenario = parse("test.scn", text).unwrap_or_else(|e| panic!("{e}"));
+/// The repository root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run(file: &str, text: &str, mutant: Option<Mutant>) -> Vec<String> {
+    let scenario = parse(file, text).unwrap_or_else(|e| panic!("{e}"));
     ImplEngine { mutant }
         .run_scenario(&scenario, &RunConfig::default())
         .lines
 }
 
-/// The correct log is Node's; the mutant's differs from it, as shown.
-fn exposes(mutant: Mutant, text: &str, correct: &[&str], mutated: &[&str]) {
-    assert_eq!(run(text, None), correct, "correct log\nscenario:\n{text}");
+/// The log lines of a curated scenario's reviewed snapshot: what follows
+/// insta's header (a `---` line, the metadata, a `---` line).
+fn snapshot_log(name: &str) -> Vec<String> {
+    let path = root().join("snapshots").join(format!("{name}.snap"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let body = text
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(_, body)| body)
+        .unwrap_or_else(|| panic!("{}: no insta header", path.display()));
+    body.lines().map(str::to_string).collect()
+}
+
+/// `scenarios/mutants/<file>` prints Node's log `node` on the unmutated impl
+/// (and `node` is the scenario's reviewed snapshot), and the mutant's log
+/// `mutated`, which differs from it, on `impl+<mutant>`.
+fn exposes(mutant: Mutant, file: &str, node: &[&str], mutated: &[&str]) {
+    let relative = format!("scenarios/mutants/{file}");
+    let text = std::fs::read_to_string(root().join(&relative))
+        .unwrap_or_else(|e| panic!("{relative}: {e}"));
+    let snapshot = format!("mutants__{}", file.trim_end_matches(".scn"));
     assert_eq!(
-        run(text, Some(mutant)),
-        mutated,
-        "{mutant}\nscenario:\n{text}"
+        snapshot_log(&snapshot),
+        node,
+        "{relative}: the copy of Node's log here is not snapshots/{snapshot}.snap"
     );
-    assert_ne!(correct, mutated);
+    assert_eq!(
+        run(&relative, &text, None),
+        node,
+        "{relative}: impl does not print Node's log"
+    );
+    assert_eq!(
+        run(&relative, &text, Some(mutant)),
+        mutated,
+        "{relative}: {mutant} does not print the mutant's log typed here"
+    );
+    assert_ne!(node, mutated, "{mutant} is not exposed by {relative}");
 }
 
 #[test]
 fn dependants_aborted_late() {
     exposes(
         Mutant::DependantsAbortedLate,
-        r#"let a = controller
-let b = controller
-let ab = any [a.signal, b.signal]
-let only_a = any [a.signal]
-on a.signal abort {
-  log "a fired" ab.aborted only_a.aborted
-}
-on ab abort {
-  log "ab fired" ab.reason
-}
-on only_a abort {
-  log "only_a fired"
-}
-abort a "boom"
-"#,
+        "composites_aborted_before_the_sources_listeners_run.scn",
         &["a fired true true", "ab fired boom", "only_a fired"],
-        &["a fired false false", "ab fired boom", "only_a fired"],
+        &[
+            "a fired false false", // mutant: the composites are not aborted yet
+            "ab fired boom",
+            "only_a fired",
+        ],
     );
 }
 
@@ -54,21 +93,13 @@ abort a "boom"
 fn signal_removal_ignores_capture() {
     exposes(
         Mutant::SignalRemovalIgnoresCapture,
-        r#"let c = controller
-let t = target
-let f = fn {
-  log "f"
-}
-on t x f
-on t x f capture signal c.signal
-abort c
-dispatch t x
-off t x f
-dispatch t x
-log "end"
-"#,
+        "signal_option_removal_matches_capture.scn",
         &["f", "end"],
-        &["f", "f", "end"],
+        &[
+            "f",
+            "f", // mutant: the abort removed the non-capture one, `off` cannot remove the other
+            "end",
+        ],
     );
 }
 
@@ -76,16 +107,13 @@ log "end"
 fn abort_twice() {
     exposes(
         Mutant::AbortTwice,
-        r#"let c = controller
-on c.signal abort {
-  log "fired" c.signal.reason
-}
-abort c "one"
-abort c "two"
-log c.signal.reason
-"#,
+        "second_abort_keeps_the_first_reason.scn",
         &["fired one", "one"],
-        &["fired one", "fired two", "two"],
+        &[
+            "fired one",
+            "fired two", // mutant: the second abort fires again
+            "two",       // mutant: and replaces the reason
+        ],
     );
 }
 
@@ -93,18 +121,12 @@ log c.signal.reason
 fn stale_listener_check() {
     exposes(
         Mutant::StaleListenerCheck,
-        r#"let a = controller
-let x = any [a.signal]
-on a.signal abort {
-  log "a"
-  on x abort {
-    log "x listener added during the abort of a"
-  }
-}
-abort a
-"#,
+        "composite_listener_added_during_the_sources_abort_runs.scn",
         &["a", "x listener added during the abort of a"],
-        &["a"],
+        &[
+            "a",
+            // mutant: no "x listener added during the abort of a"
+        ],
     );
 }
 
@@ -112,19 +134,12 @@ abort a
 fn removed_listener_runs() {
     exposes(
         Mutant::RemovedListenerRuns,
-        r#"let t = target
-let g = fn {
-  log "g (never: removed by the first)"
-}
-on t x {
-  log "first"
-  off t x g
-}
-on t x g
-dispatch t x
-"#,
+        "listener_removed_by_an_earlier_one_does_not_run.scn",
         &["first"],
-        &["first", "g (never: removed by the first)"],
+        &[
+            "first",
+            "g (never: removed by the first)", // mutant: the removed listener runs
+        ],
     );
 }
 
@@ -132,49 +147,27 @@ dispatch t x
 fn abort_listener_stoppable() {
     exposes(
         Mutant::AbortListenerStoppable,
-        r#"let c = controller
-let s = c.signal
-on s abort {
-  log "first stops"
-  stopImmediatePropagation event
-}
-let d = addAbortListener s {
-  log "abort listener" event.cancelBubble
-}
-abort c
-"#,
+        "add_abort_listener_runs_after_stop_immediate_propagation.scn",
         &["first stops", "abort listener true"],
-        &["first stops"],
+        &[
+            "first stops",
+            // mutant: no "abort listener true", stopImmediatePropagation skipped it
+        ],
     );
 }
 
 #[test]
 fn recycle_during_walk() {
-    // The first listener removes the next one and adds another: the walk
-    // has cached the removed node as its next, and Node's removed node
-    // keeps its stale end, so the new listener is not visited. The mutant
-    // reused the removed node for it, and the walk calls it.
+    // The walk has cached the removed node as its next, and Node's removed
+    // node keeps its stale end, so the new listener is not visited. The
+    // mutant reused the removed node for it, and the walk calls it.
     exposes(
         Mutant::RecycleDuringWalk,
-        r#"let t = target
-let g = fn {
-  log "g (never: removed by the first)"
-}
-on t foo {
-  log "first"
-  off t foo g
-  on t foo {
-    log "added during the dispatch (never: after the old end)"
-  }
-}
-on t foo g
-dispatch t foo
-log "end"
-"#,
+        "listener_added_after_removing_the_next_one_is_not_visited.scn",
         &["first", "end"],
         &[
             "first",
-            "added during the dispatch (never: after the old end)",
+            "added during the dispatch (never: after the old end)", // mutant
             "end",
         ],
     );
@@ -184,18 +177,13 @@ log "end"
 fn once_removed_after_call() {
     exposes(
         Mutant::OnceRemovedAfterCall,
-        r#"let t = target
-let f = fn {
-  log "f"
-  on t foo f once
-}
-on t foo f once
-dispatch t foo
-dispatch t foo
-log "end"
-"#,
+        "once_listener_can_add_itself_again.scn",
         &["f", "f", "end"],
-        &["f", "end"],
+        &[
+            "f",
+            // mutant: no second "f": the re-add was a duplicate, then the call removed f
+            "end",
+        ],
     );
 }
 
@@ -203,19 +191,14 @@ log "end"
 fn exception_in_microtask() {
     exposes(
         Mutant::ExceptionInMicrotask,
-        r#"let t = target
-on t foo {
-  log "listener"
-  microtask {
-    log "microtask"
-  }
-  throw Error("boom")
-}
-dispatch t foo
-log "end"
-"#,
+        "listener_exception_reported_before_its_microtask.scn",
         &["listener", "end", "uncaught Error: boom", "microtask"],
-        &["listener", "end", "microtask", "uncaught Error: boom"],
+        &[
+            "listener",
+            "end",
+            "microtask",            // mutant: before the report
+            "uncaught Error: boom", // mutant: reported from a microtask, after it
+        ],
     );
 }
 
@@ -223,24 +206,12 @@ log "end"
 fn onabort_count_lost() {
     exposes(
         Mutant::OnabortCountLost,
-        r#"let c = controller
-let s = c.signal
-onabort s {
-  log "first handler"
-}
-onabort s {
-  log "second handler" event.type
-}
-let f = fn {
-  log "f"
-}
-on s abort f
-off s abort f
-abort c
-log "end"
-"#,
+        "onabort_replaced_while_another_listener_comes_and_goes.scn",
         &["second handler abort", "end"],
-        &["end"],
+        &[
+            // mutant: no "second handler abort", the handler was lost
+            "end",
+        ],
     );
 }
 
@@ -248,15 +219,12 @@ log "end"
 fn type_interned_by_length() {
     exposes(
         Mutant::TypeInternedByLength,
-        r#"let t = target
-on t foo {
-  log "foo listener" event.type
-}
-dispatch t bar
-dispatch t foo
-"#,
+        "listener_sees_only_its_own_event_type.scn",
         &["foo listener foo"],
-        &["foo listener foo", "foo listener foo"],
+        &[
+            "foo listener foo", // mutant: called for "bar", a type of the same length
+            "foo listener foo",
+        ],
     );
 }
 
@@ -264,15 +232,12 @@ dispatch t foo
 fn onabort_skipped_by_fast_path() {
     exposes(
         Mutant::OnabortSkippedByFastPath,
-        r#"let c = controller
-onabort c.signal {
-  log "onabort" event.type
-}
-abort c
-log "end"
-"#,
+        "onabort_handler_runs_when_it_is_the_only_listener.scn",
         &["onabort abort", "end"],
-        &["end"],
+        &[
+            // mutant: no "onabort abort", the no-listener fast path skipped the event
+            "end",
+        ],
     );
 }
 
@@ -280,18 +245,12 @@ log "end"
 fn readd_overwrites_flags() {
     exposes(
         Mutant::ReaddOverwritesFlags,
-        r#"let t = target
-let f = fn {
-  preventDefault event
-  log "f" event.defaultPrevented
-}
-on t foo f passive
-on t foo f
-let r = dispatch t foo cancelable
-log r
-"#,
+        "duplicate_add_keeps_the_first_passive_flag.scn",
         &["f false", "true"],
-        &["f true", "false"],
+        &[
+            "f true", // mutant: the re-add cleared passive, so preventDefault worked
+            "false",  // mutant: and the dispatch returns false
+        ],
     );
 }
 
@@ -299,20 +258,12 @@ log r
 fn removal_listener_dropped() {
     exposes(
         Mutant::RemovalListenerDropped,
-        r#"let c = controller
-let t = target
-let f = fn {
-  log "f"
-}
-on t foo f signal c.signal
-off t foo f
-on t foo f
-abort c
-dispatch t foo
-log "end"
-"#,
+        "signal_option_removes_a_listener_added_again_without_it.scn",
         &["end"],
-        &["f", "end"],
+        &[
+            "f", // mutant: the abort no longer removes the re-added listener
+            "end",
+        ],
     );
 }
 
@@ -320,17 +271,12 @@ log "end"
 fn dispatch_flag_hoisted() {
     exposes(
         Mutant::DispatchFlagHoisted,
-        r#"let t = target
-on t foo {
-  log "first" event.eventPhase
-}
-on t foo {
-  log "second" event.eventPhase event.currentTarget
-}
-dispatch t foo
-"#,
+        "dispatch_flag_cleared_after_the_first_listener.scn",
         &["first 2", "second 0 null"],
-        &["first 2", "second 2 [EventTarget]"],
+        &[
+            "first 2",
+            "second 2 [EventTarget]", // mutant: the flag is cleared only after the last listener
+        ],
     );
 }
 
@@ -364,4 +310,14 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     }
     assert_eq!(ImplEngine::default().name(), "impl");
     assert!("no-such-mutant".parse::<Mutant>().is_err());
+}
+
+#[test]
+fn scenarios_mutants_holds_one_scenario_per_mutant() {
+    let files = std::fs::read_dir(root().join("scenarios/mutants"))
+        .expect("scenarios/mutants/ exists")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "scn"))
+        .count();
+    assert_eq!(files, Mutant::ALL.len());
 }
