@@ -534,6 +534,22 @@ impl Line {
 }
 
 impl<'a> Parser<'a> {
+    /// The line number of a `let NAME =` after the current line, if there
+    /// is one: for the hint of an unknown binding that is declared, but
+    /// further down.
+    fn declared_later(&self, name: &str) -> Option<usize> {
+        self.lines
+            .iter()
+            .enumerate()
+            .skip(self.next)
+            .find(|(_, text)| {
+                let rest = text.trim_start().strip_prefix("let ");
+                rest.and_then(|r| r.trim_start().strip_prefix(name))
+                    .is_some_and(|r| r.trim_start().starts_with('='))
+            })
+            .map(|(i, _)| i + 1)
+    }
+
     fn error(&mut self, line: usize, col: usize, message: impl Into<String>) -> Failed {
         self.diagnostics.push(Diagnostic {
             file: self.file.to_string(),
@@ -1579,11 +1595,17 @@ impl<'a> Parser<'a> {
                         ));
                     }
                     None => {
-                        let hint = match name {
-                            "event" => " (`event` exists only in listener bodies)",
-                            "value" => " (`value` exists only in `then` bodies)",
-                            "reason" => " (`reason` exists only in `else` and `catch` bodies)",
-                            _ => "",
+                        let later = self.declared_later(name);
+                        let hint = match (name, later) {
+                            ("event", _) => " (`event` exists only in listener bodies)".into(),
+                            ("value", _) => " (`value` exists only in `then` bodies)".into(),
+                            ("reason", _) => {
+                                " (`reason` exists only in `else` and `catch` bodies)".into()
+                            }
+                            (_, Some(at)) => format!(
+                                " (it is declared further down, at line {at}; a binding can be used only after its `let`, callbacks included)"
+                            ),
+                            _ => String::new(),
                         };
                         return Err(self.error(
                             line.number,

@@ -107,3 +107,27 @@ fn event_only_in_listeners() {
         vec!["bad.scn:2:7: unknown binding `event` (`event` exists only in listener bodies)"]
     );
 }
+
+#[test]
+fn a_binding_used_before_its_let_says_where_it_is_declared() {
+    // A callback that names a binding declared further down: JavaScript
+    // would accept it if the callback ran late enough, but a scenario's
+    // bindings are used after their `let`, and the message says where it is.
+    let text = "let t = target\non t go {\n  log later\n}\nlet later = \"x\"\n";
+    assert_eq!(
+        errors(text),
+        vec![
+            "bad.scn:3:7: unknown binding `later` (it is declared further down, at line 5; \
+             a binding can be used only after its `let`, callbacks included)"
+        ]
+    );
+    // Not a `let` of that name (a longer name, a use): no hint.
+    let text = "log late\nlet later = 1\nlog late\n";
+    assert_eq!(
+        errors(text),
+        vec![
+            "bad.scn:1:5: unknown binding `late`",
+            "bad.scn:3:5: unknown binding `late`"
+        ]
+    );
+}
