@@ -248,6 +248,14 @@ impl Emitter {
                 let args: Vec<String> = values.iter().map(expr).collect();
                 self.line(&format!("$.log({});", args.join(", ")));
             }
+            Stmt::Repeat { count, body } => {
+                // A scenario's names never start with `$`.
+                self.line(&format!("for (let $i = 0; $i < {count}; $i++) {{"));
+                self.indent += 1;
+                self.stmts(&body.body);
+                self.indent -= 1;
+                self.line("}");
+            }
             Stmt::Try(block) => {
                 self.line("try {");
                 self.indent += 1;

@@ -16,7 +16,8 @@
 //! 2. hoisting: a statement replaced by the statements of one of its blocks
 //!    (a `try` or a callback body spliced into its place);
 //! 3. simplifying: optional operands dropped (a reason, a resolution), flags
-//!    and options removed, values made smaller (`""`, `0`, `Error("")`),
+//!    and options removed, values made smaller (`""`, `0`, `Error("")`,
+//!    a `repeat` count to 1, half or one less),
 //!    delays made shorter, `let x = OP` made `OP`;
 //! 4. at the end, bindings renamed canonically (`c1` for a controller, `t1`
 //!    for a target, ... in order of declaration) and the result printed in
@@ -371,6 +372,16 @@ fn simpler_statements(stmt: &Stmt) -> Vec<Stmt> {
             out.push(Stmt::Run(RunMode::Turn));
         }
         Stmt::Run(RunMode::Idle) => out.push(Stmt::Run(RunMode::Turn)),
+        Stmt::Repeat { count, body } if *count > 1 => {
+            let mut counts = vec![1, count / 2, count - 1];
+            counts.dedup();
+            for fewer in counts {
+                out.push(Stmt::Repeat {
+                    count: fewer,
+                    body: body.clone(),
+                });
+            }
+        }
         _ => {}
     }
     out

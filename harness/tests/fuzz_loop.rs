@@ -77,6 +77,26 @@ fn the_shrinker_keeps_the_divergence_and_makes_it_small() {
 }
 
 #[test]
+fn the_shrinker_lowers_a_repeat_count_to_what_the_divergence_needs() {
+    // The mutant fires a second abort: two aborts are the least that show
+    // it, so of `repeat 9` the shrinker keeps `repeat 2`, and drops the
+    // statements that do not matter.
+    let text = "let c = controller\nlet t = target\non c.signal abort {\n  log \"fired\"\n}\nrepeat 9 {\n  abort c\n  dispatch t go\n}\n";
+    let scenario = parse("repeat.scn", text).unwrap();
+    let model = Guarded(ModelEngine);
+    let mutated = Guarded(ImplEngine {
+        mutant: Some(Mutant::AbortTwice),
+    });
+    let engines: [&dyn Engine; 2] = [&model, &mutated];
+    let config = RunConfig::default();
+    let signature = divergence(engines, &scenario, &config).expect("the mutant diverges");
+    let shrunk = shrink(engines, &scenario, &signature, &ShrinkConfig::default());
+    let printed = nodesem_lang::print(&shrunk.scenario);
+    assert!(printed.contains("repeat 2 {"), "{printed}");
+    assert!(!printed.contains("dispatch"), "{printed}");
+}
+
+#[test]
 fn fuzz_writes_each_cause_once_and_resumes() {
     let dir = tempfile::Builder::new()
         .prefix("nodesem-fuzz-")

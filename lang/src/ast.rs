@@ -73,6 +73,14 @@ pub enum Stmt {
     /// `try { ... }`: runs the block; an exception it throws is logged as
     /// `caught <value>` and goes no further.
     Try(Block),
+    /// `repeat N { ... }`: runs the block N times, each time with bindings
+    /// of its own: `for (let i = 0; i < N; i++) { ... }`.
+    Repeat {
+        /// How many times, at most [`crate::limits::MAX_REPEAT`].
+        count: u32,
+        /// The body.
+        body: Block,
+    },
     /// `throw EXPR`.
     Throw(Expr),
     /// `return [EXPR]`: returns from the callback (the value matters to
@@ -374,7 +382,7 @@ impl Stmt {
     /// adding here only.
     pub fn blocks(&self) -> Vec<&Block> {
         let op = match self {
-            Stmt::Try(b) => return vec![b],
+            Stmt::Try(b) | Stmt::Repeat { body: b, .. } => return vec![b],
             Stmt::Let { op, .. } | Stmt::Do(op) => op,
             _ => return Vec::new(),
         };
@@ -410,7 +418,7 @@ impl Stmt {
     /// [`Stmt::blocks`], mutably.
     pub fn blocks_mut(&mut self) -> Vec<&mut Block> {
         let op = match self {
-            Stmt::Try(b) => return vec![b],
+            Stmt::Try(b) | Stmt::Repeat { body: b, .. } => return vec![b],
             Stmt::Let { op, .. } | Stmt::Do(op) => op,
             _ => return Vec::new(),
         };

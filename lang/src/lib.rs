@@ -66,6 +66,7 @@
 //! | `let NAME = OP` | perform OP, bind its result (OP may be a plain value) |
 //! | `OP` | perform OP, discard its result |
 //! | `try {` | run the block; an exception is logged as `caught <value>` |
+//! | `repeat N {` | run the block N times (0 to 1000), each time with bindings of its own: `for (let i = 0; i < N; i++) { ... }` |
 //! | `throw EXPR` | throw the value |
 //! | `return [EXPR]` | return from a callback (its value matters to promise reactions) |
 //! | `run turn` | top level only: let the loop run one iteration, then resume |

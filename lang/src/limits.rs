@@ -39,6 +39,12 @@ pub const MAX_PROPERTY_CHAIN: usize = 8;
 /// limit.
 pub const MAX_LIST: usize = 256;
 
+/// The largest count of a `repeat N` loop. The work budget bounds what a
+/// loop does at run time (its statements are paid for up front, N times);
+/// this bounds the text's meaning: eleven listeners on one signal is where
+/// Node warns, and a thousand is plenty for any listener-count question.
+pub const MAX_REPEAT: u32 = 1000;
+
 /// The largest integer literal, and the negation of the smallest:
 /// JavaScript's `Number.MAX_SAFE_INTEGER`. Every integer of the language is
 /// then exactly the same number in every engine (beyond it, a Rust `f64` and

@@ -21,7 +21,7 @@ use std::fmt;
 use crate::ast::{
     Block, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
 };
-use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_SOURCE_BYTES};
+use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
 
 /// One problem in a scenario file, with its position.
@@ -158,6 +158,7 @@ pub const KEYWORDS: &[&str] = &[
     "let",
     "log",
     "try",
+    "repeat",
     "throw",
     "return",
     "run",
@@ -277,7 +278,8 @@ pub fn is_keyword(word: &str) -> bool {
 enum BlockKind {
     /// The main script.
     TopLevel,
-    /// The body of `try` at the top level (no `return`, no `run`).
+    /// The body of `try` or `repeat` at the top level (no `return`, no
+    /// `run`).
     TopTry,
     /// An event listener: sees `event`.
     Listener,
@@ -287,7 +289,7 @@ enum BlockKind {
     Rejected,
     /// A callback without parameters.
     Plain,
-    /// A `try` inside a callback.
+    /// A `try` or `repeat` inside a callback.
     NestedTry,
 }
 
@@ -823,6 +825,7 @@ impl<'a> Parser<'a> {
             Some("let") => self.let_statement(line),
             Some("log") => self.log_statement(line),
             Some("try") => self.try_statement(line),
+            Some("repeat") => self.repeat_statement(line),
             Some("throw") => self.throw_statement(line),
             Some("return") => self.return_statement(line),
             Some("run") => self.run_statement(line),
@@ -839,14 +842,40 @@ impl<'a> Parser<'a> {
     /// `try {`.
     fn try_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
         line.bump();
-        let kind = if self.in_callback() {
+        let block = self.block(line, self.inner_block_kind())?;
+        self.no_else(line)?;
+        Ok(Stmt::Try(block))
+    }
+
+    /// `repeat N {`.
+    fn repeat_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        line.bump();
+        let count = match line.peek() {
+            Some(Tok::Int(i)) if (0..=i64::from(MAX_REPEAT)).contains(i) => {
+                let count = *i as u32;
+                line.bump();
+                count
+            }
+            _ => {
+                return Err(self.expected(
+                    line,
+                    &format!("a count (a whole number from 0 to {MAX_REPEAT}) after `repeat`"),
+                ))
+            }
+        };
+        let body = self.block(line, self.inner_block_kind())?;
+        self.no_else(line)?;
+        Ok(Stmt::Repeat { count, body })
+    }
+
+    /// The kind of a `try` or `repeat` block opened here: it belongs to the
+    /// callback (or the main script) around it.
+    fn inner_block_kind(&self) -> BlockKind {
+        if self.in_callback() {
             BlockKind::NestedTry
         } else {
             BlockKind::TopTry
-        };
-        let block = self.block(line, kind)?;
-        self.no_else(line)?;
-        Ok(Stmt::Try(block))
+        }
     }
 
     /// `throw EXPR`.

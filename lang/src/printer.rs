@@ -97,6 +97,11 @@ impl Printer {
                 self.block(block);
                 self.out.push('\n');
             }
+            Stmt::Repeat { count, body } => {
+                self.out.push_str(&format!("repeat {count}"));
+                self.block(body);
+                self.out.push('\n');
+            }
             Stmt::Throw(e) => {
                 self.out.push_str("throw ");
                 write_expr(&mut self.out, e);

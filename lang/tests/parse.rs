@@ -131,3 +131,40 @@ fn a_binding_used_before_its_let_says_where_it_is_declared() {
         ]
     );
 }
+
+#[test]
+fn repeat_round_trips_and_its_count_is_bounded() {
+    let text = "let t = target\nrepeat 3 {\n  let f = fn {\n    log event.type\n  }\n  on t go f\n  repeat 0 {\n    log \"never\"\n  }\n}\non t go {\n  repeat 1000 {\n    return\n  }\n}\n";
+    let s = parse("ok.scn", text).unwrap();
+    assert_eq!(print(&s), text);
+    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    // Bindings made in the body are its own.
+    assert_eq!(
+        errors("repeat 2 {\n  let x = 1\n}\nlog x\n"),
+        vec!["bad.scn:4:5: unknown binding `x`"]
+    );
+    assert_eq!(
+        errors("repeat 1001 {\n}\nrepeat -1 {\n}\nrepeat {\n}\n"),
+        vec![
+            "bad.scn:1:8: expected a count (a whole number from 0 to 1000) after `repeat`, found the number 1001",
+            "bad.scn:3:8: expected a count (a whole number from 0 to 1000) after `repeat`, found the number -1",
+            "bad.scn:5:8: expected a count (a whole number from 0 to 1000) after `repeat`, found `{`",
+        ]
+    );
+    // `run` stays a top-level statement.
+    assert_eq!(
+        errors("repeat 2 {\n  run turn\n}\n"),
+        vec!["bad.scn:2:3: `run` is only allowed at the top level of the script"]
+    );
+}
+
+#[test]
+fn a_repeat_costs_its_body_n_times() {
+    let s = parse(
+        "ok.scn",
+        "repeat 4 {\n  log 1\n  try {\n    log 2\n  }\n}\nlog 3\n",
+    )
+    .unwrap();
+    // The repeat itself, 4 times its 3 statements, and the last log.
+    assert_eq!(nodesem_lang::statement_cost(&s.body), 1 + 4 * 3 + 1);
+}

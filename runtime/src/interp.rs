@@ -33,12 +33,12 @@ pub(crate) fn block_identity(block: &Block) -> u64 {
 }
 
 /// The identities ([`block_identity`]) of the callback blocks a statement
-/// list holds, nested ones included (`try` blocks are not callbacks, but
-/// what they hold counts).
+/// list holds, nested ones included (`try` and `repeat` blocks are not
+/// callbacks, but what they hold counts).
 pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) {
     for stmt in body {
         for block in stmt.blocks() {
-            if !matches!(stmt, Stmt::Try(_)) {
+            if !matches!(stmt, Stmt::Try(_) | Stmt::Repeat { .. }) {
                 out.insert(block_identity(block));
             }
             callback_blocks(&block.body, out);
@@ -187,6 +187,18 @@ impl<L: Library> Runtime<L> {
                     Err(e) => {
                         let line = format!("caught {}", self.fmt(&e));
                         self.log_line(line);
+                    }
+                }
+            }
+            Stmt::Repeat { count, body } => {
+                // `for (let i = 0; i < N; i++) { ... }`: a new scope each
+                // time round; `return` leaves the callback around it.
+                for _ in 0..*count {
+                    if self.stopped() {
+                        break;
+                    }
+                    if let Flow::Return(v) = self.exec_stmts(&body.body, &env.child())? {
+                        return Ok(Flow::Return(v));
                     }
                 }
             }

@@ -339,7 +339,7 @@ pub fn run_scenario<L: Library>(scenario: &Scenario, config: &RunConfig) -> Log 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {
     /// Callback blocks in the scenario's text (listeners, `fn`, reactions,
-    /// microtasks, ticks, timers, immediates; not `try` blocks).
+    /// microtasks, ticks, timers, immediates; not `try` or `repeat` blocks).
     pub bodies: usize,
     /// Of those, how many were called at least once.
     pub bodies_run: usize,
