@@ -535,6 +535,16 @@ fn expr(value: &Expr) -> String {
             }
         }
         Expr::NewError(message) => format!("new Error({})", js_string(message)),
+        Expr::NewBuiltinError { class, message } => {
+            format!("new {}({})", class.name(), js_string(message))
+        }
+        Expr::NewDomException { message, name } => {
+            format!(
+                "new DOMException({}, {})",
+                js_string(message),
+                js_string(name)
+            )
+        }
     }
 }
 

@@ -335,6 +335,18 @@ fn simpler_exprs(e: &Expr) -> Vec<Expr> {
         Expr::Str(s) if !s.is_empty() => vec![Expr::Str(String::new())],
         Expr::Int(i) if *i != 0 => vec![Expr::Int(0)],
         Expr::NewError(m) if !m.is_empty() => vec![Expr::NewError(String::new())],
+        Expr::NewBuiltinError { class, message } if !message.is_empty() => {
+            vec![Expr::NewBuiltinError {
+                class: *class,
+                message: String::new(),
+            }]
+        }
+        Expr::NewDomException { message, name } if !message.is_empty() => {
+            vec![Expr::NewDomException {
+                message: String::new(),
+                name: name.clone(),
+            }]
+        }
         Expr::Bool(true) => vec![Expr::Bool(false)],
         _ => Vec::new(),
     }

@@ -40,9 +40,10 @@
 //!    the script had it `caught`, let it go `uncaught` or left an `unhandled
 //!    rejection` depends on where the script put it (in a `try`, in a
 //!    promise reaction). So an exception that one side reports alone, or out
-//!    of order, is `exception` and one word: the class of an error no
-//!    script can make (`TypeError:`, `RangeError:`: an engine's own code
-//!    *failed*), `Error:` (which a script makes with `Error(...)`,
+//!    of order, is `exception` and one word: the class of an error that
+//!    is most often an engine's own code *failing* (`TypeError:`,
+//!    `RangeError:`; a script can make one with `TypeError(...)`, and
+//!    then shares its shape), `Error:` (which a script makes with `Error(...)`,
 //!    and Node throws for its internal assertions), or `_` for anything else
 //!    a script throws or lets a signal throw (a primitive, or a default
 //!    reason, `AbortError:` or `TimeoutError:`). The same value reported
@@ -274,9 +275,10 @@ impl<'a> Exception<'a> {
         self.value.split(' ').next().filter(|w| is_error_class(w))
     }
 
-    /// Whether the value is an error of a class no script can make, thrown
-    /// by an engine's own code failing (`TypeError:`, `RangeError:`): not
-    /// `Error:`, which scripts make, nor an abort's default reasons.
+    /// Whether the value is an error of a class that engines throw when
+    /// their own code fails (`TypeError:`, `RangeError:`; a script that
+    /// makes one looks the same): not `Error:`, which scripts make, nor an
+    /// abort's default reasons.
     fn is_failure(&self) -> bool {
         self.class()
             .is_some_and(|c| !matches!(c, "Error:" | "AbortError:" | "TimeoutError:"))

@@ -360,6 +360,40 @@ pub enum Expr {
     Prop(Box<Expr>, Name),
     /// `Error("message")`: `new Error("message")`.
     NewError(String),
+    /// `TypeError("message")` or `RangeError("message")`: a new error of a
+    /// built-in class other than `Error`.
+    NewBuiltinError {
+        /// The class.
+        class: BuiltinError,
+        /// The message.
+        message: String,
+    },
+    /// `DOMException("message", "Name")`: `new DOMException(message, name)`.
+    NewDomException {
+        /// The message.
+        message: String,
+        /// The name, such as `AbortError` or `TimeoutError`.
+        name: String,
+    },
+}
+
+/// The built-in error classes besides `Error` that a scenario can make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BuiltinError {
+    /// `TypeError`.
+    TypeError,
+    /// `RangeError`.
+    RangeError,
+}
+
+impl BuiltinError {
+    /// The class's name, as JavaScript spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltinError::TypeError => "TypeError",
+            BuiltinError::RangeError => "RangeError",
+        }
+    }
 }
 
 impl Expr {

@@ -45,7 +45,9 @@
 //! ## Values
 //!
 //! `undefined`, `null`, `true`, `false`, integers, strings, `Error("msg")`
-//! (a new `Error`), a binding, and property reads `EXPR.NAME`:
+//! (a new `Error`), `TypeError("msg")` and `RangeError("msg")`,
+//! `DOMException("msg", "Name")` (`new DOMException(msg, name)`), a binding,
+//! and property reads `EXPR.NAME`:
 //!
 //! | kind | readable properties |
 //! |---|---|
@@ -183,7 +185,9 @@ pub mod parser;
 pub mod printer;
 pub mod syntax;
 
-pub use ast::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
+pub use ast::{
+    Block, BuiltinError, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt,
+};
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};
 pub use printer::print;

@@ -19,7 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::ast::{
-    Block, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
+    Block, BuiltinError, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario,
+    Stmt,
 };
 use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
@@ -202,6 +203,9 @@ pub const KEYWORDS: &[&str] = &[
     "true",
     "false",
     "Error",
+    "TypeError",
+    "RangeError",
+    "DOMException",
     "event",
     "value",
     "reason",
@@ -1129,6 +1133,9 @@ impl<'a> Parser<'a> {
                             | "true"
                             | "false"
                             | "Error"
+                            | "TypeError"
+                            | "RangeError"
+                            | "DOMException"
                             | "event"
                             | "value"
                             | "reason"
@@ -1592,20 +1599,45 @@ impl<'a> Parser<'a> {
                 "null" => (Expr::Null, Kind::Value),
                 "true" => (Expr::Bool(true), Kind::Value),
                 "false" => (Expr::Bool(false), Kind::Value),
-                "Error" => {
+                "Error" | "TypeError" | "RangeError" | "DOMException" => {
                     if line.peek() != Some(&Tok::Punct('(')) {
-                        return Err(self.expected(line, "`(` after `Error`"));
+                        return Err(self.expected(line, &format!("`(` after `{w}`")));
                     }
                     line.bump();
                     let Some(Tok::Str(msg)) = line.peek().cloned() else {
                         return Err(self.expected(line, "a message string"));
                     };
                     line.bump();
+                    let name = if w == "DOMException" {
+                        if line.peek() != Some(&Tok::Punct(',')) {
+                            return Err(self.expected(line, "`,` and the DOMException's name"));
+                        }
+                        line.bump();
+                        let Some(Tok::Str(name)) = line.peek().cloned() else {
+                            return Err(self.expected(line, "a name string"));
+                        };
+                        line.bump();
+                        Some(name)
+                    } else {
+                        None
+                    };
                     if line.peek() != Some(&Tok::Punct(')')) {
                         return Err(self.expected(line, "`)`"));
                     }
                     line.bump();
-                    (Expr::NewError(msg), Kind::Error)
+                    let e = match (w.as_str(), name) {
+                        ("TypeError", _) => Expr::NewBuiltinError {
+                            class: BuiltinError::TypeError,
+                            message: msg,
+                        },
+                        ("RangeError", _) => Expr::NewBuiltinError {
+                            class: BuiltinError::RangeError,
+                            message: msg,
+                        },
+                        (_, Some(name)) => Expr::NewDomException { message: msg, name },
+                        _ => Expr::NewError(msg),
+                    };
+                    (e, Kind::Error)
                 }
                 name => match self.lookup(name) {
                     Some(_) if self.uninitialized.as_deref() == Some(name) => {

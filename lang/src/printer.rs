@@ -413,6 +413,19 @@ fn write_expr(out: &mut String, e: &Expr) {
             out.push_str(&quote(msg));
             out.push(')');
         }
+        Expr::NewBuiltinError { class, message } => {
+            out.push_str(class.name());
+            out.push('(');
+            out.push_str(&quote(message));
+            out.push(')');
+        }
+        Expr::NewDomException { message, name } => {
+            out.push_str("DOMException(");
+            out.push_str(&quote(message));
+            out.push_str(", ");
+            out.push_str(&quote(name));
+            out.push(')');
+        }
     }
     for name in props.iter().rev() {
         out.push('.');

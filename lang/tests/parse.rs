@@ -168,3 +168,17 @@ fn a_repeat_costs_its_body_n_times() {
     // The repeat itself, 4 times its 3 statements, and the last log.
     assert_eq!(nodesem_lang::statement_cost(&s.body), 1 + 4 * 3 + 1);
 }
+
+#[test]
+fn errors_of_other_classes_round_trip() {
+    let text = "let a = aborted TypeError(\"t\")\nlet b = aborted RangeError(\"r\")\nlet c = aborted DOMException(\"m\", \"NotAllowedError\")\nthrow Error(\"e\")\n";
+    let s = parse("ok.scn", text).unwrap();
+    assert_eq!(print(&s), text);
+    assert_eq!(
+        errors("let a = aborted DOMException(\"m\")\nlet b = aborted TypeError\n"),
+        vec![
+            "bad.scn:1:33: expected `,` and the DOMException's name, found `)`",
+            "bad.scn:2:26: expected `(` after `TypeError`, found the end of the line",
+        ]
+    );
+}

@@ -231,6 +231,8 @@ impl<L: Library> Runtime<L> {
                 return self.get_property(&obj, prop);
             }
             Expr::NewError(msg) => self.new_error("Error", msg),
+            Expr::NewBuiltinError { class, message } => self.new_error(class.name(), message),
+            Expr::NewDomException { message, name } => self.new_dom_exception(message, name),
         })
     }
 
