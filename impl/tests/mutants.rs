@@ -21,6 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
+use nodesem_conformance::snapshot_log;
 use nodesem_impl::{ImplEngine, Mutant};
 use nodesem_lang::{parse, Engine, RunConfig};
 
@@ -34,19 +35,6 @@ fn run(file: &str, text: &str, mutant: Option<Mutant>) -> Vec<String> {
     ImplEngine { mutant }
         .run_scenario(&scenario, &RunConfig::default())
         .lines
-}
-
-/// The log lines of a curated scenario's reviewed snapshot: what follows
-/// insta's header (a `---` line, the metadata, a `---` line).
-fn snapshot_log(name: &str) -> Vec<String> {
-    let path = root().join("snapshots").join(format!("{name}.snap"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let body = text
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.split_once("\n---\n"))
-        .map(|(_, body)| body)
-        .unwrap_or_else(|| panic!("{}: no insta header", path.display()));
-    body.lines().map(str::to_string).collect()
 }
 
 /// `scenarios/mutants/<file>` prints Node's log `node` on the unmutated impl

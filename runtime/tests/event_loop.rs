@@ -19,6 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
+use nodesem_conformance::snapshot_log;
 use nodesem_lang::{parse, RunConfig};
 use nodesem_runtime::{
     run_scenario, AddListenerOptions, Completion, Library, ObjectId, Runtime, Value,
@@ -116,18 +117,6 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The log lines of a curated scenario's reviewed snapshot: what follows
-/// insta's header (a `---` line, the metadata, a `---` line).
-fn snapshot_log(path: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let body = text
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.split_once("\n---\n"))
-        .map(|(_, body)| body)
-        .unwrap_or_else(|| panic!("{}: no insta header", path.display()));
-    body.lines().map(str::to_string).collect()
-}
-
 #[test]
 fn scenarios_without_library_operations_print_their_snapshots_on_the_bare_runtime() {
     let mut checked = 0;
@@ -147,8 +136,7 @@ fn scenarios_without_library_operations_print_their_snapshots_on_the_bare_runtim
             let text = std::fs::read_to_string(&path).unwrap();
             let scenario = parse(&relative, &text).unwrap_or_else(|e| panic!("{e}"));
             let log = run_scenario::<NoLibrary>(&scenario, &RunConfig::default());
-            let snapshot = root().join(format!("snapshots/{area}__{stem}.snap"));
-            if log.lines != snapshot_log(&snapshot) {
+            if log.lines != snapshot_log(&format!("{area}__{stem}")) {
                 wrong.push(format!("{relative}:\n{log}"));
             }
             checked += 1;

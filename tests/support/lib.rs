@@ -46,3 +46,18 @@ pub fn snapshot_name(relative: &Path) -> String {
         .to_string_lossy()
         .replace(['/', '\\'], "__")
 }
+
+/// The log lines of a curated scenario's reviewed snapshot, by snapshot
+/// name ([`snapshot_name`]): what follows insta's header (a `---` line, the
+/// metadata, a `---` line). For tests of other crates that check a log
+/// against what was reviewed (and checked against Node).
+pub fn snapshot_log(name: &str) -> Vec<String> {
+    let path = root().join("snapshots").join(format!("{name}.snap"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let body = text
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(_, body)| body)
+        .unwrap_or_else(|| panic!("{}: no insta header", path.display()));
+    body.lines().map(str::to_string).collect()
+}
