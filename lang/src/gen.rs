@@ -271,6 +271,11 @@ const STRINGS: &[&str] = &[
 /// Messages for `Error("...")`.
 const ERROR_MESSAGES: &[&str] = &["boom", "listener failed", "nested", "late"];
 
+/// Names of `DOMException` reasons: the abort's own two, so that a script's
+/// reason can be mistaken for a default one, and two others.
+const DOM_EXCEPTION_NAMES: &[&str] =
+    &["AbortError", "TimeoutError", "NotAllowedError", "DataError"];
+
 /// Every readable Event property: each getter is worth logging.
 const EVENT_PROPS: &[&str] = &[
     "type",
@@ -1993,13 +1998,15 @@ impl<'u, 'a> Generator<'u, 'a> {
         }
     }
 
-    /// A reason: strings, numbers, `Error("...")`, `undefined`, another
-    /// signal's reason, or the reason this callback received.
+    /// A reason: strings, numbers, `Error("...")` and the other error
+    /// classes, `undefined`, another signal's reason, or the reason this
+    /// callback received.
     fn reason(&mut self, ctx: &Ctx) -> Expr {
         match self.below(8) {
             0 | 1 => Expr::Str(self.pick_str(STRINGS)),
             2 => Expr::Int(i64::from(self.range(0, 200)) - 100),
-            3 | 4 => Expr::NewError(self.pick_str(ERROR_MESSAGES)),
+            3 => Expr::NewError(self.pick_str(ERROR_MESSAGES)),
+            4 => self.other_error(),
             5 => Expr::Undefined,
             6 => match self.pick(&self.signals()) {
                 Some(s) => s.prop("reason"),
@@ -2007,6 +2014,26 @@ impl<'u, 'a> Generator<'u, 'a> {
             },
             _ if ctx.reason => Expr::var("reason"),
             _ => Expr::Bool(self.chance(50)),
+        }
+    }
+
+    /// An error of a class other than `Error`: `TypeError`, `RangeError`
+    /// or `DOMException` with a name (the abort's own names among them).
+    fn other_error(&mut self) -> Expr {
+        let message = self.pick_str(ERROR_MESSAGES);
+        match self.below(4) {
+            0 => Expr::NewBuiltinError {
+                class: crate::ast::BuiltinError::TypeError,
+                message,
+            },
+            1 => Expr::NewBuiltinError {
+                class: crate::ast::BuiltinError::RangeError,
+                message,
+            },
+            _ => Expr::NewDomException {
+                message,
+                name: self.pick_str(DOM_EXCEPTION_NAMES),
+            },
         }
     }
 
