@@ -321,6 +321,7 @@ impl Emitter {
             Op::SetOnAbort { signal, handler } => {
                 let value = match handler {
                     Handler::Null => "null".to_string(),
+                    Handler::Value(value) => expr(value),
                     Handler::Callback(callback) => self.listener(callback),
                 };
                 let signal = expr(signal);

@@ -134,6 +134,11 @@ pub enum Callback {
 pub enum Handler {
     /// `onabort s null`.
     Null,
+    /// `onabort s "text"` (a string, a number, a boolean, `undefined` or an
+    /// error): a value that is not callable, which the setter keeps when it
+    /// is an object and makes null otherwise ([LegacyTreatNonObjectAsNull]);
+    /// either way no handler runs.
+    Value(Expr),
     /// `onabort s f` or `onabort s { ... }`.
     Callback(Callback),
 }
@@ -522,8 +527,10 @@ impl Op {
             Op::SignalAny { signals } => signals.iter_mut().collect(),
             Op::SetOnAbort { signal, handler } => {
                 let mut out = vec![signal];
-                if let Handler::Callback(c) = handler {
-                    out.extend(callback(c));
+                match handler {
+                    Handler::Callback(c) => out.extend(callback(c)),
+                    Handler::Value(value) => out.push(value),
+                    Handler::Null => {}
                 }
                 out
             }

@@ -87,7 +87,7 @@
 //! | `timeout MS` | `AbortSignal.timeout(MS)` |
 //! | `any [S1, S2, ...]` | `AbortSignal.any([S1, S2, ...])` |
 //! | `throwIfAborted S` | `S.throwIfAborted()` |
-//! | `onabort S {` / `onabort S F` / `onabort S null` | `S.onabort = ...` |
+//! | `onabort S {` / `onabort S F` / `onabort S null` / `onabort S VALUE` (a string, number, boolean, `undefined` or error literal) | `S.onabort = ...` |
 //! | `addAbortListener S {` / `addAbortListener S F` | `events.addAbortListener(S, ...)`, a Disposable |
 //! | `dispose D` | `D[Symbol.dispose]()` |
 //!

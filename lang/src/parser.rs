@@ -1361,12 +1361,29 @@ impl<'a> Parser<'a> {
         Ok(result)
     }
 
-    /// `onabort S {`, `onabort S F` or `onabort S null`, after the keyword.
+    /// `onabort S {`, `onabort S F`, `onabort S null` or `onabort S
+    /// VALUE` for a literal that is not callable, after the keyword.
     fn onabort_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
         let signal = self.expr_of(line, Kind::Signal)?;
+        let literal = match line.peek() {
+            Some(Tok::Str(_) | Tok::Int(_)) => true,
+            Some(Tok::Word(w)) => matches!(
+                w.as_str(),
+                "true"
+                    | "false"
+                    | "undefined"
+                    | "Error"
+                    | "TypeError"
+                    | "RangeError"
+                    | "DOMException"
+            ),
+            _ => false,
+        };
         let handler = if line.peek_word() == Some("null") {
             line.bump();
             Handler::Null
+        } else if literal {
+            Handler::Value(self.expr(line)?.0)
         } else {
             Handler::Callback(self.callback(line, BlockKind::Listener)?)
         };

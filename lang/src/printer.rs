@@ -221,6 +221,7 @@ impl Printer {
                 self.expr(signal);
                 match handler {
                     Handler::Null => self.word("null"),
+                    Handler::Value(e) => self.expr(e),
                     Handler::Callback(cb) => self.callback(cb),
                 }
             }

@@ -185,6 +185,7 @@ fn exprs(stmt: &Stmt) -> (Vec<&Expr>, usize) {
         }
         Op::SetOnAbort { signal, handler } => match handler {
             Handler::Callback(c) => std::iter::once(signal).chain(callback(c)).collect(),
+            Handler::Value(value) => vec![signal, value],
             Handler::Null => vec![signal],
         },
         Op::AddAbortListener { signal, listener } => {
@@ -433,6 +434,7 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
             out.push(
                 match handler {
                     Handler::Null => "onabort null",
+                    Handler::Value(_) => "onabort value",
                     Handler::Callback(Callback::Value(_)) => "onabort fn",
                     Handler::Callback(Callback::Inline(_)) => "onabort block",
                 }

@@ -182,3 +182,11 @@ fn errors_of_other_classes_round_trip() {
         ]
     );
 }
+
+#[test]
+fn onabort_takes_values_that_are_not_callable() {
+    let text = "let c = controller\nlet v = onabort c.signal \"text\"\nonabort c.signal 42\nonabort c.signal true\nonabort c.signal undefined\nonabort c.signal Error(\"e\")\nonabort c.signal null\n";
+    let s = parse("ok.scn", text).unwrap();
+    assert_eq!(print(&s), text);
+    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+}

@@ -436,6 +436,7 @@ impl<L: Library> Runtime<L> {
                 }
                 let handler = match handler {
                     Handler::Null => Value::Null,
+                    Handler::Value(e) => self.eval(e, env)?,
                     Handler::Callback(cb) => self.listener_value(cb, env)?,
                 };
                 if matches!(signal, Value::Undefined | Value::Null) {
