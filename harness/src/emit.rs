@@ -364,8 +364,13 @@ impl Emitter {
                 event_type,
                 listener,
                 capture,
+                as_boolean,
             } => {
-                let options = if *capture { ", { capture: true }" } else { "" };
+                let options = match (*as_boolean, *capture) {
+                    (true, capture) => format!(", {capture}"),
+                    (false, true) => ", { capture: true }".to_string(),
+                    (false, false) => String::new(),
+                };
                 let target = expr(target);
                 format!(
                     "({}, {target}.removeEventListener({}, {}{options}))",
@@ -494,6 +499,9 @@ fn run_call(mode: RunMode) -> String {
 
 /// `, { once: true, ... }` with the options that are set, or nothing.
 fn listener_options(options: &ListenerOptions) -> String {
+    if options.as_boolean {
+        return format!(", {}", options.capture);
+    }
     let mut set: Vec<String> = Vec::new();
     if options.once {
         set.push("once: true".into());

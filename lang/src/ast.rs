@@ -116,6 +116,11 @@ pub struct ListenerOptions {
     pub passive: bool,
     /// `{ signal }`.
     pub signal: Option<Expr>,
+    /// The options are the bare boolean `capture` (`on T TYPE true F`:
+    /// `addEventListener(TYPE, F, true)`); `once`, `passive` and `signal`
+    /// are then unset.
+    #[serde(default)]
+    pub as_boolean: bool,
 }
 
 /// A callback argument: an existing function binding or an inline block.
@@ -221,7 +226,8 @@ pub enum Op {
         /// The options.
         options: ListenerOptions,
     },
-    /// `off T TYPE F [capture]`: `T.removeEventListener(TYPE, F, { capture })`.
+    /// `off T TYPE F [capture]`: `T.removeEventListener(TYPE, F, { capture })`;
+    /// `off T TYPE F true|false`: `T.removeEventListener(TYPE, F, true|false)`.
     RemoveEventListener {
         /// The event target (or signal).
         target: Expr,
@@ -231,6 +237,9 @@ pub enum Op {
         listener: Expr,
         /// The capture flag that identifies the listener.
         capture: bool,
+        /// Whether `capture` is passed as a bare boolean, not in an object.
+        #[serde(default)]
+        as_boolean: bool,
     },
     /// `dispatch T TYPE [cancelable]`:
     /// `T.dispatchEvent(new Event(TYPE, { cancelable }))`, returning its result.

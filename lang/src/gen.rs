@@ -2160,6 +2160,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             capture,
             passive: self.chance(20),
             signal,
+            as_boolean: false,
         };
         let removed_early = options
             .signal
@@ -2447,6 +2448,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 event_type,
                 listener: Expr::var(name),
                 capture,
+                as_boolean: false,
             });
         }
         let (target, is_signal) = self
@@ -2460,6 +2462,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             event_type,
             listener,
             capture,
+            as_boolean: false,
         })
     }
 

@@ -100,6 +100,7 @@
 //! | `on T TYPE [once] [capture] [passive] [signal S] {` | `T.addEventListener(TYPE, event => {...}, {...})` |
 //! | `on T TYPE F [once] [capture] [passive] [signal S]` | `T.addEventListener(TYPE, F, {...})` |
 //! | `off T TYPE F [capture]` | `T.removeEventListener(TYPE, F, { capture })` |
+//! | `on T TYPE [F] true` / `false`, `off T TYPE F true` / `false` | the capture flag as a bare boolean third argument: `T.addEventListener(TYPE, F, true)` |
 //! | `dispatch T TYPE [cancelable]` | `T.dispatchEvent(new Event(TYPE, { cancelable }))`, its boolean result |
 //! | `preventDefault E`, `stopPropagation E`, `stopImmediatePropagation E` | the Event methods |
 //!

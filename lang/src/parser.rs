@@ -1256,13 +1256,21 @@ impl<'a> Parser<'a> {
                 let target = self.expr_of(line, Kind::Target)?;
                 let event_type = self.event_type(line)?;
                 let listener = self.expr_of(line, Kind::Function)?;
-                let capture = self.flag(line, "capture");
+                let (capture, as_boolean) = match line.peek_word() {
+                    Some(b @ ("true" | "false")) => {
+                        let capture = b == "true";
+                        line.bump();
+                        (capture, true)
+                    }
+                    _ => (self.flag(line, "capture"), false),
+                };
                 (
                     Op::RemoveEventListener {
                         target,
                         event_type,
                         listener,
                         capture,
+                        as_boolean,
                     },
                     Kind::Value,
                 )
@@ -1439,13 +1447,22 @@ impl<'a> Parser<'a> {
         if !line.at_block_open()
             && !matches!(
                 line.peek_word(),
-                Some("once" | "capture" | "passive" | "signal")
+                Some("once" | "capture" | "passive" | "signal" | "true" | "false")
             )
         {
             named = Some(self.expr_of(line, Kind::Function)?);
         }
         let mut options = ListenerOptions::default();
+        if let Some(b @ ("true" | "false")) = line.peek_word() {
+            // The bare boolean third argument: only `capture`, nothing else.
+            options.capture = b == "true";
+            options.as_boolean = true;
+            line.bump();
+        }
         loop {
+            if options.as_boolean {
+                break;
+            }
             let col = line.col();
             let flag = match line.peek_word() {
                 Some("once") => &mut options.once,

@@ -167,6 +167,10 @@ impl Printer {
     }
 
     fn options(&mut self, o: &ListenerOptions) {
+        if o.as_boolean {
+            self.word(if o.capture { "true" } else { "false" });
+            return;
+        }
         if o.once {
             self.word("once");
         }
@@ -265,12 +269,15 @@ impl Printer {
                 event_type,
                 listener,
                 capture,
+                as_boolean,
             } => {
                 self.out.push_str("off");
                 self.expr(target);
                 self.event_type(event_type);
                 self.expr(listener);
-                if *capture {
+                if *as_boolean {
+                    self.word(if *capture { "true" } else { "false" });
+                } else if *capture {
                     self.word("capture");
                 }
             }

@@ -190,3 +190,17 @@ fn onabort_takes_values_that_are_not_callable() {
     assert_eq!(print(&s), text);
     assert_eq!(parse("printed", &print(&s)).unwrap(), s);
 }
+
+#[test]
+fn a_bare_boolean_capture_round_trips() {
+    let text = "let t = target\nlet f = fn {\n}\non t go f true\non t go false {\n}\noff t go f true\noff t go f false\noff t go f capture\n";
+    let s = parse("ok.scn", text).unwrap();
+    assert_eq!(print(&s), text);
+    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    // The boolean is the only option.
+    assert!(parse(
+        "bad.scn",
+        "let t = target\nlet f = fn {\n}\non t go f true once\n"
+    )
+    .is_err());
+}

@@ -510,6 +510,7 @@ impl<L: Library> Runtime<L> {
                 event_type,
                 listener,
                 capture,
+                ..
             } => {
                 let target = self.eval(target, env)?;
                 if !self.charge_listeners(&[(&target, event_type)]) {
