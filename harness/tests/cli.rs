@@ -2,23 +2,10 @@
 //! unified diff, the JSON report, and the harness's power to find every
 //! mutant of the optimized implementation.
 
+mod common;
+
+use common::{nodesem, root};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn nodesem(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nodesem"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the nodesem binary runs")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 /// A file in a temporary folder that is removed when the returned guard is
 /// dropped (the tests leave nothing in the temporary directory).

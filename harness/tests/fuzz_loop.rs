@@ -4,7 +4,9 @@
 //! `nodesem mutants` finds every mutant of impl from generated scenarios
 //! alone (no curated file in the run).
 
-use std::path::PathBuf;
+mod common;
+
+use common::{nodesem, root};
 use std::process::Command;
 
 use nodesem_harness::engines::Guarded;
@@ -14,21 +16,6 @@ use nodesem_impl::{ImplEngine, Mutant};
 use nodesem_lang::gen::generate_from_seed;
 use nodesem_lang::{parse, validate, Engine, RunConfig};
 use nodesem_model::ModelEngine;
-
-fn nodesem(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_nodesem"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the nodesem binary runs")
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 #[test]
 fn the_shrinker_keeps_the_divergence_and_makes_it_small() {

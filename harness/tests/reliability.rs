@@ -7,8 +7,9 @@
 //! The bounds are limits for a hang or a memory blow-up, not timings: a run
 //! that ends within them passes whatever it took.
 
+use nodesem_conformance::root;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -19,13 +20,6 @@ struct Run {
     code: Option<i32>,
     stdout: String,
     stderr: String,
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
 }
 
 /// How long any one attack may take before it counts as a hang.

@@ -422,14 +422,13 @@ impl Expr {
     }
 }
 
-impl Stmt {
-    /// The blocks directly inside this statement: a `try` block, or the
-    /// inline callback bodies of its operation, in source order. Tools that
-    /// walk the tree (the shrinker, the statistics of generated scenarios)
-    /// go through this one function, so a new operation with a block needs
-    /// adding here only.
-    pub fn blocks(&self) -> Vec<&Block> {
-        let op = match self {
+/// The blocks directly inside a statement (`&Stmt` or `&mut Stmt`): one
+/// match for [`Stmt::blocks`] and [`Stmt::blocks_mut`]. The patterns bind
+/// by reference, so the same arms give `&Block` or `&mut Block` as the
+/// statement is borrowed.
+macro_rules! stmt_blocks {
+    ($stmt:expr) => {{
+        let op = match $stmt {
             Stmt::Try(b) | Stmt::Repeat { body: b, .. } => return vec![b],
             Stmt::Let { op, .. } | Stmt::Do(op) => op,
             _ => return Vec::new(),
@@ -458,64 +457,24 @@ impl Stmt {
                 on_fulfilled,
                 on_rejected,
                 ..
-            } => on_fulfilled.iter().chain(on_rejected).collect(),
+            } => on_fulfilled.into_iter().chain(on_rejected).collect(),
             _ => Vec::new(),
         }
-    }
-
-    /// [`Stmt::blocks`], mutably.
-    pub fn blocks_mut(&mut self) -> Vec<&mut Block> {
-        let op = match self {
-            Stmt::Try(b) | Stmt::Repeat { body: b, .. } => return vec![b],
-            Stmt::Let { op, .. } | Stmt::Do(op) => op,
-            _ => return Vec::new(),
-        };
-        match op {
-            Op::SetOnAbort {
-                handler: Handler::Callback(Callback::Inline(b)),
-                ..
-            }
-            | Op::AddAbortListener {
-                listener: Callback::Inline(b),
-                ..
-            }
-            | Op::AddEventListener {
-                listener: Callback::Inline(b),
-                ..
-            }
-            | Op::Function(b)
-            | Op::QueueMicrotask(b)
-            | Op::NextTick(b)
-            | Op::SetImmediate(b)
-            | Op::SetTimeout { body: b, .. }
-            | Op::Catch { on_rejected: b, .. }
-            | Op::Finally { on_finally: b, .. } => vec![b],
-            Op::Then {
-                on_fulfilled,
-                on_rejected,
-                ..
-            } => on_fulfilled
-                .iter_mut()
-                .chain(on_rejected.iter_mut())
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
+    }};
 }
 
-impl Op {
-    /// The operation's own expressions (its operands; not those inside its
-    /// blocks), in source order, mutably: for tools that rewrite bindings,
-    /// such as the shrinker's canonical renaming. The match is exhaustive,
-    /// so a new operation must say what its operands are.
-    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
-        fn callback(c: &mut Callback) -> Option<&mut Expr> {
+/// An operation's own expressions (`&Op` or `&mut Op`, with `mut` as the
+/// second argument for the latter): one exhaustive match for [`Op::exprs`]
+/// and [`Op::exprs_mut`], as [`stmt_blocks`] is for blocks.
+macro_rules! op_exprs {
+    ($op:expr, $($mutability:tt)?) => {{
+        fn callback(c: & $($mutability)? Callback) -> Option<& $($mutability)? Expr> {
             match c {
                 Callback::Value(e) => Some(e),
                 Callback::Inline(_) => None,
             }
         }
-        match self {
+        match $op {
             Op::Value(e)
             | Op::ThrowIfAborted { signal: e }
             | Op::Dispose { disposable: e }
@@ -532,8 +491,8 @@ impl Op {
             | Op::Thenable { value: e }
             | Op::Dispatch { target: e, .. } => vec![e],
             Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
-            Op::SignalAbort { reason } => reason.iter_mut().collect(),
-            Op::SignalAny { signals } => signals.iter_mut().collect(),
+            Op::SignalAbort { reason } => reason.into_iter().collect(),
+            Op::SignalAny { signals } => signals.into_iter().collect(),
             Op::SetOnAbort { signal, handler } => {
                 let mut out = vec![signal];
                 match handler {
@@ -553,7 +512,7 @@ impl Op {
                 ..
             } => std::iter::once(target)
                 .chain(callback(listener))
-                .chain(options.signal.as_mut())
+                .chain(& $($mutability)? options.signal)
                 .collect(),
             Op::RemoveEventListener {
                 target, listener, ..
@@ -571,5 +530,36 @@ impl Op {
             | Op::SetImmediate(_)
             | Op::NewPromise => Vec::new(),
         }
+    }};
+}
+
+impl Stmt {
+    /// The blocks directly inside this statement: a `try` or `repeat`
+    /// block, or the inline callback bodies of its operation, in source
+    /// order. Tools that walk the tree (the shrinker, the statistics of
+    /// generated scenarios) go through this one function, so a new
+    /// operation with a block needs adding in [`stmt_blocks`] only.
+    pub fn blocks(&self) -> Vec<&Block> {
+        stmt_blocks!(self)
+    }
+
+    /// [`Stmt::blocks`], mutably.
+    pub fn blocks_mut(&mut self) -> Vec<&mut Block> {
+        stmt_blocks!(self)
+    }
+}
+
+impl Op {
+    /// The operation's own expressions (its operands; not those inside its
+    /// blocks), in source order. The match is exhaustive, so a new
+    /// operation must say what its operands are.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        op_exprs!(self,)
+    }
+
+    /// [`Op::exprs`], mutably: for tools that rewrite bindings, such as the
+    /// shrinker's canonical renaming.
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        op_exprs!(self, mut)
     }
 }

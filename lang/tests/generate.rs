@@ -144,14 +144,6 @@ fn check_static_limits(s: &Scenario) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// The expression of a callback given by name.
-fn callback(c: &Callback) -> Option<&Expr> {
-    match c {
-        Callback::Value(e) => Some(e),
-        Callback::Inline(_) => None,
-    }
-}
-
 /// The expressions of one statement (not those of the blocks in it), and
 /// the length of its list (a `log`'s values or an `any`'s signals), if any.
 fn exprs(stmt: &Stmt) -> (Vec<&Expr>, usize) {
@@ -161,59 +153,10 @@ fn exprs(stmt: &Stmt) -> (Vec<&Expr>, usize) {
         Stmt::Let { op, .. } | Stmt::Do(op) => op,
         _ => return (Vec::new(), 0),
     };
-    let found: Vec<&Expr> = match op {
-        Op::SignalAny { signals } => return (signals.iter().collect(), signals.len()),
-        Op::Value(e)
-        | Op::ThrowIfAborted { signal: e }
-        | Op::Dispose { disposable: e }
-        | Op::PreventDefault { event: e }
-        | Op::StopPropagation { event: e }
-        | Op::StopImmediatePropagation { event: e }
-        | Op::ClearTimeout { timer: e }
-        | Op::ClearImmediate { immediate: e }
-        | Op::Then { promise: e, .. }
-        | Op::Catch { promise: e, .. }
-        | Op::Finally { promise: e, .. }
-        | Op::PromiseResolve { value: e }
-        | Op::PromiseReject { value: e }
-        | Op::Thenable { value: e }
-        | Op::Dispatch { target: e, .. } => vec![e],
-        Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
-        Op::SignalAbort { reason } => reason.iter().collect(),
-        Op::Resolve { promise, value } | Op::Reject { promise, value } => {
-            std::iter::once(promise).chain(value).collect()
-        }
-        Op::SetOnAbort { signal, handler } => match handler {
-            Handler::Callback(c) => std::iter::once(signal).chain(callback(c)).collect(),
-            Handler::Value(value) => vec![signal, value],
-            Handler::Null => vec![signal],
-        },
-        Op::AddAbortListener { signal, listener } => {
-            std::iter::once(signal).chain(callback(listener)).collect()
-        }
-        Op::AddEventListener {
-            target,
-            listener,
-            options,
-            ..
-        } => std::iter::once(target)
-            .chain(callback(listener))
-            .chain(options.signal.as_ref())
-            .collect(),
-        Op::RemoveEventListener {
-            target, listener, ..
-        } => vec![target, listener],
-        Op::NewController
-        | Op::SignalTimeout { .. }
-        | Op::NewTarget
-        | Op::Function(_)
-        | Op::QueueMicrotask(_)
-        | Op::NextTick(_)
-        | Op::SetTimeout { .. }
-        | Op::SetImmediate(_)
-        | Op::NewPromise => Vec::new(),
-    };
-    (found, 0)
+    if let Op::SignalAny { signals } = op {
+        return (signals.iter().collect(), signals.len());
+    }
+    (op.exprs(), 0)
 }
 
 #[test]

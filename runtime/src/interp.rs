@@ -486,11 +486,13 @@ impl<L: Library> Runtime<L> {
                 // T.addEventListener(TYPE, CALLBACK, { ..., signal: S }))`.
                 let target = self.eval(target, env)?;
                 let signal = self.eval_optional(&options.signal, env)?;
-                let mut lists = vec![(&target, event_type.as_str())];
-                if let Some(signal) = &signal {
-                    lists.push((signal, "abort"));
-                }
-                if !self.charge_listeners(&lists) {
+                let charged = match &signal {
+                    Some(signal) => {
+                        self.charge_listeners(&[(&target, event_type), (signal, "abort")])
+                    }
+                    None => self.charge_listeners(&[(&target, event_type)]),
+                };
+                if !charged {
                     return Ok(Value::Undefined);
                 }
                 if matches!(target, Value::Undefined | Value::Null) {
