@@ -203,14 +203,16 @@ pub(crate) fn type_error(rt: &mut Rt, what: &str) -> Value {
 
 impl Library for Impl {
     fn new() -> Self {
+        // Room for a typical scenario's objects up front: growing these
+        // from empty reallocated each several times per run.
         Impl {
             mutant: None,
-            slots: Vec::new(),
+            slots: Vec::with_capacity(32),
             types: vec![Rc::from("abort")],
             listeners: Listeners::default(),
-            targets: Vec::new(),
-            signals: Vec::new(),
-            events: Vec::new(),
+            targets: Vec::with_capacity(8),
+            signals: Vec::with_capacity(8),
+            events: Vec::with_capacity(8),
             disposables: Vec::new(),
             timeout_holders: Vec::new(),
             registrations: Vec::new(),

@@ -41,8 +41,7 @@ pub mod abort;
 pub mod abort_listener;
 pub mod event;
 pub mod event_target;
-
-use std::collections::BTreeMap;
+pub mod slots;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{AddListenerOptions, Completion, Library, ObjectId, Runtime, Value};
@@ -51,21 +50,22 @@ use crate::abort::AbortSignalState;
 use crate::abort_listener::Disposable;
 use crate::event::EventState;
 use crate::event_target::{EventListener, EventTargetState, ListenerOptions, ListenerRoot};
+use crate::slots::Slots;
 
 /// The state of the library layer for one scenario: every host object's
 /// internal slots, keyed by its heap id.
 #[derive(Debug, Default)]
 pub struct Model {
     /// AbortController to its signal.
-    controllers: BTreeMap<ObjectId, ObjectId>,
+    controllers: Slots<ObjectId>,
     /// Every EventTarget, AbortSignals included.
-    targets: BTreeMap<ObjectId, EventTargetState>,
+    targets: Slots<EventTargetState>,
     /// The AbortSignal slots.
-    signals: BTreeMap<ObjectId, AbortSignalState>,
+    signals: Slots<AbortSignalState>,
     /// Every Event.
-    events: BTreeMap<ObjectId, EventState>,
+    events: Slots<EventState>,
     /// The Disposables of `addAbortListener`.
-    disposables: BTreeMap<ObjectId, Disposable>,
+    disposables: Slots<Disposable>,
     /// Every listener node ever created (removed ones stay: a dispatch may
     /// still walk through them).
     listeners: Vec<EventListener>,
@@ -92,7 +92,7 @@ fn operand<T>(
     rt: &mut Runtime<Model>,
     value: Value,
     prop: &str,
-    table: fn(&Model) -> &BTreeMap<ObjectId, T>,
+    table: fn(&Model) -> &Slots<T>,
 ) -> Result<ObjectId, Value> {
     match value {
         Value::Object(id) if table(&rt.lib).contains_key(&id) => Ok(id),

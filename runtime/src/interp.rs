@@ -164,7 +164,9 @@ impl<L: Library> Runtime<L> {
                 self.exec_op(op, env)?;
             }
             Stmt::Log(exprs) => {
-                let mut line = String::new();
+                // Most lines fit: growing a string from empty reallocates
+                // it three or four times.
+                let mut line = String::with_capacity(64);
                 for (i, e) in exprs.iter().enumerate() {
                     if i > 0 {
                         line.push(' ');

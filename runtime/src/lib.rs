@@ -18,7 +18,11 @@ pub mod interp;
 pub mod promise;
 pub mod value;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+// The runtime's maps are keyed by ids and addresses it made itself: no
+// input chooses their keys, so the fast unkeyed hash is safe.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 use nodesem_lang::{Log, RunConfig, Scenario};
 
@@ -209,7 +213,7 @@ pub struct Runtime<L: 'static> {
     pub(crate) disposable_signals: HashMap<ObjectId, Value>,
     /// The callback blocks called so far, by their identity (for
     /// [`RunStats`]).
-    pub(crate) bodies_run: std::collections::HashSet<u64>,
+    pub(crate) bodies_run: FxHashSet<u64>,
     /// Callback blocks by address, shared by the functions made from them.
     pub(crate) bodies: HashMap<usize, interp::CompiledBody>,
     /// The main script, kept for the whole run so that the addresses of
@@ -227,23 +231,27 @@ impl<L: Library> Runtime<L> {
             heap: Heap::default(),
             lib: L::new(),
             config,
-            log: Log::default(),
+            // A generated scenario logs a few dozen lines: growing the list
+            // from empty reallocated it five or six times.
+            log: Log {
+                lines: Vec::with_capacity(64),
+            },
             ticks: VecDeque::new(),
             microtasks: VecDeque::new(),
             pending_unhandled_rejections: Vec::new(),
             now: 0,
             timers: BTreeMap::new(),
-            timer_keys: HashMap::new(),
+            timer_keys: HashMap::default(),
             immediates: VecDeque::new(),
             next_seq: 0,
             steps: 0,
             depth: 0,
             work: 0,
             log_bytes: 0,
-            any_weights: HashMap::new(),
-            disposable_signals: HashMap::new(),
-            bodies_run: std::collections::HashSet::new(),
-            bodies: HashMap::new(),
+            any_weights: HashMap::default(),
+            disposable_signals: HashMap::default(),
+            bodies_run: FxHashSet::default(),
+            bodies: HashMap::default(),
             main: None,
             collect_stats: false,
             stopped: false,
@@ -261,7 +269,8 @@ impl<L: Library> Runtime<L> {
         if self.stopped {
             return;
         }
-        let line = if line.contains(['\n', '\r']) {
+        // (`<[u8]>::contains` searches a word at a time.)
+        let line = if line.as_bytes().contains(&b'\n') || line.as_bytes().contains(&b'\r') {
             line.replace('\r', "\\r").replace('\n', "\\n")
         } else {
             line
@@ -361,7 +370,7 @@ pub fn run_scenario_with_stats<L: Library>(
     interp::callback_blocks(&scenario.body, &mut bodies);
     let stats = RunStats {
         bodies: bodies.len(),
-        bodies_run: rt.bodies_run.intersection(&bodies).count(),
+        bodies_run: bodies.iter().filter(|b| rt.bodies_run.contains(b)).count(),
         budget_exhausted: rt.stopped,
         work: rt.work,
     };

@@ -120,7 +120,9 @@ pub struct Heap<L: 'static> {
 impl<L> Default for Heap<L> {
     fn default() -> Self {
         Heap {
-            objects: Vec::new(),
+            // A generated scenario makes a dozen objects or so: growing
+            // from empty cost more than this.
+            objects: Vec::with_capacity(16),
         }
     }
 }
@@ -161,62 +163,87 @@ pub struct Env(Rc<RefCell<EnvFrame>>);
 
 #[derive(Default)]
 struct EnvFrame {
-    /// The bindings of this activation. A frame holds a handful of them (a
-    /// callback's parameter and its `let`s), so a list searched from the
-    /// end beats hashing each name on every lookup ...
-    vars: Vec<(BindingName, Value)>,
+    /// A callback's implicit parameter (`event`, `value`, `reason`), kept
+    /// apart so that the frame of a callback that makes no `let` allocates
+    /// no list.
+    param: Option<(&'static str, Value)>,
+    /// The `let`s of this activation. A frame holds a handful of them, so a
+    /// list searched from the end beats hashing each name on every lookup
+    /// ...
+    vars: Vec<(Rc<str>, Value)>,
     /// ... until it holds more than [`FRAME_LIST_MAX`]: then an index keeps
-    /// a main script of ten thousand bindings linear to run.
+    /// a main script of ten thousand bindings linear to run. It shares the
+    /// names of `vars`. The names are the scenario's, so the hash is the
+    /// standard keyed one: a script cannot choose names that collide.
     index: Option<HashMap<Rc<str>, usize>>,
     parent: Option<Env>,
 }
 
-/// The name of a binding: a callback's implicit parameter needs no copy.
-enum BindingName {
-    /// `event`, `value` or `reason`.
-    Param(&'static str),
-    /// A `let`.
-    Let(Rc<str>),
-}
-
-impl BindingName {
-    fn as_str(&self) -> &str {
-        match self {
-            BindingName::Param(name) => name,
-            BindingName::Let(name) => name,
-        }
-    }
+/// Whether two binding names are equal. Names are short and, in generated
+/// scenarios, differ in their numeric suffix (`c1`, `c4`): comparing from
+/// the end, inline, settles most pairs at the first byte where a call to
+/// `memcmp` cost more than the comparison.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().rev().zip(b.bytes().rev()).all(|(x, y)| x == y)
 }
 
 /// The most bindings a frame searches as a list (see [`EnvFrame::index`]).
 const FRAME_LIST_MAX: usize = 16;
 
+/// Where a frame holds a binding.
+enum Slot {
+    Param,
+    Var(usize),
+}
+
 impl EnvFrame {
-    fn position(&self, name: &str) -> Option<usize> {
-        match &self.index {
+    fn find(&self, name: &str) -> Option<Slot> {
+        let var = match &self.index {
             Some(index) => index.get(name).copied(),
-            None => self.vars.iter().rposition(|(n, _)| n.as_str() == name),
+            None => self.vars.iter().rposition(|(n, _)| same_name(n, name)),
+        };
+        match var {
+            Some(i) => Some(Slot::Var(i)),
+            None => match &self.param {
+                Some((param, _)) if *param == name => Some(Slot::Param),
+                _ => None,
+            },
         }
     }
 
-    fn insert(&mut self, name: BindingName, value: Value) {
-        if let Some(i) = self.position(name.as_str()) {
-            self.vars[i].1 = value;
-            return;
+    fn value(&self, slot: Slot) -> &Value {
+        match slot {
+            Slot::Param => &self.param.as_ref().expect("a parameter").1,
+            Slot::Var(i) => &self.vars[i].1,
         }
-        let at = self.vars.len();
-        if let Some(index) = &mut self.index {
-            index.insert(Rc::from(name.as_str()), at);
-        }
-        self.vars.push((name, value));
-        if self.index.is_none() && self.vars.len() > FRAME_LIST_MAX {
-            let index = self
-                .vars
-                .iter()
-                .enumerate()
-                .map(|(i, (n, _))| (Rc::from(n.as_str()), i))
-                .collect();
-            self.index = Some(index);
+    }
+
+    fn define(&mut self, name: &str, value: Value) {
+        match self.find(name) {
+            Some(Slot::Param) => self.param.as_mut().expect("a parameter").1 = value,
+            Some(Slot::Var(i)) => self.vars[i].1 = value,
+            None => {
+                let name: Rc<str> = Rc::from(name);
+                let at = self.vars.len();
+                if let Some(index) = &mut self.index {
+                    index.insert(Rc::clone(&name), at);
+                }
+                if self.vars.capacity() == 0 {
+                    // A frame that makes one `let` usually makes more.
+                    self.vars.reserve(FRAME_LIST_MAX);
+                }
+                self.vars.push((name, value));
+                if self.index.is_none() && self.vars.len() > FRAME_LIST_MAX {
+                    let mut index = HashMap::with_capacity(4 * FRAME_LIST_MAX);
+                    index.extend(
+                        self.vars
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (n, _))| (Rc::clone(n), i)),
+                    );
+                    self.index = Some(index);
+                }
+            }
         }
     }
 }
@@ -225,9 +252,8 @@ impl Env {
     /// A new environment whose parent is `self`.
     pub fn child(&self) -> Env {
         Env(Rc::new(RefCell::new(EnvFrame {
-            vars: Vec::new(),
-            index: None,
             parent: Some(self.clone()),
+            ..EnvFrame::default()
         })))
     }
 
@@ -235,27 +261,22 @@ impl Env {
     /// implicit parameter.
     pub fn child_with_param(&self, param: &'static str, value: Value) -> Env {
         Env(Rc::new(RefCell::new(EnvFrame {
-            vars: vec![(BindingName::Param(param), value)],
-            index: None,
+            param: Some((param, value)),
             parent: Some(self.clone()),
+            ..EnvFrame::default()
         })))
     }
 
     /// Defines a binding in this environment.
     pub fn define(&self, name: &str, value: Value) {
-        let mut frame = self.0.borrow_mut();
-        if let Some(i) = frame.position(name) {
-            frame.vars[i].1 = value;
-            return;
-        }
-        frame.insert(BindingName::Let(Rc::from(name)), value);
+        self.0.borrow_mut().define(name, value);
     }
 
     /// Looks a binding up through the chain.
     pub fn lookup(&self, name: &str) -> Option<Value> {
         let frame = self.0.borrow();
-        match frame.position(name) {
-            Some(i) => Some(frame.vars[i].1.clone()),
+        match frame.find(name) {
+            Some(slot) => Some(frame.value(slot).clone()),
             None => frame.parent.as_ref().and_then(|p| p.lookup(name)),
         }
     }
