@@ -44,7 +44,6 @@
 use std::fmt::Write;
 
 use crate::js_source::{identifier, line_comment, string_literal};
-use nodesem_lang::ast::Name;
 use nodesem_lang::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
 
 /// The prelude that every emitted body runs on, as the standalone program
@@ -106,7 +105,7 @@ pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
     let body = emit_body(scenario);
     if top_level_names(&scenario.body)
         .iter()
-        .any(|name| PROGRAM_NAMES.contains(&name.as_str()))
+        .any(|name| PROGRAM_NAMES.contains(name))
     {
         // A binding named like the program's own declarations would clash
         // with them at the module's top level: give the body a block.
@@ -133,11 +132,11 @@ pub fn js_string(s: &str) -> String {
 
 /// The bindings of the main script itself (not of its blocks), in order and
 /// without duplicates.
-fn top_level_names(body: &[Stmt]) -> Vec<&Name> {
-    let mut names: Vec<&Name> = Vec::new();
+fn top_level_names(body: &[Stmt]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
     for stmt in body {
         if let Stmt::Let { name, .. } = stmt {
-            if !names.contains(&name) {
+            if !names.contains(&&**name) {
                 names.push(name);
             }
         }

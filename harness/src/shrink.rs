@@ -579,7 +579,7 @@ fn collect_names(
             let n = counters.entry(p).or_insert(0);
             *n += 1;
             names
-                .entry(name.clone())
+                .entry(name.to_string())
                 .or_insert_with(|| format!("{p}{n}"));
         }
         for block in stmt.blocks() {
@@ -604,8 +604,8 @@ fn rename_stmts(body: &mut [Stmt], names: &std::collections::HashMap<String, Str
     for stmt in body.iter_mut() {
         match stmt {
             Stmt::Let { name, op } => {
-                if let Some(new) = names.get(name) {
-                    *name = new.clone();
+                if let Some(new) = names.get(&**name) {
+                    *name = new.as_str().into();
                 }
                 rename_op(op, names);
             }

@@ -61,8 +61,9 @@ pub enum Stmt {
     Comment(String),
     /// `let NAME = OP`: performs the operation and binds its result.
     Let {
-        /// The new binding.
-        name: Name,
+        /// The new binding. Shared, so that an engine binding it a thousand
+        /// times (a `let` in a listener) copies no text.
+        name: Arc<str>,
         /// The operation whose result is bound.
         op: Op,
     },

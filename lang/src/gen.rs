@@ -1292,7 +1292,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 self.controllers.insert(name.clone(), Status::Live);
                 self.add_signal(&name, vec![Root::Controller(name.clone())]);
                 out.push(Stmt::Let {
-                    name,
+                    name: name.into(),
                     op: Op::NewController,
                 });
             }
@@ -1300,7 +1300,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 let name = self.fresh("t");
                 self.declare(&name, Kind::Target);
                 out.push(Stmt::Let {
-                    name,
+                    name: name.into(),
                     op: Op::NewTarget,
                 });
             }
@@ -1326,7 +1326,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 self.declare(&name, Kind::Signal);
                 self.add_signal(&name, vec![Root::Aborted]);
                 out.push(Stmt::Let {
-                    name,
+                    name: name.into(),
                     op: Op::SignalAbort { reason },
                 });
             }
@@ -1341,7 +1341,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 }
                 self.add_signal(&name, vec![Root::Timeout(name.clone())]);
                 out.push(Stmt::Let {
-                    name,
+                    name: name.into(),
                     op: Op::SignalTimeout { ms },
                 });
             }
@@ -1364,7 +1364,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 self.declare(&name, Kind::Signal);
                 self.add_signal(&name, roots);
                 out.push(Stmt::Let {
-                    name,
+                    name: name.into(),
                     op: Op::SignalAny { signals },
                 });
             }
@@ -1450,7 +1450,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                 self.declare(&name, Kind::Function);
                 self.fn_uses.insert(name.clone(), 0);
                 out.push(Stmt::Let {
-                    name,
+                    name: name.into(),
                     op: Op::Function(body),
                 });
             }
@@ -1589,7 +1589,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                     },
                 );
                 out.push(Stmt::Let {
-                    name,
+                    name: name.into(),
                     op: Op::NewPromise,
                 });
             }
@@ -1609,7 +1609,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                     let name = self.fresh("tn");
                     self.declare(&name, Kind::Thenable);
                     out.push(Stmt::Let {
-                        name,
+                        name: name.into(),
                         op: Op::Thenable { value },
                     });
                     return;
@@ -1631,7 +1631,10 @@ impl<'u, 'a> Generator<'u, 'a> {
         match binding {
             Some((name, kind)) => {
                 self.declare(&name, kind);
-                out.push(Stmt::Let { name, op });
+                out.push(Stmt::Let {
+                    name: name.into(),
+                    op,
+                });
             }
             None => out.push(Stmt::Do(op)),
         }
@@ -2527,7 +2530,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             let name = self.fresh("r");
             self.declare(&name, Kind::Value);
             out.push(Stmt::Let {
-                name: name.clone(),
+                name: name.as_str().into(),
                 op,
             });
             out.push(Stmt::Log(vec![
@@ -2936,7 +2939,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             let name = self.fresh("r");
             self.declare(&name, Kind::Value);
             body.push(Stmt::Let {
-                name: name.clone(),
+                name: name.as_str().into(),
                 op,
             });
             Some(self.push_epilogue(

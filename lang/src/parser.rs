@@ -992,7 +992,10 @@ impl<'a> Parser<'a> {
         } else {
             self.declare(line, col, &name, kind)?;
         }
-        Ok(Stmt::Let { name, op })
+        Ok(Stmt::Let {
+            name: name.into(),
+            op,
+        })
     }
 
     /// `log EXPR...`.

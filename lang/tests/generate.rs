@@ -590,11 +590,11 @@ fn main_signals(s: &Scenario) -> Vec<(usize, Expr)> {
             Stmt::Let {
                 name,
                 op: Op::NewController,
-            } => Some((i, Expr::var(name).prop("signal"))),
+            } => Some((i, Expr::var(&**name).prop("signal"))),
             Stmt::Let {
                 name,
                 op: Op::SignalAbort { .. } | Op::SignalTimeout { .. } | Op::SignalAny { .. },
-            } => Some((i, Expr::var(name))),
+            } => Some((i, Expr::var(&**name))),
             _ => None,
         })
         .collect()
@@ -716,7 +716,7 @@ fn every_scenario_ends_with_an_epilogue_that_triggers_and_observes() {
                 Op::Then { promise, .. } | Op::Catch { promise, .. } => {
                     let Expr::Var(p) = promise else { continue };
                     let deferred = s.body[..at].iter().any(
-                        |stmt| matches!(stmt, Stmt::Let { name, op: Op::NewPromise } if name == p),
+                        |stmt| matches!(stmt, Stmt::Let { name, op: Op::NewPromise } if **name == **p),
                     );
                     let settled = later_ops(&s, 0).into_iter().any(|op| {
                         matches!(op, Op::Resolve { promise, .. } | Op::Reject { promise, .. } if *promise == Expr::var(p))

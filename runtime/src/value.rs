@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use nodesem_lang::Block;
 
@@ -170,12 +171,12 @@ struct EnvFrame {
     /// The `let`s of this activation. A frame holds a handful of them, so a
     /// list searched from the end beats hashing each name on every lookup
     /// ...
-    vars: Vec<(Rc<str>, Value)>,
+    vars: Vec<(Arc<str>, Value)>,
     /// ... until it holds more than [`FRAME_LIST_MAX`]: then an index keeps
     /// a main script of ten thousand bindings linear to run. It shares the
     /// names of `vars`. The names are the scenario's, so the hash is the
     /// standard keyed one: a script cannot choose names that collide.
-    index: Option<HashMap<Rc<str>, usize>>,
+    index: Option<HashMap<Arc<str>, usize>>,
     parent: Option<Env>,
 }
 
@@ -218,15 +219,15 @@ impl EnvFrame {
         }
     }
 
-    fn define(&mut self, name: &str, value: Value) {
+    fn define(&mut self, name: &Arc<str>, value: Value) {
         match self.find(name) {
             Some(Slot::Param) => self.param.as_mut().expect("a parameter").1 = value,
             Some(Slot::Var(i)) => self.vars[i].1 = value,
             None => {
-                let name: Rc<str> = Rc::from(name);
+                let name = Arc::clone(name);
                 let at = self.vars.len();
                 if let Some(index) = &mut self.index {
-                    index.insert(Rc::clone(&name), at);
+                    index.insert(Arc::clone(&name), at);
                 }
                 if self.vars.capacity() == 0 {
                     // A frame that makes one `let` usually makes more.
@@ -239,7 +240,7 @@ impl EnvFrame {
                         self.vars
                             .iter()
                             .enumerate()
-                            .map(|(i, (n, _))| (Rc::clone(n), i)),
+                            .map(|(i, (n, _))| (Arc::clone(n), i)),
                     );
                     self.index = Some(index);
                 }
@@ -267,8 +268,9 @@ impl Env {
         })))
     }
 
-    /// Defines a binding in this environment.
-    pub fn define(&self, name: &str, value: Value) {
+    /// Defines a binding in this environment. The name is the scenario's
+    /// own (`Stmt::Let`), shared rather than copied.
+    pub fn define(&self, name: &Arc<str>, value: Value) {
         self.0.borrow_mut().define(name, value);
     }
 
