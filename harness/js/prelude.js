@@ -708,6 +708,7 @@ const createScenario = (() => {
       resolve(p, v) { resolverOf(p).resolve(v); },
       reject(p, v) { resolverOf(p).reject(v); },
       thenable(v) { return { then(resolve) { resolve(v); } }; },
+      same: Object.is,
       segment,
       run,
       start,

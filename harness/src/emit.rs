@@ -553,6 +553,10 @@ fn expr(value: &Expr) -> String {
                 js_string(name)
             )
         }
+        // The prelude's `Object.is`, taken before the scenario runs: a
+        // binding named `Object` cannot change it.
+        Expr::Same(a, b) => format!("$.same({}, {})", expr(a), expr(b)),
+        Expr::TypeOf(a) => format!("(typeof {})", expr(a)),
     }
 }
 

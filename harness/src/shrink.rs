@@ -595,8 +595,21 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
                 *n = new.clone();
             }
         }
-        Expr::Prop(base, _) => rename_expr(base, names),
-        _ => {}
+        Expr::Prop(base, _) | Expr::TypeOf(base) => rename_expr(base, names),
+        Expr::Same(a, b) => {
+            rename_expr(a, names);
+            rename_expr(b, names);
+        }
+        // Named explicitly, so that a new kind of expression holding others
+        // cannot be forgotten here.
+        Expr::Undefined
+        | Expr::Null
+        | Expr::Bool(_)
+        | Expr::Int(_)
+        | Expr::Str(_)
+        | Expr::NewError(_)
+        | Expr::NewBuiltinError { .. }
+        | Expr::NewDomException { .. } => {}
     }
 }
 

@@ -390,6 +390,12 @@ pub enum Expr {
         /// The name, such as `AbortError` or `TimeoutError`.
         name: String,
     },
+    /// `same A B`: `Object.is(A, B)`, whether two values are the same (for
+    /// objects: the same object). Neither operand is a `same` or `typeof`.
+    Same(Box<Expr>, Box<Expr>),
+    /// `typeof A`: JavaScript's `typeof A`. The operand is not a `same` or
+    /// `typeof`.
+    TypeOf(Box<Expr>),
 }
 
 /// The built-in error classes besides `Error` that a scenario can make.

@@ -56,6 +56,16 @@
 //! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement` |
 //! | Error or plain value | `name`, `message` |
 //!
+//! Two operators observe values the log cannot tell apart:
+//!
+//! | form | JavaScript | value |
+//! |---|---|---|
+//! | `same A B` | `Object.is(A, B)` | `true` when A and B are the same value: for objects, the same object (is `event.target` the signal, is a reason the object that was passed, does `any [s]` return `s`) |
+//! | `typeof A` | `typeof A` | `"undefined"`, `"object"` (null too), `"boolean"`, `"number"`, `"string"` or `"function"` |
+//!
+//! Their operands are values, bindings or property reads, never another
+//! `same` or `typeof`; both words are reserved.
+//!
 //! Every binding has a kind known from the operation that made it, and each
 //! operation checks the kinds of its operands: aborting an EventTarget, or
 //! passing a timer where a signal is expected, is a validation error.

@@ -156,6 +156,8 @@ impl Kind {
 /// The words that cannot be binding names: the language's keywords, its
 /// implicit parameters and literals.
 pub const KEYWORDS: &[&str] = &[
+    "same",
+    "typeof",
     "let",
     "log",
     "try",
@@ -1139,6 +1141,8 @@ impl<'a> Parser<'a> {
                             | "TypeError"
                             | "RangeError"
                             | "DOMException"
+                            | "same"
+                            | "typeof"
                             | "event"
                             | "value"
                             | "reason"
@@ -1621,6 +1625,17 @@ impl<'a> Parser<'a> {
         Ok(e)
     }
 
+    /// The operand of `same` or `typeof`: any expression but another
+    /// `same` or `typeof`, so that operators never nest (and parsing them
+    /// never recurses more than once).
+    fn operand(&mut self, line: &mut Line) -> PResult<Expr> {
+        if let Some(w @ ("same" | "typeof")) = line.peek_word() {
+            let message = format!("expected a value, found `{w}` (`same` and `typeof` take a value, a binding or a property, not another `same` or `typeof`)");
+            return Err(self.error(line.number, line.col(), message));
+        }
+        Ok(self.expr(line)?.0)
+    }
+
     /// Parses an expression and infers its kind.
     fn expr(&mut self, line: &mut Line) -> PResult<(Expr, Kind)> {
         let col = line.col();
@@ -1636,6 +1651,15 @@ impl<'a> Parser<'a> {
                 "null" => (Expr::Null, Kind::Value),
                 "true" => (Expr::Bool(true), Kind::Value),
                 "false" => (Expr::Bool(false), Kind::Value),
+                "same" => {
+                    let a = self.operand(line)?;
+                    let b = self.operand(line)?;
+                    (Expr::Same(Box::new(a), Box::new(b)), Kind::Value)
+                }
+                "typeof" => {
+                    let a = self.operand(line)?;
+                    (Expr::TypeOf(Box::new(a)), Kind::Value)
+                }
                 "Error" | "TypeError" | "RangeError" | "DOMException" => {
                     if line.peek() != Some(&Tok::Punct('(')) {
                         return Err(self.expected(line, &format!("`(` after `{w}`")));

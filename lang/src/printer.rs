@@ -434,6 +434,16 @@ fn write_expr(out: &mut String, e: &Expr) {
             out.push_str(&quote(name));
             out.push(')');
         }
+        Expr::Same(a, b) => {
+            out.push_str("same ");
+            write_expr(out, a);
+            out.push(' ');
+            write_expr(out, b);
+        }
+        Expr::TypeOf(a) => {
+            out.push_str("typeof ");
+            write_expr(out, a);
+        }
     }
     for name in props.iter().rev() {
         out.push('.');

@@ -204,3 +204,19 @@ fn a_bare_boolean_capture_round_trips() {
     )
     .is_err());
 }
+
+#[test]
+fn same_and_typeof_round_trip_and_do_not_nest() {
+    let text = "let c = controller\nlog same c.signal c.signal typeof c.signal.reason\nlet x = same 1 \"1\"\nlog typeof x same x true\n";
+    let s = parse("ok.scn", text).unwrap();
+    assert_eq!(print(&s), text);
+    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    assert_eq!(
+        errors("log same typeof 1 2\nlet typeof = controller\nlog same 1\n"),
+        vec![
+            "bad.scn:1:10: expected a value, found `typeof` (`same` and `typeof` take a value, a binding or a property, not another `same` or `typeof`)",
+            "bad.scn:2:5: `typeof` is reserved and cannot name a binding",
+            "bad.scn:3:11: expected a value, found the end of the line",
+        ]
+    );
+}

@@ -46,6 +46,18 @@ pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) 
     }
 }
 
+/// SameValue(a, b) (ECMA-262, 7.2.9), which `Object.is` returns: numbers
+/// are the same when both are NaN, or equal with the same sign (so 0 and
+/// -0 differ); objects when they are the same object.
+pub fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            (x.is_nan() && y.is_nan()) || (x == y && x.is_sign_negative() == y.is_sign_negative())
+        }
+        _ => a == b,
+    }
+}
+
 /// A callback block as functions share it (see [`Runtime::make_function`]).
 #[derive(Clone)]
 pub(crate) struct CompiledBody {
@@ -235,6 +247,15 @@ impl<L: Library> Runtime<L> {
             Expr::NewError(msg) => self.new_error("Error", msg),
             Expr::NewBuiltinError { class, message } => self.new_error(class.name(), message),
             Expr::NewDomException { message, name } => self.new_dom_exception(message, name),
+            Expr::Same(a, b) => {
+                let a = self.eval(a, env)?;
+                let b = self.eval(b, env)?;
+                Value::Bool(same_value(&a, &b))
+            }
+            Expr::TypeOf(a) => {
+                let a = self.eval(a, env)?;
+                Value::string(self.type_of(&a))
+            }
         })
     }
 
@@ -347,6 +368,19 @@ impl<L: Library> Runtime<L> {
         match cb {
             Callback::Inline(block) => Ok(self.make_function(block, param, env)),
             Callback::Value(e) => self.eval_object(e, env),
+        }
+    }
+
+    /// `typeof value` (ECMA-262, 13.5.3.1, table "typeof Operator Results").
+    pub fn type_of(&self, value: &Value) -> &'static str {
+        match value {
+            Value::Undefined => "undefined",
+            Value::Null => "object",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Object(_) if self.is_function(value) => "function",
+            Value::Object(_) => "object",
         }
     }
 
