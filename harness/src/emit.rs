@@ -557,6 +557,9 @@ fn expr(value: &Expr) -> String {
         // binding named `Object` cannot change it.
         Expr::Same(a, b) => format!("$.same({}, {})", expr(a), expr(b)),
         Expr::TypeOf(a) => format!("(typeof {})", expr(a)),
+        // Bindings start with a lowercase letter: no scenario can shadow a
+        // constructor.
+        Expr::InstanceOf(a, class) => format!("({} instanceof {})", expr(a), class.name()),
     }
 }
 

@@ -595,7 +595,9 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
                 *n = new.clone();
             }
         }
-        Expr::Prop(base, _) | Expr::TypeOf(base) => rename_expr(base, names),
+        Expr::Prop(base, _) | Expr::TypeOf(base) | Expr::InstanceOf(base, _) => {
+            rename_expr(base, names)
+        }
         Expr::Same(a, b) => {
             rename_expr(a, names);
             rename_expr(b, names);

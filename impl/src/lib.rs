@@ -37,7 +37,7 @@ use std::rc::Rc;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
-    AddListenerOptions, Completion, Library, ObjectData, ObjectId, Runtime, Value,
+    AddListenerOptions, Completion, HostClass, Library, ObjectData, ObjectId, Runtime, Value,
 };
 
 pub use mutant::{Mutant, UnknownMutant};
@@ -326,6 +326,16 @@ impl Library for Impl {
             Slot::Target(_) => "[EventTarget]".into(),
             Slot::Event(e) => format!("Event({})", rt.lib.type_name(rt.lib.events[e as usize].ty)),
             Slot::Disposable(_) | Slot::None => "[Object]".into(),
+        }
+    }
+
+    fn host_class(rt: &Rt, obj: ObjectId) -> HostClass {
+        match rt.lib.slot(obj) {
+            Slot::Controller(_) => HostClass::AbortController,
+            Slot::Signal(_) => HostClass::AbortSignal,
+            Slot::Target(_) => HostClass::EventTarget,
+            Slot::Event(_) => HostClass::Event,
+            Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }
     }
 

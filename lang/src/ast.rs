@@ -396,6 +396,75 @@ pub enum Expr {
     /// `typeof A`: JavaScript's `typeof A`. The operand is not a `same` or
     /// `typeof`.
     TypeOf(Box<Expr>),
+    /// `instanceof A CLASS`: JavaScript's `A instanceof CLASS`. The operand
+    /// is not a `same`, `typeof` or `instanceof`.
+    InstanceOf(Box<Expr>, Class),
+}
+
+/// The constructors `instanceof` can test against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Class {
+    /// `AbortController`.
+    AbortController,
+    /// `AbortSignal`.
+    AbortSignal,
+    /// `EventTarget`.
+    EventTarget,
+    /// `Event`.
+    Event,
+    /// `Error`.
+    Error,
+    /// `TypeError`.
+    TypeError,
+    /// `RangeError`.
+    RangeError,
+    /// `DOMException`.
+    DomException,
+    /// `Promise`.
+    Promise,
+    /// `Function`.
+    Function,
+    /// `Object`.
+    Object,
+}
+
+impl Class {
+    /// Every class, in the order the language reference lists them.
+    pub const ALL: [Class; 11] = [
+        Class::AbortController,
+        Class::AbortSignal,
+        Class::EventTarget,
+        Class::Event,
+        Class::Error,
+        Class::TypeError,
+        Class::RangeError,
+        Class::DomException,
+        Class::Promise,
+        Class::Function,
+        Class::Object,
+    ];
+
+    /// The constructor's name, as JavaScript spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::AbortController => "AbortController",
+            Class::AbortSignal => "AbortSignal",
+            Class::EventTarget => "EventTarget",
+            Class::Event => "Event",
+            Class::Error => "Error",
+            Class::TypeError => "TypeError",
+            Class::RangeError => "RangeError",
+            Class::DomException => "DOMException",
+            Class::Promise => "Promise",
+            Class::Function => "Function",
+            Class::Object => "Object",
+        }
+    }
+
+    /// The class of this name.
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
 }
 
 /// The built-in error classes besides `Error` that a scenario can make.

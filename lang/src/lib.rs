@@ -62,9 +62,10 @@
 //! |---|---|---|
 //! | `same A B` | `Object.is(A, B)` | `true` when A and B are the same value: for objects, the same object (is `event.target` the signal, is a reason the object that was passed, does `any [s]` return `s`) |
 //! | `typeof A` | `typeof A` | `"undefined"`, `"object"` (null too), `"boolean"`, `"number"`, `"string"` or `"function"` |
+//! | `instanceof A CLASS` | `A instanceof CLASS` | `true` when CLASS's prototype is on A's chain; CLASS is one of `AbortController`, `AbortSignal`, `EventTarget`, `Event`, `Error`, `TypeError`, `RangeError`, `DOMException`, `Promise`, `Function`, `Object` |
 //!
 //! Their operands are values, bindings or property reads, never another
-//! `same` or `typeof`; both words are reserved.
+//! operator; the three words are reserved.
 //!
 //! Every binding has a kind known from the operation that made it, and each
 //! operation checks the kinds of its operands: aborting an EventTarget, or
@@ -197,7 +198,8 @@ pub mod printer;
 pub mod syntax;
 
 pub use ast::{
-    Block, BuiltinError, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt,
+    Block, BuiltinError, Callback, Class, Expr, Handler, ListenerOptions, Op, RunMode, Scenario,
+    Stmt,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};

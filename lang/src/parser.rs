@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::ast::{
-    Block, BuiltinError, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario,
-    Stmt,
+    Block, BuiltinError, Callback, Class, Expr, Handler, ListenerOptions, Name, Op, RunMode,
+    Scenario, Stmt,
 };
 use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
@@ -158,6 +158,7 @@ impl Kind {
 pub const KEYWORDS: &[&str] = &[
     "same",
     "typeof",
+    "instanceof",
     "let",
     "log",
     "try",
@@ -1143,6 +1144,7 @@ impl<'a> Parser<'a> {
                             | "DOMException"
                             | "same"
                             | "typeof"
+                            | "instanceof"
                             | "event"
                             | "value"
                             | "reason"
@@ -1629,8 +1631,8 @@ impl<'a> Parser<'a> {
     /// `same` or `typeof`, so that operators never nest (and parsing them
     /// never recurses more than once).
     fn operand(&mut self, line: &mut Line) -> PResult<Expr> {
-        if let Some(w @ ("same" | "typeof")) = line.peek_word() {
-            let message = format!("expected a value, found `{w}` (`same` and `typeof` take a value, a binding or a property, not another `same` or `typeof`)");
+        if let Some(w @ ("same" | "typeof" | "instanceof")) = line.peek_word() {
+            let message = format!("expected a value, found `{w}` (`same`, `typeof` and `instanceof` take a value, a binding or a property, not another operator)");
             return Err(self.error(line.number, line.col(), message));
         }
         Ok(self.expr(line)?.0)
@@ -1659,6 +1661,20 @@ impl<'a> Parser<'a> {
                 "typeof" => {
                     let a = self.operand(line)?;
                     (Expr::TypeOf(Box::new(a)), Kind::Value)
+                }
+                "instanceof" => {
+                    let a = self.operand(line)?;
+                    let class = match line.peek_word().and_then(Class::from_name) {
+                        Some(class) => class,
+                        None => {
+                            let names: Vec<&str> = Class::ALL.iter().map(|c| c.name()).collect();
+                            return Err(
+                                self.expected(line, &format!("a class ({})", names.join(", ")))
+                            );
+                        }
+                    };
+                    line.bump();
+                    (Expr::InstanceOf(Box::new(a), class), Kind::Value)
                 }
                 "Error" | "TypeError" | "RangeError" | "DOMException" => {
                     if line.peek() != Some(&Tok::Punct('(')) {

@@ -444,6 +444,12 @@ fn write_expr(out: &mut String, e: &Expr) {
             out.push_str("typeof ");
             write_expr(out, a);
         }
+        Expr::InstanceOf(a, class) => {
+            out.push_str("instanceof ");
+            write_expr(out, a);
+            out.push(' ');
+            out.push_str(class.name());
+        }
     }
     for name in props.iter().rev() {
         out.push('.');

@@ -214,9 +214,21 @@ fn same_and_typeof_round_trip_and_do_not_nest() {
     assert_eq!(
         errors("log same typeof 1 2\nlet typeof = controller\nlog same 1\n"),
         vec![
-            "bad.scn:1:10: expected a value, found `typeof` (`same` and `typeof` take a value, a binding or a property, not another `same` or `typeof`)",
+            "bad.scn:1:10: expected a value, found `typeof` (`same`, `typeof` and `instanceof` take a value, a binding or a property, not another operator)",
             "bad.scn:2:5: `typeof` is reserved and cannot name a binding",
             "bad.scn:3:11: expected a value, found the end of the line",
         ]
+    );
+}
+
+#[test]
+fn instanceof_round_trips_and_names_its_classes() {
+    let text = "let c = controller\nlog instanceof c AbortController instanceof c.signal EventTarget instanceof 1 Object\n";
+    let s = parse("ok.scn", text).unwrap();
+    assert_eq!(print(&s), text);
+    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    assert_eq!(
+        errors("let c = controller\nlog instanceof c Map\n"),
+        vec!["bad.scn:2:18: expected a class (AbortController, AbortSignal, EventTarget, Event, Error, TypeError, RangeError, DOMException, Promise, Function, Object), found `Map`"]
     );
 }

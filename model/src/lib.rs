@@ -44,7 +44,9 @@ pub mod event_target;
 pub mod slots;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
-use nodesem_runtime::{AddListenerOptions, Completion, Library, ObjectId, Runtime, Value};
+use nodesem_runtime::{
+    AddListenerOptions, Completion, HostClass, Library, ObjectId, Runtime, Value,
+};
 
 use crate::abort::AbortSignalState;
 use crate::abort_listener::Disposable;
@@ -301,6 +303,21 @@ impl Library for Model {
         } else {
             // The Disposable of addAbortListener: `{ __proto__: null, ... }`.
             "[Object]".into()
+        }
+    }
+
+    fn host_class(rt: &Runtime<Self>, obj: ObjectId) -> HostClass {
+        let m = &rt.lib;
+        if m.controllers.contains_key(&obj) {
+            HostClass::AbortController
+        } else if m.signals.contains_key(&obj) {
+            HostClass::AbortSignal
+        } else if m.targets.contains_key(&obj) {
+            HostClass::EventTarget
+        } else if m.events.contains_key(&obj) {
+            HostClass::Event
+        } else {
+            HostClass::Disposable
         }
     }
 

@@ -7,12 +7,12 @@
 
 use std::rc::Rc;
 
-use nodesem_lang::{Block, Callback, Expr, Handler, Op, Stmt};
+use nodesem_lang::{Block, Callback, Class, Expr, Handler, Op, Stmt};
 
 use crate::value::{
     number_to_string, Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Value,
 };
-use crate::{Job, Library, Runtime, Task};
+use crate::{HostClass, Job, Library, Runtime, Task};
 
 /// How a block finished.
 pub enum Flow {
@@ -256,6 +256,10 @@ impl<L: Library> Runtime<L> {
                 let a = self.eval(a, env)?;
                 Value::string(self.type_of(&a))
             }
+            Expr::InstanceOf(a, class) => {
+                let a = self.eval(a, env)?;
+                Value::Bool(self.instance_of(&a, *class))
+            }
         })
     }
 
@@ -381,6 +385,48 @@ impl<L: Library> Runtime<L> {
             Value::String(_) => "string",
             Value::Object(_) if self.is_function(value) => "function",
             Value::Object(_) => "object",
+        }
+    }
+
+    /// `value instanceof class` (ECMA-262, 13.10.2, InstanceofOperator): for
+    /// these built-in constructors, whether `class.prototype` is on the
+    /// value's prototype chain. The chains are Node 26's: an AbortSignal is
+    /// an EventTarget; every error, a DOMException included, is an Error;
+    /// an error's own class is the constructor that made it (its `name`
+    /// here, which scripts cannot change); the Disposable of
+    /// `addAbortListener` has a null prototype, so it is not an Object.
+    pub fn instance_of(&self, value: &Value, class: Class) -> bool {
+        let Value::Object(id) = value else {
+            return false;
+        };
+        match self.heap.get(*id) {
+            ObjectData::Error {
+                class: error_class,
+                name,
+                ..
+            } => match class {
+                Class::Object | Class::Error => true,
+                Class::DomException => *error_class == ErrorClass::DomException,
+                Class::TypeError | Class::RangeError => {
+                    *error_class == ErrorClass::Error && **name == *class.name()
+                }
+                _ => false,
+            },
+            ObjectData::Function(_) => matches!(class, Class::Function | Class::Object),
+            ObjectData::Promise(_) => matches!(class, Class::Promise | Class::Object),
+            ObjectData::Thenable(_)
+            | ObjectData::Timer(_)
+            | ObjectData::Immediate(_)
+            | ObjectData::Plain => class == Class::Object,
+            ObjectData::Host => match (L::host_class(self, *id), class) {
+                (HostClass::Disposable, _) => false,
+                (_, Class::Object) => true,
+                (HostClass::AbortSignal, Class::AbortSignal | Class::EventTarget) => true,
+                (HostClass::AbortController, Class::AbortController)
+                | (HostClass::EventTarget, Class::EventTarget)
+                | (HostClass::Event, Class::Event) => true,
+                _ => false,
+            },
         }
     }
 

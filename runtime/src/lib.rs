@@ -32,6 +32,22 @@ pub use value::{
     Completion, Env, ErrorClass, FunctionData, Heap, NativeFn, ObjectData, ObjectId, Value,
 };
 
+/// The kinds of the library's objects, as `instanceof` tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostClass {
+    /// An AbortController.
+    AbortController,
+    /// An AbortSignal (also an EventTarget).
+    AbortSignal,
+    /// A plain EventTarget.
+    EventTarget,
+    /// An Event.
+    Event,
+    /// The Disposable `addAbortListener` returns: `{ __proto__: null }`, so
+    /// not even an `Object`.
+    Disposable,
+}
+
 /// The options of `addEventListener`, their operands evaluated.
 #[derive(Clone, Debug, Default)]
 pub struct AddListenerOptions {
@@ -142,6 +158,9 @@ pub trait Library: Sized + 'static {
     /// How the log prints one of the library's objects, such as
     /// `[AbortSignal]` or `Event(abort)`.
     fn describe(rt: &Runtime<Self>, obj: ObjectId) -> String;
+
+    /// What one of the library's objects is, for `instanceof`.
+    fn host_class(rt: &Runtime<Self>, obj: ObjectId) -> HostClass;
 
     /// How many listeners of `event_type` the EventTarget (or AbortSignal)
     /// `target` has, counted as Node's `events.getEventListeners(target,

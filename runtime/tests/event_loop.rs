@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use nodesem_conformance::snapshot_log;
 use nodesem_lang::{parse, RunConfig};
 use nodesem_runtime::{
-    run_scenario, AddListenerOptions, Completion, Library, ObjectId, Runtime, Value,
+    run_scenario, AddListenerOptions, Completion, HostClass, Library, ObjectId, Runtime, Value,
 };
 
 /// The folders of curated scenarios that use no library operation.
@@ -105,6 +105,9 @@ impl Library for NoLibrary {
         none()
     }
     fn describe(_: &Runtime<Self>, _: ObjectId) -> String {
+        none()
+    }
+    fn host_class(_: &Runtime<Self>, _: ObjectId) -> HostClass {
         none()
     }
     fn listener_count(_: &Runtime<Self>, _: ObjectId, _: &str) -> u64 {
