@@ -54,7 +54,7 @@
 //! | AbortController | `signal` |
 //! | AbortSignal | `aborted`, `reason`, `onabort` |
 //! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement` |
-//! | Error or plain value | `name`, `message` |
+//! | Error or plain value | `name`, `message`, `code` (a DOMException's legacy code; undefined on other errors) |
 //!
 //! Two operators observe values the log cannot tell apart:
 //!

@@ -136,7 +136,7 @@ impl Kind {
                 | "composed" | "returnValue" | "cancelBubble",
             ) => Some(Kind::Value),
             (Kind::Event, "target" | "currentTarget" | "srcElement") => Some(Kind::Target),
-            (Kind::Error | Kind::Value, "name" | "message") => Some(Kind::Value),
+            (Kind::Error | Kind::Value, "name" | "message" | "code") => Some(Kind::Value),
             _ => None,
         }
     }
@@ -147,7 +147,7 @@ impl Kind {
             Kind::Controller => "signal",
             Kind::Signal => "aborted, reason, onabort",
             Kind::Event => "type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement",
-            Kind::Error | Kind::Value => "name, message",
+            Kind::Error | Kind::Value => "name, message, code",
             _ => "none",
         }
     }
