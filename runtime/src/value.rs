@@ -231,7 +231,7 @@ impl EnvFrame {
                 }
                 if self.vars.capacity() == 0 {
                     // A frame that makes one `let` usually makes more.
-                    self.vars.reserve(FRAME_LIST_MAX);
+                    self.vars.reserve(8);
                 }
                 self.vars.push((name, value));
                 if self.index.is_none() && self.vars.len() > FRAME_LIST_MAX {
@@ -301,5 +301,54 @@ pub fn number_to_string(n: f64) -> String {
         format!("{}", n as i128)
     } else {
         format!("{n}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(text: &str) -> Arc<str> {
+        Arc::from(text)
+    }
+
+    #[test]
+    fn a_lookup_finds_the_nearest_binding_and_the_parameter_last() {
+        let global = Env::default();
+        global.define(&name("event"), Value::Number(0.0));
+        global.define(&name("a"), Value::Number(1.0));
+        let call = global.child_with_param("event", Value::Number(2.0));
+        assert_eq!(call.lookup("event"), Some(Value::Number(2.0)));
+        assert_eq!(call.lookup("a"), Some(Value::Number(1.0)));
+        // A `let` of the parameter's name replaces the parameter's value.
+        call.define(&name("event"), Value::Number(3.0));
+        assert_eq!(call.lookup("event"), Some(Value::Number(3.0)));
+        assert_eq!(global.lookup("event"), Some(Value::Number(0.0)));
+        assert_eq!(call.lookup("b"), None);
+    }
+
+    #[test]
+    fn a_frame_keeps_every_binding_across_the_switch_to_an_index() {
+        let frame = Env::default().child();
+        let count = 3 * FRAME_LIST_MAX;
+        for i in 0..count {
+            frame.define(&name(&format!("b{i}")), Value::Number(i as f64));
+            // Names that differ only in their first byte, for same_name.
+            frame.define(&name(&format!("{i}x")), Value::Number(-(i as f64)));
+        }
+        frame.define(&name("b3"), Value::Bool(true));
+        for i in 0..count {
+            let expected = if i == 3 {
+                Value::Bool(true)
+            } else {
+                Value::Number(i as f64)
+            };
+            assert_eq!(frame.lookup(&format!("b{i}")), Some(expected), "b{i}");
+            assert_eq!(
+                frame.lookup(&format!("{i}x")),
+                Some(Value::Number(-(i as f64)))
+            );
+        }
+        assert_eq!(frame.lookup(&format!("b{count}")), None);
     }
 }
