@@ -48,6 +48,14 @@ fn example_round_trips() {
     assert_eq!(printed, EXAMPLE);
 }
 
+/// Asserts that `text` parses, prints back as itself (it is canonical) and
+/// that the printed form parses to the same tree.
+fn assert_round_trips(text: &str) {
+    let s = parse("ok.scn", text).unwrap();
+    assert_eq!(print(&s), text);
+    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+}
+
 fn errors(text: &str) -> Vec<String> {
     parse("bad.scn", text)
         .unwrap_err()
@@ -135,9 +143,7 @@ fn a_binding_used_before_its_let_says_where_it_is_declared() {
 #[test]
 fn repeat_round_trips_and_its_count_is_bounded() {
     let text = "let t = target\nrepeat 3 {\n  let f = fn {\n    log event.type\n  }\n  on t go f\n  repeat 0 {\n    log \"never\"\n  }\n}\non t go {\n  repeat 1000 {\n    return\n  }\n}\n";
-    let s = parse("ok.scn", text).unwrap();
-    assert_eq!(print(&s), text);
-    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    assert_round_trips(text);
     // Bindings made in the body are its own.
     assert_eq!(
         errors("repeat 2 {\n  let x = 1\n}\nlog x\n"),
@@ -172,8 +178,7 @@ fn a_repeat_costs_its_body_n_times() {
 #[test]
 fn errors_of_other_classes_round_trip() {
     let text = "let a = aborted TypeError(\"t\")\nlet b = aborted RangeError(\"r\")\nlet c = aborted DOMException(\"m\", \"NotAllowedError\")\nthrow Error(\"e\")\n";
-    let s = parse("ok.scn", text).unwrap();
-    assert_eq!(print(&s), text);
+    assert_round_trips(text);
     assert_eq!(
         errors("let a = aborted DOMException(\"m\")\nlet b = aborted TypeError\n"),
         vec![
@@ -186,17 +191,13 @@ fn errors_of_other_classes_round_trip() {
 #[test]
 fn onabort_takes_values_that_are_not_callable() {
     let text = "let c = controller\nlet v = onabort c.signal \"text\"\nonabort c.signal 42\nonabort c.signal true\nonabort c.signal undefined\nonabort c.signal Error(\"e\")\nonabort c.signal null\n";
-    let s = parse("ok.scn", text).unwrap();
-    assert_eq!(print(&s), text);
-    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    assert_round_trips(text);
 }
 
 #[test]
 fn a_bare_boolean_capture_round_trips() {
     let text = "let t = target\nlet f = fn {\n}\non t go f true\non t go false {\n}\noff t go f true\noff t go f false\noff t go f capture\n";
-    let s = parse("ok.scn", text).unwrap();
-    assert_eq!(print(&s), text);
-    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    assert_round_trips(text);
     // The boolean is the only option.
     assert!(parse(
         "bad.scn",
@@ -208,9 +209,7 @@ fn a_bare_boolean_capture_round_trips() {
 #[test]
 fn same_and_typeof_round_trip_and_do_not_nest() {
     let text = "let c = controller\nlog same c.signal c.signal typeof c.signal.reason\nlet x = same 1 \"1\"\nlog typeof x same x true\n";
-    let s = parse("ok.scn", text).unwrap();
-    assert_eq!(print(&s), text);
-    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    assert_round_trips(text);
     assert_eq!(
         errors("log same typeof 1 2\nlet typeof = controller\nlog same 1\n"),
         vec![
@@ -224,9 +223,7 @@ fn same_and_typeof_round_trip_and_do_not_nest() {
 #[test]
 fn instanceof_round_trips_and_names_its_classes() {
     let text = "let c = controller\nlog instanceof c AbortController instanceof c.signal EventTarget instanceof 1 Object\n";
-    let s = parse("ok.scn", text).unwrap();
-    assert_eq!(print(&s), text);
-    assert_eq!(parse("printed", &print(&s)).unwrap(), s);
+    assert_round_trips(text);
     assert_eq!(
         errors("let c = controller\nlog instanceof c Map\n"),
         vec!["bad.scn:2:18: expected a class (AbortController, AbortSignal, EventTarget, Event, Error, TypeError, RangeError, DOMException, Promise, Function, Object), found `Map`"]
