@@ -507,7 +507,7 @@ const createScenario = (() => {
           if (t !== null && t.deadline <= now) {
             heapPop(timerHeap);
             deactivateTimer(t);
-            return { kind: 'timer', fn: t.fn };
+            return { kind: 'timer', fn: t.fn, handle: t };
           }
           phase = 'check';
           checkLeft = immediates.length - immHead;
@@ -520,7 +520,7 @@ const createScenario = (() => {
           if (im.active) {
             im.active = false;
             pendingImmediates--;
-            return { kind: 'immediate', fn: im.fn };
+            return { kind: 'immediate', fn: im.fn, handle: im };
           }
         }
         // NODE: when the last immediate of a batch throws, Node re-enters processImmediate
@@ -584,7 +584,8 @@ const createScenario = (() => {
         let threw = false;
         lastTaskThrew = false;
         try {
-          task.fn();
+          // Node calls a timer's or an immediate's callback on its handle.
+          Reflect.apply(task.fn, task.handle, []);
         } catch (e) {
           threw = true;
           lastTaskThrew = true;

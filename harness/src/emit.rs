@@ -555,6 +555,9 @@ fn expr(value: &Expr) -> String {
         }
         // The prelude's `Object.is`, taken before the scenario runs: a
         // binding named `Object` cannot change it.
+        // Callbacks are `function`s, called with their receiver (the
+        // prelude's `$.cb` passes it on); the top level is module code.
+        Expr::This => "this".into(),
         Expr::Same(a, b) => format!("$.same({}, {})", expr(a), expr(b)),
         Expr::TypeOf(a) => format!("(typeof {})", expr(a)),
         // Bindings start with a lowercase letter: no scenario can shadow a

@@ -605,6 +605,7 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
         // Named explicitly, so that a new kind of expression holding others
         // cannot be forgotten here.
         Expr::Undefined
+        | Expr::This
         | Expr::Null
         | Expr::Bool(_)
         | Expr::Int(_)

@@ -390,6 +390,9 @@ pub enum Expr {
         /// The name, such as `AbortError` or `TimeoutError`.
         name: String,
     },
+    /// `this`: the receiver of the innermost callback running (undefined at
+    /// the top level, which is module code).
+    This,
     /// `same A B`: `Object.is(A, B)`, whether two values are the same (for
     /// objects: the same object). Neither operand is a `same` or `typeof`.
     Same(Box<Expr>, Box<Expr>),

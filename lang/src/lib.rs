@@ -56,7 +56,13 @@
 //! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement` |
 //! | Error or plain value | `name`, `message`, `code` (a DOMException's legacy code; undefined on other errors) |
 //!
-//! Two operators observe values the log cannot tell apart:
+//! `this` is the receiver of the innermost callback running, as Node calls
+//! it: an EventTarget listener or `onabort` handler gets the target, a
+//! timer's or immediate's callback its handle, promise reactions,
+//! microtasks and ticks `undefined`; the main script's `this` is
+//! `undefined`.
+//!
+//! Operators observe values the log cannot tell apart:
 //!
 //! | form | JavaScript | value |
 //! |---|---|---|

@@ -1653,6 +1653,7 @@ impl<'a> Parser<'a> {
                 "null" => (Expr::Null, Kind::Value),
                 "true" => (Expr::Bool(true), Kind::Value),
                 "false" => (Expr::Bool(false), Kind::Value),
+                "this" => (Expr::This, Kind::Value),
                 "same" => {
                     let a = self.operand(line)?;
                     let b = self.operand(line)?;

@@ -434,6 +434,7 @@ fn write_expr(out: &mut String, e: &Expr) {
             out.push_str(&quote(name));
             out.push(')');
         }
+        Expr::This => out.push_str("this"),
         Expr::Same(a, b) => {
             out.push_str("same ");
             write_expr(out, a);

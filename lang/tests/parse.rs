@@ -229,3 +229,12 @@ fn instanceof_round_trips_and_names_its_classes() {
         vec!["bad.scn:2:18: expected a class (AbortController, AbortSignal, EventTarget, Event, Error, TypeError, RangeError, DOMException, Promise, Function, Object), found `Map`"]
     );
 }
+
+#[test]
+fn this_round_trips_and_cannot_name_a_binding() {
+    assert_round_trips("log this\nlet t = target\non t go {\n  log same this t\n}\n");
+    assert_eq!(
+        errors("let this = controller\n"),
+        vec!["bad.scn:1:5: `this` is reserved and cannot name a binding"]
+    );
+}

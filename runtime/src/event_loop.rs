@@ -33,8 +33,13 @@ use crate::{Job, Library, Runtime, TimerEntry};
 /// A callback the event loop runs: a script function or a closure of the
 /// runtime or the library.
 pub enum Task<L: 'static> {
-    /// A script function, called with no arguments.
+    /// A script function, called with no arguments and an undefined `this`.
     Script(ObjectId),
+    /// A script function called with no arguments and this `this`: a timer's
+    /// or an immediate's callback, which Node calls on its handle (the
+    /// `Timeout` or `Immediate` object `setTimeout` or `setImmediate`
+    /// returned).
+    Method(ObjectId, Value),
     /// A closure of the runtime or library; an `Err` is thrown.
     // Allowed (nodesem-model): clippy 1.95's type_complexity fails `-D warnings`
     // here, and every crate's clippy run lints this workspace dependency.
@@ -147,11 +152,8 @@ impl<L: Library> Runtime<L> {
                 if self.collect_stats {
                     self.bodies_run.insert(origin);
                 }
-                let env = match param {
-                    Some(param) => env
-                        .child_with_param(param, args.first().cloned().unwrap_or(Value::Undefined)),
-                    None => env.child(),
-                };
+                let param = param.map(|p| (p, args.first().cloned().unwrap_or(Value::Undefined)));
+                let env = env.call_frame(this, param);
                 self.depth += 1;
                 let result = self.exec_callback_body(&body, &env);
                 self.depth -= 1;
@@ -167,6 +169,7 @@ impl<L: Library> Runtime<L> {
     fn run_task(&mut self, task: Task<L>) -> Completion {
         match task {
             Task::Script(f) => self.call_function(f, Value::Undefined, &[]),
+            Task::Method(f, this) => self.call_function(f, this, &[]),
             Task::Native(f) => {
                 if self.stopped {
                     return Ok(Value::Undefined);

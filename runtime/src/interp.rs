@@ -281,6 +281,7 @@ impl<L: Library> Runtime<L> {
             Expr::NewError(msg) => self.new_error("Error", msg),
             Expr::NewBuiltinError { class, message } => self.new_error(class.name(), message),
             Expr::NewDomException { message, name } => self.new_dom_exception(message, name),
+            Expr::This => env.this(),
             Expr::Same(a, b) => {
                 let a = self.eval(a, env)?;
                 let b = self.eval(b, env)?;
@@ -689,8 +690,11 @@ impl<L: Library> Runtime<L> {
             }
             Op::SetTimeout { ms, body } => {
                 let f = self.make_function(body, Param::None, env);
-                let id = self.set_timeout(*ms, Task::Script(f), true);
-                Value::Object(self.heap.alloc(ObjectData::Timer(id)))
+                // The handle exists before the timer: the callback's `this`.
+                let handle = self.heap.alloc(ObjectData::Timer(0));
+                let id = self.set_timeout(*ms, Task::Method(f, Value::Object(handle)), true);
+                *self.heap.get_mut(handle) = ObjectData::Timer(id);
+                Value::Object(handle)
             }
             Op::ClearTimeout { timer } => {
                 let h = self.eval_object(timer, env)?;
@@ -702,8 +706,10 @@ impl<L: Library> Runtime<L> {
             }
             Op::SetImmediate(block) => {
                 let f = self.make_function(block, Param::None, env);
-                let id = self.set_immediate(Task::Script(f));
-                Value::Object(self.heap.alloc(ObjectData::Immediate(id)))
+                let handle = self.heap.alloc(ObjectData::Immediate(0));
+                let id = self.set_immediate(Task::Method(f, Value::Object(handle)));
+                *self.heap.get_mut(handle) = ObjectData::Immediate(id);
+                Value::Object(handle)
             }
             Op::ClearImmediate { immediate } => {
                 let h = self.eval_object(immediate, env)?;

@@ -168,6 +168,9 @@ struct EnvFrame {
     /// apart so that the frame of a callback that makes no `let` allocates
     /// no list.
     param: Option<(&'static str, Value)>,
+    /// A callback's `this`; `None` in the frames of blocks that are not
+    /// functions (`try`, `repeat`) and of the main script.
+    this: Option<Value>,
     /// The `let`s of this activation. A frame holds a handful of them, so a
     /// list searched from the end beats hashing each name on every lookup
     /// ...
@@ -258,14 +261,26 @@ impl Env {
         })))
     }
 
-    /// A new environment whose parent is `self`, holding a callback's
-    /// implicit parameter.
-    pub fn child_with_param(&self, param: &'static str, value: Value) -> Env {
+    /// The environment of a call of a function that closes over `self`:
+    /// its receiver and its implicit parameter, if it has one.
+    pub fn call_frame(&self, this: Value, param: Option<(&'static str, Value)>) -> Env {
         Env(Rc::new(RefCell::new(EnvFrame {
-            param: Some((param, value)),
+            param,
+            this: Some(this),
             parent: Some(self.clone()),
             ..EnvFrame::default()
         })))
+    }
+
+    /// `this`: the receiver of the innermost function call around this
+    /// environment, undefined outside every call.
+    pub fn this(&self) -> Value {
+        let frame = self.0.borrow();
+        match (&frame.this, &frame.parent) {
+            (Some(this), _) => this.clone(),
+            (None, Some(parent)) => parent.this(),
+            (None, None) => Value::Undefined,
+        }
     }
 
     /// Defines a binding in this environment. The name is the scenario's
@@ -317,7 +332,7 @@ mod tests {
         let global = Env::default();
         global.define(&name("event"), Value::Number(0.0));
         global.define(&name("a"), Value::Number(1.0));
-        let call = global.child_with_param("event", Value::Number(2.0));
+        let call = global.call_frame(Value::Null, Some(("event", Value::Number(2.0))));
         assert_eq!(call.lookup("event"), Some(Value::Number(2.0)));
         assert_eq!(call.lookup("a"), Some(Value::Number(1.0)));
         // A `let` of the parameter's name replaces the parameter's value.
@@ -325,6 +340,12 @@ mod tests {
         assert_eq!(call.lookup("event"), Some(Value::Number(3.0)));
         assert_eq!(global.lookup("event"), Some(Value::Number(0.0)));
         assert_eq!(call.lookup("b"), None);
+        assert_eq!(
+            call.child().this(),
+            Value::Null,
+            "a try block inside sees the call's this"
+        );
+        assert_eq!(global.child().this(), Value::Undefined);
     }
 
     #[test]
