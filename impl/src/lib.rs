@@ -319,22 +319,15 @@ impl Library for Impl {
         }
     }
 
-    fn describe(rt: &Rt, obj: ObjectId) -> String {
-        match rt.lib.slot(obj) {
-            Slot::Controller(_) => "[AbortController]".into(),
-            Slot::Signal(_) => "[AbortSignal]".into(),
-            Slot::Target(_) => "[EventTarget]".into(),
-            Slot::Event(e) => format!("Event({})", rt.lib.type_name(rt.lib.events[e as usize].ty)),
-            Slot::Disposable(_) | Slot::None => "[Object]".into(),
-        }
-    }
-
     fn host_class(rt: &Rt, obj: ObjectId) -> HostClass {
         match rt.lib.slot(obj) {
             Slot::Controller(_) => HostClass::AbortController,
             Slot::Signal(_) => HostClass::AbortSignal,
             Slot::Target(_) => HostClass::EventTarget,
-            Slot::Event(_) => HostClass::Event,
+            Slot::Event(e) => {
+                let ty = rt.lib.events[e as usize].ty;
+                HostClass::Event(rt.lib.types[ty as usize].clone())
+            }
             Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }
     }

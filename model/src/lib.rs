@@ -290,22 +290,6 @@ impl Library for Model {
         Ok(Value::Undefined)
     }
 
-    fn describe(rt: &Runtime<Self>, obj: ObjectId) -> String {
-        let m = &rt.lib;
-        if m.controllers.contains_key(&obj) {
-            "[AbortController]".into()
-        } else if m.signals.contains_key(&obj) {
-            "[AbortSignal]".into()
-        } else if m.targets.contains_key(&obj) {
-            "[EventTarget]".into()
-        } else if let Some(e) = m.events.get(&obj) {
-            format!("Event({})", e.event_type)
-        } else {
-            // The Disposable of addAbortListener: `{ __proto__: null, ... }`.
-            "[Object]".into()
-        }
-    }
-
     fn host_class(rt: &Runtime<Self>, obj: ObjectId) -> HostClass {
         let m = &rt.lib;
         if m.controllers.contains_key(&obj) {
@@ -314,9 +298,10 @@ impl Library for Model {
             HostClass::AbortSignal
         } else if m.targets.contains_key(&obj) {
             HostClass::EventTarget
-        } else if m.events.contains_key(&obj) {
-            HostClass::Event
+        } else if let Some(e) = m.events.get(&obj) {
+            HostClass::Event(e.event_type.clone())
         } else {
+            // The Disposable of addAbortListener.
             HostClass::Disposable
         }
     }

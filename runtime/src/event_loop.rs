@@ -33,13 +33,11 @@ use crate::{Job, Library, Runtime, TimerEntry};
 /// A callback the event loop runs: a script function or a closure of the
 /// runtime or the library.
 pub enum Task<L: 'static> {
-    /// A script function, called with no arguments and an undefined `this`.
-    Script(ObjectId),
-    /// A script function called with no arguments and this `this`: a timer's
-    /// or an immediate's callback, which Node calls on its handle (the
-    /// `Timeout` or `Immediate` object `setTimeout` or `setImmediate`
-    /// returned).
-    Method(ObjectId, Value),
+    /// A script function, called with no arguments and this `this`:
+    /// undefined for a microtask or a tick; for a timer's or an immediate's
+    /// callback the handle (Node calls it on the `Timeout` or `Immediate`
+    /// object `setTimeout` or `setImmediate` returned).
+    Script(ObjectId, Value),
     /// A closure of the runtime or library; an `Err` is thrown.
     // Allowed (nodesem-model): clippy 1.95's type_complexity fails `-D warnings`
     // here, and every crate's clippy run lints this workspace dependency.
@@ -168,8 +166,7 @@ impl<L: Library> Runtime<L> {
 
     fn run_task(&mut self, task: Task<L>) -> Completion {
         match task {
-            Task::Script(f) => self.call_function(f, Value::Undefined, &[]),
-            Task::Method(f, this) => self.call_function(f, this, &[]),
+            Task::Script(f, this) => self.call_function(f, this, &[]),
             Task::Native(f) => {
                 if self.stopped {
                     return Ok(Value::Undefined);

@@ -466,7 +466,7 @@ impl<L: Library> Runtime<L> {
                 (HostClass::AbortSignal, Class::AbortSignal | Class::EventTarget) => true,
                 (HostClass::AbortController, Class::AbortController)
                 | (HostClass::EventTarget, Class::EventTarget)
-                | (HostClass::Event, Class::Event) => true,
+                | (HostClass::Event(_), Class::Event) => true,
                 _ => false,
             },
         }
@@ -504,7 +504,18 @@ impl<L: Library> Runtime<L> {
                 | ObjectData::Plain
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_) => out.push_str("[Object]"),
-                ObjectData::Host => out.push_str(&L::describe(self, *id)),
+                ObjectData::Host => match L::host_class(self, *id) {
+                    HostClass::AbortController => out.push_str("[AbortController]"),
+                    HostClass::AbortSignal => out.push_str("[AbortSignal]"),
+                    HostClass::EventTarget => out.push_str("[EventTarget]"),
+                    HostClass::Event(event_type) => {
+                        out.push_str("Event(");
+                        out.push_str(&event_type);
+                        out.push(')');
+                    }
+                    // `{ __proto__: null, ... }`.
+                    HostClass::Disposable => out.push_str("[Object]"),
+                },
             },
         }
     }
@@ -680,19 +691,19 @@ impl<L: Library> Runtime<L> {
             Op::Function(block) => Value::Object(self.make_function(block, Param::Event, env)),
             Op::QueueMicrotask(block) => {
                 let f = self.make_function(block, Param::None, env);
-                self.enqueue_microtask(Job::Task(Task::Script(f)));
+                self.enqueue_microtask(Job::Task(Task::Script(f, Value::Undefined)));
                 Value::Undefined
             }
             Op::NextTick(block) => {
                 let f = self.make_function(block, Param::None, env);
-                self.next_tick(Task::Script(f));
+                self.next_tick(Task::Script(f, Value::Undefined));
                 Value::Undefined
             }
             Op::SetTimeout { ms, body } => {
                 let f = self.make_function(body, Param::None, env);
                 // The handle exists before the timer: the callback's `this`.
                 let handle = self.heap.alloc(ObjectData::Timer(0));
-                let id = self.set_timeout(*ms, Task::Method(f, Value::Object(handle)), true);
+                let id = self.set_timeout(*ms, Task::Script(f, Value::Object(handle)), true);
                 *self.heap.get_mut(handle) = ObjectData::Timer(id);
                 Value::Object(handle)
             }
@@ -707,7 +718,7 @@ impl<L: Library> Runtime<L> {
             Op::SetImmediate(block) => {
                 let f = self.make_function(block, Param::None, env);
                 let handle = self.heap.alloc(ObjectData::Immediate(0));
-                let id = self.set_immediate(Task::Method(f, Value::Object(handle)));
+                let id = self.set_immediate(Task::Script(f, Value::Object(handle)));
                 *self.heap.get_mut(handle) = ObjectData::Immediate(id);
                 Value::Object(handle)
             }

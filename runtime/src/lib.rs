@@ -19,6 +19,7 @@ pub mod promise;
 pub mod value;
 
 use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
 
 // The runtime's maps are keyed by ids and addresses it made itself: no
 // input chooses their keys, so the fast unkeyed hash is safe.
@@ -32,8 +33,9 @@ pub use value::{
     Completion, Env, ErrorClass, FunctionData, Heap, NativeFn, ObjectData, ObjectId, Value,
 };
 
-/// The kinds of the library's objects, as `instanceof` tells them apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The kinds of the library's objects, as the log and `instanceof` tell
+/// them apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostClass {
     /// An AbortController.
     AbortController,
@@ -41,8 +43,8 @@ pub enum HostClass {
     AbortSignal,
     /// A plain EventTarget.
     EventTarget,
-    /// An Event.
-    Event,
+    /// An Event, with its type.
+    Event(Rc<str>),
     /// The Disposable `addAbortListener` returns: `{ __proto__: null }`, so
     /// not even an `Object`.
     Disposable,
@@ -155,11 +157,8 @@ pub trait Library: Sized + 'static {
     /// Reads a property of one of the library's objects.
     fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion;
 
-    /// How the log prints one of the library's objects, such as
-    /// `[AbortSignal]` or `Event(abort)`.
-    fn describe(rt: &Runtime<Self>, obj: ObjectId) -> String;
-
-    /// What one of the library's objects is, for `instanceof`.
+    /// What one of the library's objects is: how the log prints it
+    /// (`[AbortSignal]`, `Event(abort)`) and what `instanceof` says of it.
     fn host_class(rt: &Runtime<Self>, obj: ObjectId) -> HostClass;
 
     /// How many listeners of `event_type` the EventTarget (or AbortSignal)

@@ -104,9 +104,6 @@ impl Library for NoLibrary {
     fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
         none()
     }
-    fn describe(_: &Runtime<Self>, _: ObjectId) -> String {
-        none()
-    }
     fn host_class(_: &Runtime<Self>, _: ObjectId) -> HostClass {
         none()
     }
