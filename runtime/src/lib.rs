@@ -269,7 +269,9 @@ impl<L: Library> Runtime<L> {
             any_weights: HashMap::default(),
             disposable_signals: HashMap::default(),
             bodies_run: FxHashSet::default(),
-            bodies: HashMap::default(),
+            // A generated scenario makes functions from a dozen blocks:
+            // growing the cache from empty rehashed it several times.
+            bodies: HashMap::with_capacity_and_hasher(32, Default::default()),
             main: None,
             collect_stats: false,
             stopped: false,
@@ -287,8 +289,7 @@ impl<L: Library> Runtime<L> {
         if self.stopped {
             return;
         }
-        // (`<[u8]>::contains` searches a word at a time.)
-        let line = if line.as_bytes().contains(&b'\n') || line.as_bytes().contains(&b'\r') {
+        let line = if memchr::memchr2(b'\n', b'\r', line.as_bytes()).is_some() {
             line.replace('\r', "\\r").replace('\n', "\\n")
         } else {
             line
