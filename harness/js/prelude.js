@@ -121,7 +121,12 @@ const createScenario = (() => {
     ? (v) => Error.isError(v)
     : (v) => v instanceof Error;
 
-  function fmt(v) {
+  // How many arrays and allSettled records deep a value's contents print (FMT_MAX_DEPTH).
+  const FMT_MAX_DEPTH = 2;
+  const isArray = Array.isArray;
+  const hasOwn = Object.hasOwn;
+
+  function fmt(v, depth = 0) {
     switch (typeof v) {
       case 'string': return v;
       case 'function': return '[Function]';
@@ -132,6 +137,19 @@ const createScenario = (() => {
     const tag = objectToString.call(v).slice(8, -1);
     if (tag === 'Error' || tag === 'DOMException' || isErrorValue(v)) return `${v.name}: ${v.message}`;
     if (typeof Event === 'function' && v instanceof Event) return `Event(${v.type})`;
+    if (isArray(v)) {
+      if (depth >= FMT_MAX_DEPTH) return '[Array]';
+      let out = 'Array(';
+      for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ', ') + fmt(v[i], depth + 1);
+      return `${out})`;
+    }
+    // A record of Promise.allSettled, the only plain object with an own `status`.
+    if (tag === 'Object' && hasOwn(v, 'status')) {
+      if (depth >= FMT_MAX_DEPTH) return '[Object]';
+      return v.status === 'fulfilled'
+        ? `{status: fulfilled, value: ${fmt(v.value, depth + 1)}}`
+        : `{status: rejected, reason: ${fmt(v.reason, depth + 1)}}`;
+    }
     return `[${tag}]`;
   }
 
@@ -708,7 +726,10 @@ const createScenario = (() => {
       deferred,
       resolve(p, v) { resolverOf(p).resolve(v); },
       reject(p, v) { resolverOf(p).reject(v); },
-      thenable(v) { return { then(resolve) { resolve(v); } }; },
+      // `thenable V [{ ... }]`: its script code runs inside then, on the thenable, before it resolves.
+      thenable(v, body) {
+        return { then(resolve) { if (body !== undefined) Reflect.apply(body, this, []); resolve(v); } };
+      },
       same: Object.is,
       segment,
       run,

@@ -464,7 +464,18 @@ impl Emitter {
             ),
             Op::PromiseResolve { value } => format!("Promise.resolve({})", expr(value)),
             Op::PromiseReject { value } => format!("Promise.reject({})", expr(value)),
-            Op::Thenable { value } => format!("$.thenable({})", expr(value)),
+            Op::Thenable { value, body } => match body {
+                Some(body) => format!(
+                    "$.thenable({}, {})",
+                    expr(value),
+                    self.callback(Param::None, body)
+                ),
+                None => format!("$.thenable({})", expr(value)),
+            },
+            Op::Combinator { kind, values } => {
+                let values: Vec<String> = values.iter().map(expr).collect();
+                format!("Promise.{}([{}])", kind.method(), values.join(", "))
+            }
         }
     }
 }

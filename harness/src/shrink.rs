@@ -448,12 +448,15 @@ fn simpler_ops(op: &Op) -> Vec<Op> {
                 }
             });
         }
-        Op::SignalAny { signals } if signals.len() > 1 => {
-            for i in 0..signals.len() {
-                with(&|o| {
-                    if let Op::SignalAny { signals } = o {
-                        signals.remove(i);
+        Op::SignalAny { signals: items } | Op::Combinator { values: items, .. }
+            if items.len() > 1 =>
+        {
+            for i in 0..items.len() {
+                with(&|o| match o {
+                    Op::SignalAny { signals: items } | Op::Combinator { values: items, .. } => {
+                        items.remove(i);
                     }
+                    _ => {}
                 });
             }
         }
@@ -518,13 +521,20 @@ fn simpler_ops(op: &Op) -> Vec<Op> {
         Op::Value(e)
         | Op::PromiseResolve { value: e }
         | Op::PromiseReject { value: e }
-        | Op::Thenable { value: e } => {
+        | Op::Thenable { value: e, .. } => {
+            if let Op::Thenable { body: Some(_), .. } = op {
+                with(&|o| {
+                    if let Op::Thenable { body, .. } = o {
+                        *body = None;
+                    }
+                });
+            }
             for smaller in simpler_exprs(e) {
                 with(&|o| match o {
                     Op::Value(e)
                     | Op::PromiseResolve { value: e }
                     | Op::PromiseReject { value: e }
-                    | Op::Thenable { value: e } => *e = smaller.clone(),
+                    | Op::Thenable { value: e, .. } => *e = smaller.clone(),
                     _ => {}
                 });
             }
@@ -560,7 +570,8 @@ fn prefix(op: &Op) -> &'static str {
         | Op::Catch { .. }
         | Op::Finally { .. }
         | Op::PromiseResolve { .. }
-        | Op::PromiseReject { .. } => "p",
+        | Op::PromiseReject { .. }
+        | Op::Combinator { .. } => "p",
         Op::SetTimeout { .. } => "h",
         Op::SetImmediate(_) => "i",
         Op::AddAbortListener { .. } => "d",

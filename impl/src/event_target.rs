@@ -461,8 +461,12 @@ fn add_catch(rt: &mut Rt, result: Value) {
             });
             rt.promise_then(obj, None, Some(on_rejected));
         }
-        ObjectData::Thenable(_) => {
-            let err = rt.new_error("TypeError", "resolve is not a function");
+        ObjectData::Thenable { then, .. } => {
+            // Its script code runs first; what it throws is reported instead.
+            let err = match then.map(|body| rt.call_function(body, Value::Object(obj), &[])) {
+                Some(Err(thrown)) => thrown,
+                _ => rt.new_error("TypeError", "resolve is not a function"),
+            };
             emit_uncaught_exception(rt, err);
         }
         _ => {}

@@ -348,11 +348,72 @@ pub enum Op {
         /// The reason.
         value: Expr,
     },
-    /// `thenable V`: `{ then(resolve) { resolve(V); } }`.
+    /// `thenable V [{ ... }]`: `{ then(resolve) { ...; resolve(V); } }`.
+    /// The body, when there is one, runs inside `then` before it resolves
+    /// (so a log shows when the engine calls `then`); a throw from it
+    /// rejects instead.
     Thenable {
         /// The value the thenable resolves with.
         value: Expr,
+        /// Script code that `then` runs first.
+        body: Option<Block>,
     },
+    /// `all [...]`, `allSettled [...]`, `race [...]` or `promiseAny [...]`:
+    /// `Promise.all([...])` and its siblings over an array of any values.
+    Combinator {
+        /// Which static method.
+        kind: Combinator,
+        /// The array's elements.
+        values: Vec<Expr>,
+    },
+}
+
+/// The static methods of `Promise` that combine an iterable of values
+/// (ECMA-262, 27.2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Combinator {
+    /// `Promise.all`: fulfils with every value, rejects with the first
+    /// reason.
+    All,
+    /// `Promise.allSettled`: fulfils with a `{ status, value }` or
+    /// `{ status, reason }` record for each.
+    AllSettled,
+    /// `Promise.race`: settles as the first to settle.
+    Race,
+    /// `Promise.any`: fulfils with the first value, rejects with an
+    /// AggregateError of every reason.
+    Any,
+}
+
+impl Combinator {
+    /// Every combinator.
+    pub const ALL: [Combinator; 4] = [
+        Combinator::All,
+        Combinator::AllSettled,
+        Combinator::Race,
+        Combinator::Any,
+    ];
+
+    /// The scenario keyword. `any` is `AbortSignal.any`, so `Promise.any`
+    /// is `promiseAny`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Combinator::All => "all",
+            Combinator::AllSettled => "allSettled",
+            Combinator::Race => "race",
+            Combinator::Any => "promiseAny",
+        }
+    }
+
+    /// The method's name on `Promise`.
+    pub fn method(self) -> &'static str {
+        match self {
+            Combinator::All => "all",
+            Combinator::AllSettled => "allSettled",
+            Combinator::Race => "race",
+            Combinator::Any => "any",
+        }
+    }
 }
 
 /// An expression: a literal, a binding, a property read or a new Error.
@@ -423,8 +484,12 @@ pub enum Class {
     RangeError,
     /// `DOMException`.
     DomException,
+    /// `AggregateError`.
+    AggregateError,
     /// `Promise`.
     Promise,
+    /// `Array`.
+    Array,
     /// `Function`.
     Function,
     /// `Object`.
@@ -433,7 +498,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in the order the language reference lists them.
-    pub const ALL: [Class; 11] = [
+    pub const ALL: [Class; 13] = [
         Class::AbortController,
         Class::AbortSignal,
         Class::EventTarget,
@@ -442,7 +507,9 @@ impl Class {
         Class::TypeError,
         Class::RangeError,
         Class::DomException,
+        Class::AggregateError,
         Class::Promise,
+        Class::Array,
         Class::Function,
         Class::Object,
     ];
@@ -458,7 +525,9 @@ impl Class {
             Class::TypeError => "TypeError",
             Class::RangeError => "RangeError",
             Class::DomException => "DOMException",
+            Class::AggregateError => "AggregateError",
             Class::Promise => "Promise",
+            Class::Array => "Array",
             Class::Function => "Function",
             Class::Object => "Object",
         }
@@ -531,7 +600,8 @@ macro_rules! stmt_blocks {
             | Op::SetImmediate(b)
             | Op::SetTimeout { body: b, .. }
             | Op::Catch { on_rejected: b, .. }
-            | Op::Finally { on_finally: b, .. } => vec![b],
+            | Op::Finally { on_finally: b, .. }
+            | Op::Thenable { body: Some(b), .. } => vec![b],
             Op::Then {
                 on_fulfilled,
                 on_rejected,
@@ -567,8 +637,9 @@ macro_rules! op_exprs {
             | Op::Finally { promise: e, .. }
             | Op::PromiseResolve { value: e }
             | Op::PromiseReject { value: e }
-            | Op::Thenable { value: e }
+            | Op::Thenable { value: e, .. }
             | Op::Dispatch { target: e, .. } => vec![e],
+            Op::Combinator { values, .. } => values.into_iter().collect(),
             Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
             Op::SignalAbort { reason } => reason.into_iter().collect(),
             Op::SignalAny { signals } => signals.into_iter().collect(),

@@ -1610,7 +1610,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                     self.declare(&name, Kind::Thenable);
                     out.push(Stmt::Let {
                         name: name.into(),
-                        op: Op::Thenable { value },
+                        op: Op::Thenable { value, body: None },
                     });
                     return;
                 } else {

@@ -54,7 +54,7 @@
 //! | AbortController | `signal` |
 //! | AbortSignal | `aborted`, `reason`, `onabort` |
 //! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement` |
-//! | Error or plain value | `name`, `message`, `code` (a DOMException's legacy code; undefined on other errors) |
+//! | Error or plain value | `name`, `message`, `code` (a DOMException's legacy code; undefined on other errors), `errors` (an AggregateError's array) |
 //!
 //! `this` is the receiver of the innermost callback running, as Node calls
 //! it: an EventTarget listener or `onabort` handler gets the target, a
@@ -68,7 +68,7 @@
 //! |---|---|---|
 //! | `same A B` | `Object.is(A, B)` | `true` when A and B are the same value: for objects, the same object (is `event.target` the signal, is a reason the object that was passed, does `any [s]` return `s`) |
 //! | `typeof A` | `typeof A` | `"undefined"`, `"object"` (null too), `"boolean"`, `"number"`, `"string"` or `"function"` |
-//! | `instanceof A CLASS` | `A instanceof CLASS` | `true` when CLASS's prototype is on A's chain; CLASS is one of `AbortController`, `AbortSignal`, `EventTarget`, `Event`, `Error`, `TypeError`, `RangeError`, `DOMException`, `Promise`, `Function`, `Object` |
+//! | `instanceof A CLASS` | `A instanceof CLASS` | `true` when CLASS's prototype is on A's chain; CLASS is one of `AbortController`, `AbortSignal`, `EventTarget`, `Event`, `Error`, `TypeError`, `RangeError`, `DOMException`, `AggregateError`, `Promise`, `Array`, `Function`, `Object` |
 //!
 //! Their operands are values, bindings or property reads, never another
 //! operator; the three words are reserved.
@@ -137,13 +137,24 @@
 //! | `catch P {` / `finally P {` | `P.catch(...)`, `P.finally(...)` |
 //! | `resolved V` / `rejected V` | `Promise.resolve(V)`, `Promise.reject(V)` |
 //! | `thenable V` | `{ then(resolve) { resolve(V); } }` |
+//! | `thenable V {` | `{ then(resolve) { ...; resolve(V); } }`: the body runs inside `then`, with the thenable as `this`, before it resolves (a log shows the tick on which the engine calls `then`); a throw from it rejects |
+//! | `all [V1, V2, ...]` | `Promise.all([V1, V2, ...])`: fulfils with an array of the values |
+//! | `allSettled [...]` | `Promise.allSettled([...])`: fulfils with an array of `{ status, value }` and `{ status, reason }` records |
+//! | `race [...]` | `Promise.race([...])` |
+//! | `promiseAny [...]` | `Promise.any([...])` (`any` is `AbortSignal.any`): rejects with an `AggregateError` whose `errors` is the array of reasons |
+//!
+//! The values of a combinator's list may be of any kind: promises, thenables
+//! and plain values alike go through `Promise.resolve`, as in JavaScript.
 //!
 //! ## The log
 //!
 //! One observable event per line. Values print as: strings without quotes;
 //! numbers, booleans, `undefined` and `null` as JavaScript's `String()`; an
 //! Error or DOMException as `Name: message`; an Event as `Event(type)`; a
-//! function as `[Function]`; any other object as `[Tag]` after its
+//! function as `[Function]`; an array as `Array(a, b)` and a record of
+//! `allSettled` as `{status: fulfilled, value: v}` or `{status: rejected,
+//! reason: r}`, their contents two levels deep (deeper ones print as
+//! `[Array]` and `[Object]`); any other object as `[Tag]` after its
 //! `Symbol.toStringTag` (`[AbortSignal]`, `[EventTarget]`, `[Promise]`,
 //! `[Object]`). Besides the script's own `log` lines, engines print:
 //!
@@ -204,8 +215,8 @@ pub mod printer;
 pub mod syntax;
 
 pub use ast::{
-    Block, BuiltinError, Callback, Class, Expr, Handler, ListenerOptions, Op, RunMode, Scenario,
-    Stmt,
+    Block, BuiltinError, Callback, Class, Combinator, Expr, Handler, ListenerOptions, Op, RunMode,
+    Scenario, Stmt,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::ast::{
-    Block, BuiltinError, Callback, Class, Expr, Handler, ListenerOptions, Name, Op, RunMode,
-    Scenario, Stmt,
+    Block, BuiltinError, Callback, Class, Combinator, Expr, Handler, ListenerOptions, Name, Op,
+    RunMode, Scenario, Stmt,
 };
 use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
@@ -136,7 +136,9 @@ impl Kind {
                 | "composed" | "returnValue" | "cancelBubble",
             ) => Some(Kind::Value),
             (Kind::Event, "target" | "currentTarget" | "srcElement") => Some(Kind::Target),
-            (Kind::Error | Kind::Value, "name" | "message" | "code") => Some(Kind::Value),
+            (Kind::Error | Kind::Value, "name" | "message" | "code" | "errors") => {
+                Some(Kind::Value)
+            }
             _ => None,
         }
     }
@@ -201,6 +203,10 @@ pub const KEYWORDS: &[&str] = &[
     "resolved",
     "rejected",
     "thenable",
+    "all",
+    "allSettled",
+    "race",
+    "promiseAny",
     "undefined",
     "null",
     "true",
@@ -1168,6 +1174,7 @@ impl<'a> Parser<'a> {
             "setTimeout" => self.set_timeout_op(line),
             "setImmediate" => self.set_immediate_op(line),
             "then" => self.then_op(line),
+            "thenable" => self.thenable_op(line),
             "catch" => self.catch_op(line),
             "finally" => self.finally_op(line),
             _ => self.simple_op(&word, line),
@@ -1209,44 +1216,7 @@ impl<'a> Parser<'a> {
             ),
             "timeout" => (Op::SignalTimeout { ms: self.ms(line)? }, Kind::Signal),
             "any" => {
-                if line.peek() != Some(&Tok::Punct('[')) {
-                    return Err(self.expected(line, "`[` starting the list of signals"));
-                }
-                line.bump();
-                let mut signals = Vec::new();
-                let mut count = 0usize;
-                let mut past_limit = 0;
-                if line.peek() == Some(&Tok::Punct(']')) {
-                    line.bump();
-                } else {
-                    loop {
-                        if count == MAX_LIST {
-                            past_limit = line.col();
-                        }
-                        let signal = self.expr_of(line, Kind::Signal)?;
-                        count += 1;
-                        if count <= MAX_LIST {
-                            signals.push(signal);
-                        }
-                        match line.peek() {
-                            Some(Tok::Punct(',')) => line.bump(),
-                            Some(Tok::Punct(']')) => {
-                                line.bump();
-                                break;
-                            }
-                            _ => return Err(self.expected(line, "`,` or `]`")),
-                        }
-                    }
-                }
-                if count > MAX_LIST {
-                    return Err(self.error(
-                        line.number,
-                        past_limit,
-                        format!(
-                            "expected at most {MAX_LIST} signals in one `any [...]`, found {count}"
-                        ),
-                    ));
-                }
+                let signals = self.list(line, Kind::Signal, "signals", "any")?;
                 (Op::SignalAny { signals }, Kind::Signal)
             }
             "throwIfAborted" => (
@@ -1360,12 +1330,14 @@ impl<'a> Parser<'a> {
                 },
                 Kind::Promise,
             ),
-            "thenable" => (
-                Op::Thenable {
-                    value: self.expr(line)?.0,
-                },
-                Kind::Thenable,
-            ),
+            "all" | "allSettled" | "race" | "promiseAny" => {
+                let kind = Combinator::ALL
+                    .into_iter()
+                    .find(|c| c.keyword() == word)
+                    .expect("a combinator's keyword");
+                let values = self.list(line, Kind::Value, "values", word)?;
+                (Op::Combinator { kind, values }, Kind::Promise)
+            }
             other => {
                 line.pos -= 1;
                 return Err(self.error(
@@ -1578,6 +1550,73 @@ impl<'a> Parser<'a> {
     }
 
     /// `finally P {`, after the keyword.
+    /// `thenable V [{`, after the keyword.
+    fn thenable_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let value = self.expr(line)?.0;
+        let body = if line.at_block_open() {
+            let body = self.block(line, BlockKind::Plain)?;
+            self.no_else(line)?;
+            Some(body)
+        } else {
+            None
+        };
+        Ok((Op::Thenable { value, body }, Kind::Thenable))
+    }
+
+    /// `[E1, E2, ...]`, each of kind `wanted`: the list of `any` (`what`
+    /// is "signals") or of a promise combinator.
+    fn list(
+        &mut self,
+        line: &mut Line,
+        wanted: Kind,
+        what: &str,
+        keyword: &str,
+    ) -> PResult<Vec<Expr>> {
+        if line.peek() != Some(&Tok::Punct('[')) {
+            return Err(self.expected(line, &format!("`[` starting the list of {what}")));
+        }
+        line.bump();
+        let mut items = Vec::new();
+        let mut count = 0usize;
+        let mut past_limit = 0;
+        if line.peek() == Some(&Tok::Punct(']')) {
+            line.bump();
+        } else {
+            loop {
+                if count == MAX_LIST {
+                    past_limit = line.col();
+                }
+                let item = if wanted == Kind::Value {
+                    self.expr(line)?.0
+                } else {
+                    self.expr_of(line, wanted)?
+                };
+                count += 1;
+                if count <= MAX_LIST {
+                    items.push(item);
+                }
+                match line.peek() {
+                    Some(Tok::Punct(',')) => line.bump(),
+                    Some(Tok::Punct(']')) => {
+                        line.bump();
+                        break;
+                    }
+                    _ => return Err(self.expected(line, "`,` or `]`")),
+                }
+            }
+        }
+        if count > MAX_LIST {
+            return Err(self.error(
+                line.number,
+                past_limit,
+                format!(
+                    "expected at most {MAX_LIST} {what} in one `{keyword} [...]`, found {count}"
+                ),
+            ));
+        }
+        Ok(items)
+    }
+
     fn finally_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
         let promise = self.expr_of(line, Kind::Promise)?;
         let on_finally = self.block(line, BlockKind::Plain)?;

@@ -139,6 +139,19 @@ impl Printer {
         self.out.push('}');
     }
 
+    /// `KEYWORD [E1, E2, ...]`.
+    fn list(&mut self, keyword: &str, items: &[Expr]) {
+        self.out.push_str(keyword);
+        self.out.push_str(" [");
+        for (i, e) in items.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            write_expr(&mut self.out, e);
+        }
+        self.out.push(']');
+    }
+
     fn word(&mut self, word: &str) {
         self.out.push(' ');
         self.out.push_str(word);
@@ -206,16 +219,8 @@ impl Printer {
             Op::SignalTimeout { ms } => {
                 let _ = write!(self.out, "timeout {ms}");
             }
-            Op::SignalAny { signals } => {
-                self.out.push_str("any [");
-                for (i, s) in signals.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    write_expr(&mut self.out, s);
-                }
-                self.out.push(']');
-            }
+            Op::SignalAny { signals } => self.list("any", signals),
+            Op::Combinator { kind, values } => self.list(kind.keyword(), values),
             Op::ThrowIfAborted { signal } => {
                 self.out.push_str("throwIfAborted");
                 self.expr(signal);
@@ -387,9 +392,12 @@ impl Printer {
                 self.out.push_str("rejected");
                 self.expr(value);
             }
-            Op::Thenable { value } => {
+            Op::Thenable { value, body } => {
                 self.out.push_str("thenable");
                 self.expr(value);
+                if let Some(body) = body {
+                    self.block(body);
+                }
             }
         }
         self.out.push('\n');

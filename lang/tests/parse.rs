@@ -226,7 +226,7 @@ fn instanceof_round_trips_and_names_its_classes() {
     assert_round_trips(text);
     assert_eq!(
         errors("let c = controller\nlog instanceof c Map\n"),
-        vec!["bad.scn:2:18: expected a class (AbortController, AbortSignal, EventTarget, Event, Error, TypeError, RangeError, DOMException, Promise, Function, Object), found `Map`"]
+        vec!["bad.scn:2:18: expected a class (AbortController, AbortSignal, EventTarget, Event, Error, TypeError, RangeError, DOMException, AggregateError, Promise, Array, Function, Object), found `Map`"]
     );
 }
 
@@ -236,5 +236,19 @@ fn this_round_trips_and_cannot_name_a_binding() {
     assert_eq!(
         errors("let this = controller\n"),
         vec!["bad.scn:1:5: `this` is reserved and cannot name a binding"]
+    );
+}
+
+#[test]
+fn promise_combinators_and_thenable_bodies_round_trip() {
+    let text = "let a = resolved 1\nlet t = thenable 2 {\n  log \"then\" this\n}\nlet p = all [a, t, 3, \"x\"]\nlet q = allSettled []\nlet r = race [p, q]\nlet e = promiseAny [a]\ncatch e {\n  log reason.errors\n}\n";
+    assert_round_trips(text);
+    assert_eq!(
+        errors("let p = all 1\nlet all = controller\nlet q = race [1 2]\n"),
+        vec![
+            "bad.scn:1:13: expected `[` starting the list of values, found the number 1",
+            "bad.scn:2:5: `all` is reserved and cannot name a binding",
+            "bad.scn:3:17: expected `,` or `]`, found the number 2",
+        ]
     );
 }

@@ -551,9 +551,13 @@ fn add_catch(rt: &mut Runtime<Model>, value: &Value) -> Completion {
         rt.promise_then(id, None, Some(on_rejected));
         return Ok(Value::Undefined);
     }
-    if let ObjectData::Thenable(_) = rt.heap.get(id) {
-        // The scenario's thenable is `{ then(resolve) { resolve(V); } }`:
-        // called as then(undefined, onRejected), it calls undefined.
+    if let ObjectData::Thenable { then, .. } = rt.heap.get(id) {
+        // The scenario's thenable is `{ then(resolve) { ...; resolve(V); } }`:
+        // called as then(undefined, onRejected), it runs its script code,
+        // then calls undefined.
+        if let Some(body) = *then {
+            rt.call_function(body, Value::Object(id), &[])?;
+        }
         return Err(rt.new_error("TypeError", "resolve is not a function"));
     }
     Ok(Value::Undefined)

@@ -14,6 +14,10 @@ use crate::value::{
 };
 use crate::{HostClass, Job, Library, Runtime, Task};
 
+/// How many arrays and `allSettled` records deep the log prints a value's
+/// contents (`Array(Array([Array]))`), as `util.inspect` stops at a depth.
+pub const FMT_MAX_DEPTH: usize = 2;
+
 /// How a block finished.
 pub enum Flow {
     /// It ran to its end.
@@ -324,6 +328,10 @@ impl<L: Library> Runtime<L> {
                     "code" if *class == ErrorClass::DomException => {
                         Value::Number(f64::from(dom_exception_code(name)))
                     }
+                    "errors" => match class {
+                        ErrorClass::Aggregate { errors } => Value::Object(*errors),
+                        _ => Value::Undefined,
+                    },
                     _ => Value::Undefined,
                 }),
                 ObjectData::Host => L::get(self, *id, prop),
@@ -350,6 +358,19 @@ impl<L: Library> Runtime<L> {
             class: ErrorClass::Error,
             name: Rc::from(name),
             message: Rc::from(message),
+        }))
+    }
+
+    /// A new AggregateError with V8's message for `Promise.any`, and an
+    /// `errors` array of these values.
+    pub fn new_aggregate_error(&mut self, errors: Vec<Value>) -> Value {
+        let Value::Object(errors) = self.create_array_from_list(errors) else {
+            unreachable!("an array is an object")
+        };
+        Value::Object(self.heap.alloc(ObjectData::Error {
+            class: ErrorClass::Aggregate { errors },
+            name: Rc::from("AggregateError"),
+            message: Rc::from("All promises were rejected"),
         }))
     }
 
@@ -452,11 +473,14 @@ impl<L: Library> Runtime<L> {
                 Class::TypeError | Class::RangeError => {
                     *error_class == ErrorClass::Error && **name == *class.name()
                 }
+                Class::AggregateError => matches!(error_class, ErrorClass::Aggregate { .. }),
                 _ => false,
             },
             ObjectData::Function(_) => matches!(class, Class::Function | Class::Object),
             ObjectData::Promise(_) => matches!(class, Class::Promise | Class::Object),
-            ObjectData::Thenable(_)
+            ObjectData::Array(_) => matches!(class, Class::Array | Class::Object),
+            ObjectData::Thenable { .. }
+            | ObjectData::Settled { .. }
             | ObjectData::Timer(_)
             | ObjectData::Immediate(_)
             | ObjectData::Plain => class == Class::Object,
@@ -486,6 +510,13 @@ impl<L: Library> Runtime<L> {
 
     /// [`Runtime::fmt`], appended to `out`.
     pub fn fmt_into(&self, out: &mut String, v: &Value) {
+        self.fmt_nested(out, v, 0);
+    }
+
+    /// [`Runtime::fmt_into`] of a value `depth` arrays or records deep:
+    /// past [`FMT_MAX_DEPTH`] they print as `[Array]` and `[Object]`, so
+    /// that no chain of arrays, however long, recurses deeper.
+    fn fmt_nested(&self, out: &mut String, v: &Value, depth: usize) {
         match v {
             Value::Undefined => out.push_str("undefined"),
             Value::Null => out.push_str("null"),
@@ -500,7 +531,33 @@ impl<L: Library> Runtime<L> {
                 }
                 ObjectData::Function(_) => out.push_str("[Function]"),
                 ObjectData::Promise(_) => out.push_str("[Promise]"),
-                ObjectData::Thenable(_)
+                ObjectData::Array(_) | ObjectData::Settled { .. } if depth >= FMT_MAX_DEPTH => {
+                    out.push_str(if matches!(self.heap.get(*id), ObjectData::Array(_)) {
+                        "[Array]"
+                    } else {
+                        "[Object]"
+                    });
+                }
+                ObjectData::Array(items) => {
+                    out.push_str("Array(");
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        self.fmt_nested(out, item, depth + 1);
+                    }
+                    out.push(')');
+                }
+                ObjectData::Settled { fulfilled, value } => {
+                    out.push_str(if *fulfilled {
+                        "{status: fulfilled, value: "
+                    } else {
+                        "{status: rejected, reason: "
+                    });
+                    self.fmt_nested(out, value, depth + 1);
+                    out.push('}');
+                }
+                ObjectData::Thenable { .. }
                 | ObjectData::Plain
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_) => out.push_str("[Object]"),
@@ -785,9 +842,19 @@ impl<L: Library> Runtime<L> {
                 let v = self.eval(value, env)?;
                 Value::Object(self.promise_reject_new(v))
             }
-            Op::Thenable { value } => {
-                let v = self.eval(value, env)?;
-                Value::Object(self.heap.alloc(ObjectData::Thenable(v)))
+            Op::Thenable { value, body } => {
+                let value = self.eval(value, env)?;
+                let then = body
+                    .as_ref()
+                    .map(|b| self.make_function(b, Param::None, env));
+                Value::Object(self.heap.alloc(ObjectData::Thenable { value, then }))
+            }
+            Op::Combinator { kind, values } => {
+                let mut items = Vec::with_capacity(values.len());
+                for e in values {
+                    items.push(self.eval(e, env)?);
+                }
+                Value::Object(self.promise_combinator(*kind, items))
             }
         })
     }

@@ -6,8 +6,10 @@
 //! the abstract operations follow the specification step by step:
 //! <https://tc39.es/ecma262/#sec-promise-objects>.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+
+use nodesem_lang::Combinator;
 
 use crate::value::{Completion, FunctionData, ObjectData, ObjectId, Value};
 use crate::{Job, Library, Runtime};
@@ -183,7 +185,7 @@ impl<L: Library> Runtime<L> {
         // `then`; reading it never throws.
         let has_then = matches!(
             self.heap.get(obj),
-            ObjectData::Promise(_) | ObjectData::Thenable(_)
+            ObjectData::Promise(_) | ObjectData::Thenable { .. }
         );
         // 12. If IsCallable(thenAction) is false, then
         if !has_then {
@@ -212,10 +214,15 @@ impl<L: Library> Runtime<L> {
                 self.promise_then(thenable, Some(resolve), Some(reject));
                 Ok(Value::Undefined)
             }
-            // `thenable V`: then(resolve) { resolve(V); }
-            ObjectData::Thenable(v) => {
-                let v = v.clone();
-                self.call_function(resolve, Value::Undefined, &[v])
+            // `thenable V [{ ... }]`: then(resolve) { ...; resolve(V); }
+            ObjectData::Thenable { value, then } => {
+                let (value, then) = (value.clone(), *then);
+                match then {
+                    Some(body) => self
+                        .call_function(body, Value::Object(thenable), &[])
+                        .and_then(|_| self.call_function(resolve, Value::Undefined, &[value])),
+                    None => self.call_function(resolve, Value::Undefined, &[value]),
+                }
             }
             _ => unreachable!("only promises and thenables are enqueued"),
         };
@@ -456,6 +463,212 @@ impl<L: Library> Runtime<L> {
         });
         // 7. Return ? Invoke(promise, "then", « thenFinally, catchFinally »).
         self.promise_then(promise, Some(then_finally), Some(catch_finally))
+    }
+
+    /// NewPromiseCapability(%Promise%) (27.2.1.5): a new promise and its
+    /// resolving functions.
+    fn new_promise_capability(&mut self) -> PromiseCapability {
+        let promise = self.new_promise();
+        let (resolve, reject) = self.create_resolving_functions(promise);
+        PromiseCapability {
+            promise,
+            resolve,
+            reject,
+        }
+    }
+
+    /// CreateArrayFromList ( elements ) (7.3.18).
+    pub fn create_array_from_list(&mut self, elements: Vec<Value>) -> Value {
+        Value::Object(self.heap.alloc(ObjectData::Array(elements.into())))
+    }
+
+    /// `Promise.all`, `Promise.allSettled`, `Promise.any` and
+    /// `Promise.race` (27.2.4.1, 27.2.4.2, 27.2.4.3, 27.2.4.5) with C =
+    /// %Promise% over an array of values: the steps shared by all four,
+    /// then the Perform operation of each. The array's iterator is the
+    /// built-in one, which cannot throw, so the IfAbruptRejectPromise steps
+    /// never apply.
+    pub fn promise_combinator(&mut self, kind: Combinator, values: Vec<Value>) -> ObjectId {
+        // 1. Let C be the this value.
+        // 2. Let promiseCapability be ? NewPromiseCapability(C).
+        let capability = self.new_promise_capability();
+        // 3. Let promiseResolve be Completion(GetPromiseResolve(C)).
+        //    (%Promise.resolve%: PromiseResolve below.)
+        // 5. Let iteratorRecord be Completion(GetIterator(iterable, sync)).
+        // 7. Let result be Completion(PerformPromiseAll(iteratorRecord, C,
+        //    promiseCapability, promiseResolve)) (or its sibling).
+        match kind {
+            Combinator::All => self.perform_promise_all(values, capability, false),
+            Combinator::AllSettled => self.perform_promise_all(values, capability, true),
+            Combinator::Any => self.perform_promise_any(values, capability),
+            Combinator::Race => self.perform_promise_race(values, capability),
+        }
+        // 9. Return ? result.
+        capability.promise
+    }
+
+    /// 27.2.4.1.2 PerformPromiseAll and 27.2.4.2.1 PerformPromiseAllSettled
+    /// (`settled`): the same loop, with the second making a record of each
+    /// outcome and passing a reject element function of its own.
+    fn perform_promise_all(
+        &mut self,
+        items: Vec<Value>,
+        capability: PromiseCapability,
+        settled: bool,
+    ) {
+        // 1. Let values be a new empty List.
+        let values = Rc::new(RefCell::new(Vec::with_capacity(items.len())));
+        // 2. Let remainingElementsCount be the Record { [[Value]]: 1 }.
+        let remaining = Rc::new(Cell::new(1usize));
+        // 3. Let index be 0.
+        // 4. Repeat,
+        for (index, next) in items.into_iter().enumerate() {
+            // c. Append undefined to values.
+            values.borrow_mut().push(Value::Undefined);
+            // d. Let nextPromise be ? Call(promiseResolve, constructor, « next »).
+            let next_promise = self.promise_resolve(next);
+            // e-j. Let onFulfilled be a new Promise.all Resolve Element
+            //      Function (27.2.4.1.3) (or Promise.allSettled's, 27.2.4.2.2),
+            //      with [[AlreadyCalled]] false, [[Index]] index, [[Values]]
+            //      values, [[Capability]] and [[RemainingElements]].
+            //      allSettled: onFulfilled and onRejected share one
+            //      alreadyCalled (27.2.4.2.1 step 4.k-r).
+            let already_called = Rc::new(Cell::new(false));
+            let element = |fulfilled: bool| {
+                let (values, remaining, already_called) =
+                    (values.clone(), remaining.clone(), already_called.clone());
+                move |rt: &mut Runtime<L>, _this: Value, args: &[Value]| {
+                    let x = args.first().cloned().unwrap_or(Value::Undefined);
+                    // 1-3. If F.[[AlreadyCalled]] is true, return undefined;
+                    //      set it to true.
+                    if already_called.replace(true) {
+                        return Ok(Value::Undefined);
+                    }
+                    // allSettled 9-12: a record { status, value } or
+                    // { status, reason }; all: x itself.
+                    let element = if settled {
+                        let record = ObjectData::Settled {
+                            fulfilled,
+                            value: x,
+                        };
+                        Value::Object(rt.heap.alloc(record))
+                    } else {
+                        x
+                    };
+                    // Set values[index] to x (or the record).
+                    values.borrow_mut()[index] = element;
+                    // Set remainingElementsCount.[[Value]] to
+                    // remainingElementsCount.[[Value]] - 1.
+                    remaining.set(remaining.get() - 1);
+                    // If remainingElementsCount.[[Value]] = 0, then
+                    if remaining.get() == 0 {
+                        // a. Let valuesArray be CreateArrayFromList(values).
+                        let list = std::mem::take(&mut *values.borrow_mut());
+                        let array = rt.create_array_from_list(list);
+                        // b. Return ? Call(promiseCapability.[[Resolve]], undefined, « valuesArray »).
+                        return rt.call_function(capability.resolve, Value::Undefined, &[array]);
+                    }
+                    Ok(Value::Undefined)
+                }
+            };
+            let on_fulfilled = self.native_function(element(true));
+            let on_rejected = if settled {
+                self.native_function(element(false))
+            } else {
+                // all: the result capability's own reject.
+                capability.reject
+            };
+            // k. Set remainingElementsCount.[[Value]] to remainingElementsCount.[[Value]] + 1.
+            remaining.set(remaining.get() + 1);
+            // l. Perform ? Invoke(nextPromise, "then", « onFulfilled, onRejected »).
+            self.promise_then(next_promise, Some(on_fulfilled), Some(on_rejected));
+            // m. Set index to index + 1.
+        }
+        // b. If next is DONE, then
+        //    i. Set remainingElementsCount.[[Value]] to remainingElementsCount.[[Value]] - 1.
+        remaining.set(remaining.get() - 1);
+        //    ii. If remainingElementsCount.[[Value]] = 0, then
+        if remaining.get() == 0 {
+            //   1. Let valuesArray be CreateArrayFromList(values).
+            let list = std::mem::take(&mut *values.borrow_mut());
+            let array = self.create_array_from_list(list);
+            //   2. Perform ? Call(resultCapability.[[Resolve]], undefined, « valuesArray »).
+            let _ = self.call_function(capability.resolve, Value::Undefined, &[array]);
+        }
+        //    iii. Return resultCapability.[[Promise]].
+    }
+
+    /// 27.2.4.3.1 PerformPromiseAny.
+    fn perform_promise_any(&mut self, items: Vec<Value>, capability: PromiseCapability) {
+        // 1. Let errors be a new empty List.
+        let errors = Rc::new(RefCell::new(Vec::with_capacity(items.len())));
+        // 2. Let remainingElementsCount be the Record { [[Value]]: 1 }.
+        let remaining = Rc::new(Cell::new(1usize));
+        // 3. Let index be 0.
+        // 4. Repeat,
+        for (index, next) in items.into_iter().enumerate() {
+            // c. Append undefined to errors.
+            errors.borrow_mut().push(Value::Undefined);
+            // d. Let nextPromise be ? Call(promiseResolve, constructor, « next »).
+            let next_promise = self.promise_resolve(next);
+            // e-j. Let onRejected be a new Promise.any Reject Element Function
+            //      (27.2.4.3.2).
+            let (errors_of, remaining_of) = (errors.clone(), remaining.clone());
+            let already_called = Cell::new(false);
+            let on_rejected = self.native_function(move |rt, _this, args| {
+                let x = args.first().cloned().unwrap_or(Value::Undefined);
+                // 1-3. If F.[[AlreadyCalled]] is true, return undefined; set it.
+                if already_called.replace(true) {
+                    return Ok(Value::Undefined);
+                }
+                // 7. Set errors[index] to x.
+                errors_of.borrow_mut()[index] = x;
+                // 8. Set remainingElementsCount.[[Value]] to ... - 1.
+                remaining_of.set(remaining_of.get() - 1);
+                // 9. If remainingElementsCount.[[Value]] = 0, then
+                if remaining_of.get() == 0 {
+                    // a-c. Let error be a newly created AggregateError object
+                    //      with its errors property CreateArrayFromList(errors).
+                    let list = std::mem::take(&mut *errors_of.borrow_mut());
+                    let error = rt.new_aggregate_error(list);
+                    // d. Return ? Call(promiseCapability.[[Reject]], undefined, « error »).
+                    return rt.call_function(capability.reject, Value::Undefined, &[error]);
+                }
+                Ok(Value::Undefined)
+            });
+            // k. Set remainingElementsCount.[[Value]] to ... + 1.
+            remaining.set(remaining.get() + 1);
+            // l. Perform ? Invoke(nextPromise, "then", « resultCapability.[[Resolve]], onRejected »).
+            self.promise_then(next_promise, Some(capability.resolve), Some(on_rejected));
+        }
+        // b. If next is DONE, then
+        //    i. Set remainingElementsCount.[[Value]] to ... - 1.
+        remaining.set(remaining.get() - 1);
+        //    ii. If remainingElementsCount.[[Value]] = 0, then
+        if remaining.get() == 0 {
+            //   1-3. Let error be a newly created AggregateError object ...
+            let list = std::mem::take(&mut *errors.borrow_mut());
+            let error = self.new_aggregate_error(list);
+            //   4. Return ThrowCompletion(error): Promise.any's step 8,
+            //      IfAbruptRejectPromise, rejects the capability with it.
+            let _ = self.call_function(capability.reject, Value::Undefined, &[error]);
+        }
+    }
+
+    /// 27.2.4.5.1 PerformPromiseRace.
+    fn perform_promise_race(&mut self, items: Vec<Value>, capability: PromiseCapability) {
+        // 1. Repeat,
+        for next in items {
+            // c. Let nextPromise be ? Call(promiseResolve, constructor, « next »).
+            let next_promise = self.promise_resolve(next);
+            // d. Perform ? Invoke(nextPromise, "then", « resultCapability.[[Resolve]], resultCapability.[[Reject]] »).
+            self.promise_then(
+                next_promise,
+                Some(capability.resolve),
+                Some(capability.reject),
+            );
+        }
+        // b. If next is DONE, return resultCapability.[[Promise]].
     }
 
     /// 27.2.1.9 HostPromiseRejectionTracker ( promise, operation ), as Node

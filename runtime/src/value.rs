@@ -61,6 +61,12 @@ pub enum ErrorClass {
     Error,
     /// `DOMException`, such as the default abort reason.
     DomException,
+    /// `AggregateError`, with its `errors` array: what `Promise.any`
+    /// rejects with.
+    Aggregate {
+        /// The `errors` array.
+        errors: ObjectId,
+    },
 }
 
 /// A function object.
@@ -101,8 +107,23 @@ pub enum ObjectData<L: 'static> {
     Function(FunctionData<L>),
     /// A promise.
     Promise(PromiseData),
-    /// A `thenable V` object: `{ then(resolve) { resolve(V); } }`.
-    Thenable(Value),
+    /// A `thenable V` object: `{ then(resolve) { ...; resolve(V); } }`.
+    Thenable {
+        /// What `then` resolves with.
+        value: Value,
+        /// The script code `then` runs first, as a function.
+        then: Option<ObjectId>,
+    },
+    /// An array (only built-ins make them: CreateArrayFromList).
+    Array(Rc<[Value]>),
+    /// A record of `Promise.allSettled`: `{ status: "fulfilled", value }`
+    /// or `{ status: "rejected", reason }`.
+    Settled {
+        /// Whether the status is "fulfilled".
+        fulfilled: bool,
+        /// The value or the reason.
+        value: Value,
+    },
     /// A timer handle (setTimeout).
     Timer(u64),
     /// An immediate handle (setImmediate).
