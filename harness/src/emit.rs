@@ -279,7 +279,16 @@ impl Emitter {
     /// A script callback, `$.cb(function (PARAM) { ... })`, whose closing line
     /// is at the current indentation.
     fn callback(&mut self, param: Param, block: &Block) -> String {
-        let head = format!("$.cb(function ({}) {{", param.as_str());
+        self.function(param, block, "")
+    }
+
+    /// [`Emitter::callback`] of an async function.
+    fn async_callback(&mut self, param: Param, block: &Block) -> String {
+        self.function(param, block, "async ")
+    }
+
+    fn function(&mut self, param: Param, block: &Block, prefix: &str) -> String {
+        let head = format!("$.cb({prefix}function ({}) {{", param.as_str());
         let tail = cost_argument(&block.body);
         if block.body.is_empty() {
             return format!("{head}}}{tail})");
@@ -338,6 +347,10 @@ impl Emitter {
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),
             Op::Function(block) => self.callback(Param::Event, block),
+            Op::AsyncFunction(block) => self.async_callback(Param::Event, block),
+            // An arrow function keeps the `this` around it.
+            Op::Async(block) => format!("{}.call(this)", self.async_callback(Param::None, block)),
+            Op::Await(value) => format!("await {}", expr(value)),
             Op::AddEventListener {
                 target,
                 event_type,

@@ -215,6 +215,17 @@ pub enum Op {
     /// `fn { ... }`: a function value, for listeners that are added or
     /// removed by name. Its body sees the event as `event`.
     Function(Block),
+    /// `fn async { ... }`: an async function value (`async function
+    /// (event) { ... }`), for listeners added by name; its body may
+    /// `await`, and a call returns its promise.
+    AsyncFunction(Block),
+    /// `async { ... }`: an async arrow function called at once, `(async ()
+    /// => { ... })()`, whose value is its promise. Its body may `await`.
+    Async(Block),
+    /// `await V`: inside an async body only, `await V` (ECMA-262 27.7.5.3
+    /// Await): the body resumes a microtask after V (through
+    /// `Promise.resolve`) settles, with its value, or throws its reason.
+    Await(Expr),
     /// `on T TYPE [once] [capture] [passive] [signal S] CALLBACK`:
     /// `T.addEventListener(TYPE, CALLBACK, { once, capture, passive, signal })`.
     AddEventListener {
@@ -595,6 +606,8 @@ macro_rules! stmt_blocks {
                 ..
             }
             | Op::Function(b)
+            | Op::AsyncFunction(b)
+            | Op::Async(b)
             | Op::QueueMicrotask(b)
             | Op::NextTick(b)
             | Op::SetImmediate(b)
@@ -625,6 +638,7 @@ macro_rules! op_exprs {
         }
         match $op {
             Op::Value(e)
+            | Op::Await(e)
             | Op::ThrowIfAborted { signal: e }
             | Op::Dispose { disposable: e }
             | Op::PreventDefault { event: e }
@@ -674,6 +688,8 @@ macro_rules! op_exprs {
             | Op::SignalTimeout { .. }
             | Op::NewTarget
             | Op::Function(_)
+            | Op::AsyncFunction(_)
+            | Op::Async(_)
             | Op::QueueMicrotask(_)
             | Op::NextTick(_)
             | Op::SetTimeout { .. }

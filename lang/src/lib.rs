@@ -114,6 +114,7 @@
 //! |---|---|
 //! | `target` | `new EventTarget()` |
 //! | `fn {` | a function, usable as a listener by name |
+//! | `fn async {` | an async function (`async function (event) { ... }`), usable as a listener by name: a call returns its promise, and Node's dispatch reports its rejection as an uncaught exception |
 //! | `on T TYPE [once] [capture] [passive] [signal S] {` | `T.addEventListener(TYPE, event => {...}, {...})` |
 //! | `on T TYPE F [once] [capture] [passive] [signal S]` | `T.addEventListener(TYPE, F, {...})` |
 //! | `off T TYPE F [capture]` | `T.removeEventListener(TYPE, F, { capture })` |
@@ -128,6 +129,8 @@
 //! | operation | JavaScript |
 //! |---|---|
 //! | `microtask {` | `queueMicrotask(() => {...})` |
+//! | `async {` | `(async () => {...})()`: runs the body at once, to its first `await`; the value is its promise, settled by `return`, the end of the body, or a throw |
+//! | `await V` / `let x = await V` | only in the body of an async function and in its `try` and `repeat` blocks (not in another callback inside it): `await V`, which resumes the body a microtask after `Promise.resolve(V)` settles (ECMA-262 27.7.5.3), or throws its reason |
 //! | `tick {` | `process.nextTick(() => {...})` |
 //! | `setTimeout MS {` / `clearTimeout H` | timers on the virtual clock |
 //! | `setImmediate {` / `clearImmediate H` | immediates |

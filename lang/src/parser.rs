@@ -203,6 +203,8 @@ pub const KEYWORDS: &[&str] = &[
     "resolved",
     "rejected",
     "thenable",
+    "async",
+    "await",
     "all",
     "allSettled",
     "race",
@@ -309,6 +311,9 @@ enum BlockKind {
 struct Scope {
     bindings: HashMap<Name, (Kind, usize)>,
     kind: BlockKind,
+    /// Whether `await` may stand here: the body of an async function, or a
+    /// `try` or `repeat` block inside one.
+    awaits: bool,
 }
 
 /// Parses and validates a scenario. `file` names the input in diagnostics.
@@ -429,12 +434,14 @@ fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scen
         closing: None,
         uninitialized: None,
         end_reported: false,
+        next_block_awaits: false,
         invalid,
         next_invalid: 0,
     };
     p.scopes.push(Scope {
         bindings: HashMap::new(),
         kind: BlockKind::TopLevel,
+        awaits: false,
     });
     let body = p.block_body(None);
     if p.diagnostics.is_empty() {
@@ -479,6 +486,8 @@ struct Parser<'a> {
     /// Whether the end of the file has been reported with blocks open (once
     /// for all of them).
     end_reported: bool,
+    /// Set just before the body of an async function is opened.
+    next_block_awaits: bool,
     /// The lines that are not valid UTF-8, in order.
     invalid: Vec<InvalidLine>,
     /// The first entry of `invalid` not yet reached.
@@ -1097,10 +1106,23 @@ impl<'a> Parser<'a> {
     }
 
     fn open_scope(&mut self, kind: BlockKind) {
+        // A `try` or `repeat` block belongs to the function around it.
+        let awaits = std::mem::take(&mut self.next_block_awaits)
+            || (kind == BlockKind::NestedTry && self.scopes.last().is_some_and(|s| s.awaits));
         self.scopes.push(Scope {
             bindings: HashMap::new(),
             kind,
+            awaits,
         });
+    }
+
+    /// A block that is the body of an async function (`fn async {`,
+    /// `async {`), after its keywords.
+    fn async_block(&mut self, line: &mut Line, kind: BlockKind) -> PResult<Block> {
+        self.next_block_awaits = true;
+        let block = self.block(line, kind);
+        self.next_block_awaits = false;
+        block
     }
 
     fn no_else(&mut self, line: &Line) -> PResult<()> {
@@ -1168,6 +1190,13 @@ impl<'a> Parser<'a> {
             "onabort" => self.onabort_op(line),
             "addAbortListener" => self.add_abort_listener_op(line),
             "fn" => self.function_op(line),
+            "async" => self.async_op(line),
+            "await" => {
+                line.pos -= 1;
+                let col = line.col();
+                line.pos += 1;
+                self.await_op(line, col)
+            }
             "on" => self.on_op(line),
             "microtask" => self.microtask_op(line),
             "tick" => self.tick_op(line),
@@ -1388,11 +1417,38 @@ impl<'a> Parser<'a> {
         Ok((Op::AddAbortListener { signal, listener }, Kind::Disposable))
     }
 
-    /// `fn {`, after the keyword.
+    /// `fn {` or `fn async {`, after the keyword.
     fn function_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        if line.peek_word() == Some("async") {
+            line.bump();
+            let b = self.async_block(line, BlockKind::Listener)?;
+            self.no_else(line)?;
+            return Ok((Op::AsyncFunction(b), Kind::Function));
+        }
         let b = self.block(line, BlockKind::Listener)?;
         self.no_else(line)?;
         Ok((Op::Function(b), Kind::Function))
+    }
+
+    /// `async {`, after the keyword.
+    fn async_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let b = self.async_block(line, BlockKind::Plain)?;
+        self.no_else(line)?;
+        Ok((Op::Async(b), Kind::Promise))
+    }
+
+    /// `await V`, after the keyword: only where the innermost function is
+    /// async.
+    fn await_op(&mut self, line: &mut Line, col: usize) -> PResult<(Op, Kind)> {
+        if !self.scopes.last().is_some_and(|s| s.awaits) {
+            return Err(self.error(
+                line.number,
+                col,
+                "`await` is only valid in the body of an async function (`async {` or `fn async {`), not in the main script or another callback".to_string(),
+            ));
+        }
+        let (e, _) = self.expr(line)?;
+        Ok((Op::Await(e), Kind::Value))
     }
 
     /// `on T TYPE [F] [once] [capture] [passive] [signal S] [{]`, after the

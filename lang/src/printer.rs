@@ -248,6 +248,18 @@ impl Printer {
                 self.out.push_str("fn");
                 self.block(b);
             }
+            Op::AsyncFunction(b) => {
+                self.out.push_str("fn async");
+                self.block(b);
+            }
+            Op::Async(b) => {
+                self.out.push_str("async");
+                self.block(b);
+            }
+            Op::Await(e) => {
+                self.out.push_str("await");
+                self.expr(e);
+            }
             Op::AddEventListener {
                 target,
                 event_type,

@@ -252,3 +252,19 @@ fn promise_combinators_and_thenable_bodies_round_trip() {
         ]
     );
 }
+
+#[test]
+fn async_bodies_and_await_round_trip_where_await_is_allowed() {
+    let text = "let p = async {\n  let v = await 1\n  try {\n    await v\n  }\n  repeat 2 {\n    await v\n  }\n  return v\n}\nlet f = fn async {\n  await event\n}\n";
+    assert_round_trips(text);
+    let outside = "`await` is only valid in the body of an async function (`async {` or `fn async {`), not in the main script or another callback";
+    assert_eq!(
+        errors("await 1\nlet f = fn {\n  await 2\n}\nlet p = async {\n  microtask {\n    await 3\n  }\n}\nlet await = 1\n"),
+        vec![
+            format!("bad.scn:1:1: {outside}"),
+            format!("bad.scn:3:3: {outside}"),
+            format!("bad.scn:7:5: {outside}"),
+            "bad.scn:10:5: `await` is reserved and cannot name a binding".to_string(),
+        ]
+    );
+}

@@ -130,9 +130,10 @@ impl<L: Library> Runtime<L> {
                 env,
                 cost,
                 origin,
+                is_async,
             }) => {
-                let (body, param, env, cost, origin) =
-                    (body.clone(), *param, env.clone(), *cost, *origin);
+                let (body, param, env, cost, origin, is_async) =
+                    (body.clone(), *param, env.clone(), *cost, *origin, *is_async);
                 self.steps += 1;
                 if self.steps > self.config.budget {
                     let budget = self.config.budget;
@@ -153,7 +154,11 @@ impl<L: Library> Runtime<L> {
                 let param = param.map(|p| (p, args.first().cloned().unwrap_or(Value::Undefined)));
                 let env = env.call_frame(this, param);
                 self.depth += 1;
-                let result = self.exec_callback_body(&body, &env);
+                let result = if is_async {
+                    Ok(self.async_function_start(&body, env))
+                } else {
+                    self.exec_callback_body(&body, &env)
+                };
                 self.depth -= 1;
                 result
             }

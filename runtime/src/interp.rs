@@ -203,7 +203,7 @@ impl<L: Library> Runtime<L> {
         }
     }
 
-    fn exec_stmt(&mut self, stmt: &Stmt, env: &Env) -> Result<Flow, Value> {
+    pub(crate) fn exec_stmt(&mut self, stmt: &Stmt, env: &Env) -> Result<Flow, Value> {
         match stmt {
             Stmt::Comment(_) | Stmt::Run(_) => {}
             Stmt::Let { name, op } => {
@@ -385,6 +385,17 @@ impl<L: Library> Runtime<L> {
 
     /// A script function with the given body, closing over `env`.
     pub fn make_function(&mut self, body: &Block, param: Param, env: &Env) -> ObjectId {
+        self.make_script_function(body, param, env, false)
+    }
+
+    /// A script function, async or not.
+    pub fn make_script_function(
+        &mut self,
+        body: &Block,
+        param: Param,
+        env: &Env,
+        is_async: bool,
+    ) -> ObjectId {
         let compiled = self.compiled_body(body);
         self.heap.alloc(ObjectData::Function(FunctionData::Script {
             body: compiled.block,
@@ -392,6 +403,7 @@ impl<L: Library> Runtime<L> {
             env: env.clone(),
             cost: compiled.cost,
             origin: compiled.identity,
+            is_async,
         }))
     }
 
@@ -746,6 +758,20 @@ impl<L: Library> Runtime<L> {
             // ---- the runtime's own ----
             Op::Value(e) => self.eval(e, env)?,
             Op::Function(block) => Value::Object(self.make_function(block, Param::Event, env)),
+            Op::AsyncFunction(block) => {
+                Value::Object(self.make_script_function(block, Param::Event, env, true))
+            }
+            Op::Async(block) => {
+                // `(async () => { ... })()`: an arrow function, so its
+                // `this` is the one around it.
+                let f = self.make_script_function(block, Param::None, env, true);
+                let this = env.this();
+                self.call_function(f, this, &[])?
+            }
+            // The async walk (`crate::async_fn`) performs every `await` of
+            // a body it runs; the parser lets `await` stand nowhere else.
+            // An AST built by hand that has one elsewhere gets its value.
+            Op::Await(value) => self.eval(value, env)?,
             Op::QueueMicrotask(block) => {
                 let f = self.make_function(block, Param::None, env);
                 self.enqueue_microtask(Job::Task(Task::Script(f, Value::Undefined)));

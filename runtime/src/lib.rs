@@ -13,6 +13,7 @@
 //! everything Node leaves open (such as the order of a 0 ms timer and an
 //! immediate) is decided by a rule written down in [`event_loop`].
 
+pub mod async_fn;
 pub mod event_loop;
 pub mod interp;
 pub mod promise;

@@ -84,6 +84,9 @@ pub enum FunctionData<L: 'static> {
         /// The identity of the block this function was made from, for
         /// [`crate::RunStats`].
         origin: u64,
+        /// Whether it is an async function: a call runs the body up to its
+        /// first `await` and returns a promise ([`crate::async_fn`]).
+        is_async: bool,
     },
     /// A built-in function of the runtime or the library.
     Native(NativeFn<L>),
