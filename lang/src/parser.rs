@@ -987,6 +987,8 @@ impl<'a> Parser<'a> {
             Some("setImmediate") => Some(Kind::Immediate),
             Some("then" | "catch" | "finally") => Some(Kind::Promise),
             Some("addAbortListener") => Some(Kind::Disposable),
+            // Its body runs inside `then`, later.
+            Some("thenable") => Some(Kind::Thenable),
             _ => None,
         };
         if let Some(kind) = early {
