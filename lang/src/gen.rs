@@ -119,7 +119,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use proptest::strategy::Strategy;
 
 use crate::ast::{
-    Block, Callback, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
+    Block, Callback, Combinator, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
 };
 use crate::limits::{MAX_NESTING, MAX_SOURCE_BYTES};
 use crate::parser::Kind;
@@ -347,6 +347,8 @@ enum Action {
     Then,
     Catch,
     Resolved,
+    Combinator,
+    Async,
 }
 
 /// A live binding.
@@ -1255,6 +1257,12 @@ impl<'u, 'a> Generator<'u, 'a> {
         add(Then, knows && self.has(Kind::Promise), 2);
         add(Catch, knows && nest && self.has(Kind::Promise), 1);
         add(Resolved, true, 1);
+        add(
+            Combinator,
+            knows,
+            if self.has(Kind::Promise) { 2 } else { 1 },
+        );
+        add(Async, knows && nest, 2);
         c
     }
 
@@ -1446,12 +1454,23 @@ impl<'u, 'a> Generator<'u, 'a> {
                     ..self.callback_ctx(ctx)
                 };
                 let label = vec![Expr::Str(name.clone()), Expr::var("event").prop("type")];
-                let body = self.block(&inner, vec![Stmt::Log(label)]);
+                // One in five is an async function: its code after an
+                // `await` runs a microtask after the dispatch that called it.
+                let is_async = self.chance(20);
+                let mut first = vec![Stmt::Log(label)];
+                if is_async {
+                    first.push(Stmt::Do(Op::Await(Expr::Undefined)));
+                }
+                let body = self.block(&inner, first);
                 self.declare(&name, Kind::Function);
                 self.fn_uses.insert(name.clone(), 0);
                 out.push(Stmt::Let {
                     name: name.into(),
-                    op: Op::Function(body),
+                    op: if is_async {
+                        Op::AsyncFunction(body)
+                    } else {
+                        Op::Function(body)
+                    },
                 });
             }
             Action::On => {
@@ -1594,6 +1613,8 @@ impl<'u, 'a> Generator<'u, 'a> {
                 });
             }
             Action::Resolve | Action::Reject => self.settle(action == Action::Resolve, ctx, out),
+            Action::Combinator => self.combinator(out),
+            Action::Async => self.async_body(ctx, out),
             Action::Then => self.then(ctx, out),
             Action::Catch => self.catch(ctx, out),
             Action::Resolved => {
@@ -1607,10 +1628,16 @@ impl<'u, 'a> Generator<'u, 'a> {
                 } else if self.chance(30) {
                     let value = self.reason(ctx);
                     let name = self.fresh("tn");
+                    // Sometimes script code in `then` shows when it is called
+                    // (if anything adopts the thenable: when is unknown).
+                    let body = (self.can_nest(ctx) && self.chance(30)).then(|| {
+                        let label = self.fresh("tb");
+                        Block::new(vec![Stmt::Log(vec![Expr::Str(label)])])
+                    });
                     self.declare(&name, Kind::Thenable);
                     out.push(Stmt::Let {
                         name: name.into(),
-                        op: Op::Thenable { value, body: None },
+                        op: Op::Thenable { value, body },
                     });
                     return;
                 } else {
@@ -1805,6 +1832,119 @@ impl<'u, 'a> Generator<'u, 'a> {
             on_rejected,
         };
         self.bind_promise(op, Some(outcome), roots, out);
+    }
+
+    /// A value whose outcome is known, for a combinator or an `await`: a
+    /// promise that settles as planned, a thenable or a plain value, with
+    /// whether it fulfils and the `promise`s it waits for.
+    fn settling_value(&mut self, fulfilling_only: bool) -> (Expr, bool, Vec<Name>) {
+        let promises: Vec<Name> = self
+            .names(Kind::Promise)
+            .into_iter()
+            .filter(|p| match self.outcome(p) {
+                Some(fulfils) => fulfils || !fulfilling_only,
+                None => false,
+            })
+            .collect();
+        match self.below(5) {
+            0 | 1 | 2 if !promises.is_empty() => {
+                let p = self.pick(&promises).expect("a promise");
+                let fulfils = self.outcome(&p).unwrap_or(true);
+                let roots = self
+                    .promises
+                    .get(&p)
+                    .map(|i| i.roots.clone())
+                    .unwrap_or_default();
+                (Expr::var(p), fulfils, roots)
+            }
+            3 => match self.pick(&self.names(Kind::Thenable)) {
+                Some(t) => (Expr::var(t), true, Vec::new()),
+                None => (Expr::Int(i64::from(self.range(0, 9))), true, Vec::new()),
+            },
+            _ => (Expr::Str(self.pick_str(STRINGS)), true, Vec::new()),
+        }
+    }
+
+    /// `all`, `allSettled`, `race` or `promiseAny` over one to three values
+    /// whose outcomes are known, bound as a promise with the outcome the
+    /// combinator has over them.
+    fn combinator(&mut self, out: &mut Vec<Stmt>) {
+        let kind = self.pick(&Combinator::ALL).unwrap_or(Combinator::All);
+        let n = 1 + self.below(3);
+        let mut values = Vec::with_capacity(n);
+        let mut outcomes = Vec::with_capacity(n);
+        let mut roots = Vec::new();
+        for _ in 0..n {
+            let (value, fulfils, item_roots) = self.settling_value(false);
+            values.push(value);
+            outcomes.push(fulfils);
+            roots.extend(item_roots);
+        }
+        let outcome = match kind {
+            Combinator::All => Some(outcomes.iter().all(|f| *f)),
+            Combinator::AllSettled => Some(true),
+            Combinator::Any => Some(outcomes.iter().any(|f| *f)),
+            // The first to settle decides: known only when they agree.
+            Combinator::Race => {
+                if outcomes.iter().all(|f| *f == outcomes[0]) {
+                    Some(outcomes[0])
+                } else {
+                    None
+                }
+            }
+        };
+        roots.sort();
+        roots.dedup();
+        let name = self.fresh("p");
+        self.promises
+            .insert(name.clone(), PromiseInfo { outcome, roots });
+        self.emit(
+            out,
+            Some((name, Kind::Promise)),
+            Op::Combinator { kind, values },
+        );
+    }
+
+    /// `let p = async {` a log, `let aw = await V` over a value that
+    /// fulfils, a log of it, and statements that run as a reaction to V
+    /// would `}`, bound as a promise that fulfils unless the body ends by
+    /// throwing.
+    fn async_body(&mut self, ctx: &Ctx, out: &mut Vec<Stmt>) {
+        let (awaited, _, roots) = self.settling_value(true);
+        let label = self.fresh("as");
+        let after = match &awaited {
+            Expr::Var(p) if self.promises.contains_key(p) => {
+                let p = p.clone();
+                self.reaction_after(ctx, &p)
+            }
+            _ => ctx.after.clone().map(|a| a.deferred_by(0)),
+        };
+        let mut inner = self.callback_ctx(ctx);
+        inner.after = after;
+        self.note_async(&inner.after);
+        let bound = self.fresh("aw");
+        let first = vec![
+            Stmt::Log(vec![Expr::Str(label.clone())]),
+            Stmt::Let {
+                name: bound.clone().into(),
+                op: Op::Await(awaited),
+            },
+            Stmt::Log(vec![
+                Expr::Str(format!("{label} awaited")),
+                Expr::var(bound),
+            ]),
+        ];
+        let body = self.block(&inner, first);
+        let outcome = !matches!(body.body.last(), Some(Stmt::Throw(_)));
+        let name = self.fresh("p");
+        self.promises.insert(
+            name.clone(),
+            PromiseInfo {
+                outcome: Some(outcome),
+                roots,
+            },
+        );
+        self.emit(out, Some((name, Kind::Promise)), Op::Async(body));
     }
 
     fn catch(&mut self, ctx: &Ctx, out: &mut Vec<Stmt>) {

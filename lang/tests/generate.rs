@@ -255,9 +255,13 @@ fn blocks(stmt: &Stmt) -> Vec<(&Block, Option<Listener<'_>>)> {
         } => {
             vec![(b, Some((target, event_type.as_str())))]
         }
-        Op::Function(b) | Op::QueueMicrotask(b) | Op::NextTick(b) | Op::SetImmediate(b) => {
-            vec![(b, None)]
-        }
+        Op::Function(b)
+        | Op::AsyncFunction(b)
+        | Op::Async(b)
+        | Op::QueueMicrotask(b)
+        | Op::NextTick(b)
+        | Op::SetImmediate(b)
+        | Op::Thenable { body: Some(b), .. } => vec![(b, None)],
         Op::SetTimeout { body, .. } => vec![(body, None)],
         Op::Then {
             on_fulfilled,
@@ -462,6 +466,11 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
         Op::Reject { .. } => "reject",
         Op::Then { .. } => "then",
         Op::Catch { .. } => "catch",
+        Op::Combinator { kind, .. } => kind.keyword(),
+        Op::Async(_) => "async",
+        Op::AsyncFunction(_) => "fn async",
+        Op::Await(_) => "await",
+        Op::Thenable { body: Some(_), .. } => "thenable with a body",
         _ => return,
     };
     out.push(name.into());
@@ -479,6 +488,14 @@ fn reads_event(body: &[Stmt]) -> bool {
 
 /// Every feature the generator must show at least once in 500 seeds.
 const REQUIRED: &[&str] = &[
+    "all",
+    "allSettled",
+    "race",
+    "promiseAny",
+    "async",
+    "fn async",
+    "await",
+    "thenable with a body",
     "controller",
     "abort",
     "abort, no reason",

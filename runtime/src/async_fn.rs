@@ -135,7 +135,11 @@ impl<L: Library> Runtime<L> {
             let Some(frame) = activation.frames.last_mut() else {
                 unreachable!("the body's frame ends the walk")
             };
-            let Some(stmt) = frame.block.body.get(frame.index).cloned() else {
+            // The statement stays where it is in the scenario's tree, never
+            // copied: the runtime knows a callback block by its address
+            // (`Runtime::compiled_body`), which a copy would not keep.
+            let block = frame.block.clone();
+            let Some(stmt) = block.body.get(frame.index) else {
                 // The block ran to its end.
                 let frame = activation.frames.pop().expect("a frame");
                 match frame.kind {
@@ -162,7 +166,7 @@ impl<L: Library> Runtime<L> {
             };
             frame.index += 1;
             let env = frame.env.clone();
-            let (binding, awaited) = match &stmt {
+            let (binding, awaited) = match stmt {
                 Stmt::Let {
                     name,
                     op: Op::Await(value),
