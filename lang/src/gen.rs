@@ -1847,7 +1847,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             })
             .collect();
         match self.below(5) {
-            0 | 1 | 2 if !promises.is_empty() => {
+            0..=2 if !promises.is_empty() => {
                 let p = self.pick(&promises).expect("a promise");
                 let fulfils = self.outcome(&p).unwrap_or(true);
                 let roots = self
