@@ -409,6 +409,10 @@ fn simpler_ops(op: &Op) -> Vec<Op> {
         }
     };
     match op {
+        // An async function that awaits nothing may be a plain one (one
+        // that awaits is refused by the parser, so the candidate is
+        // dropped).
+        Op::AsyncFunction(body) => out.push(Op::Function(body.clone())),
         Op::Abort {
             reason: Some(r), ..
         }

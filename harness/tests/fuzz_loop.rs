@@ -34,7 +34,7 @@ fn the_shrinker_keeps_the_divergence_and_makes_it_small() {
         });
         let engines: [&dyn Engine; 2] = [&model, &mutated];
         let mut found = 0;
-        for seed in 0..400 {
+        for seed in 0..1000 {
             let scenario = generate_from_seed(seed, 4096);
             let Some(signature) = divergence(engines, &scenario, &config) else {
                 continue;

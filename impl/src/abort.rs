@@ -245,9 +245,16 @@ fn on_timeout(rt: &mut Rt, weak: WeakSignalRef, holder: u32) {
 /// `any [S, ...]`: `AbortSignal.any([S, ...])`.
 pub(crate) fn op_signal_any(rt: &mut Rt, signals: &[Value]) -> Completion {
     // The WebIDL sequence conversion: every element, before anything else.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L323-L326> `converters['sequence<AbortSignal>'](signals, { context: 'signals' })`.
     let mut inputs = Vec::with_capacity(signals.len());
-    for s in signals {
-        inputs.push(signal_of(rt, s)?);
+    for (i, s) in signals.iter().enumerate() {
+        match s.as_object().map(|obj| rt.lib.slot(obj)) {
+            Some(Slot::Signal(s)) => inputs.push(s),
+            _ => {
+                let context = format!("signals[{i}]");
+                return Err(rt.webidl_type_error(&context, "is not of type AbortSignal."));
+            }
+        }
     }
     let result = new_signal(rt, false, Value::Undefined, true);
     let result_obj = rt.lib.signals[result as usize].obj;
@@ -544,9 +551,14 @@ fn set_onabort(rt: &mut Rt, signal: u32, value: Value) {
 
 /// `addAbortListener S CALLBACK`: `events.addAbortListener(S, CALLBACK)`.
 pub(crate) fn op_add_abort_listener(rt: &mut Rt, signal: &Value, listener: &Value) -> Completion {
-    let signal = signal_of(rt, signal)?;
-    let Value::Object(listener) = *listener else {
-        return Err(type_error(rt, "addAbortListener needs a function"));
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L28-L32> `if (signal === undefined) throw ...`, then
+    // `validateAbortSignal(signal, 'signal')` and `validateFunction(listener, 'listener')`.
+    let Some(Slot::Signal(signal)) = signal.as_object().map(|obj| rt.lib.slot(obj)) else {
+        return Err(rt.err_invalid_arg_type("signal", "AbortSignal", signal));
+    };
+    let listener = match *listener {
+        Value::Object(f) if rt.is_function(listener) => f,
+        ref other => return Err(rt.err_invalid_arg_type("listener", "function", other)),
     };
     let index = rt.lib.disposables.len() as u32;
     let data = &rt.lib.signals[signal as usize];

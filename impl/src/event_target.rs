@@ -69,9 +69,6 @@ pub(crate) fn op_add_event_listener(
     options: &AddListenerOptions,
 ) -> Completion {
     let target = target_of(rt, target)?;
-    let Value::Object(listener) = *listener else {
-        return Err(type_error(rt, "addEventListener needs a function"));
-    };
     let ty = rt.lib.intern(event_type);
     // Seed ("addEventListener() flattens its options into locals"): the
     // options become flag bits at once; no options record is made.
@@ -86,8 +83,15 @@ pub(crate) fn op_add_event_listener(
         flags |= PASSIVE;
     }
     // Seed ("... and only validates signal when one is passed").
-    if let Some(signal) = &options.signal {
-        let signal = abort::signal_of(rt, signal)?;
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L663> `validateAbortSignal(signal, 'options.signal')`; undefined is none.
+    let signal = match &options.signal {
+        None | Some(Value::Undefined) => None,
+        Some(value) => match value.as_object().map(|obj| rt.lib.slot(obj)) {
+            Some(Slot::Signal(s)) => Some(s),
+            _ => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", value)),
+        },
+    };
+    if let Some(signal) = signal {
         if rt.lib.signals[signal as usize].aborted {
             return Ok(Value::Undefined);
         }
@@ -95,22 +99,39 @@ pub(crate) fn op_add_event_listener(
         let signal_target = rt.lib.signals[signal as usize].target;
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L669-L671> `signal.addEventListener('abort', () => this.removeEventListener(...),
         // { once: true, [kWeakHandler]: this, [kResistStopPropagation]: true })`,
-        // before the duplicate check, so even a duplicate registration gets one.
-        add_listener(
-            rt,
-            signal_target,
-            ABORT,
-            Callback::RemoveOnAbort {
+        // before the duplicate check, so even a duplicate registration gets
+        // one, and before the listener is validated, so a refused one too.
+        let remover = match *listener {
+            Value::Object(listener) => Callback::RemoveOnAbort {
                 target,
                 ty,
                 listener,
                 capture,
             },
-            ONCE | WEAK | RESIST,
-        );
+            ref other => Callback::RemoveInvalid {
+                error: invalid_listener(rt, other)
+                    .err()
+                    .and_then(|e| e.as_object()),
+            },
+        };
+        add_listener(rt, signal_target, ABORT, remover, ONCE | WEAK | RESIST);
     }
+    let Value::Object(listener) = *listener else {
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L675-L686> a listener that fails `validateEventListener`: ignored with a
+        // warning (which the log does not show) when null or undefined.
+        return invalid_listener(rt, listener);
+    };
     add_listener(rt, target, ty, Callback::Function(listener), flags);
     Ok(Value::Undefined)
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1092-L1107> `validateEventListener` of a listener argument that is no object:
+/// `null` and `undefined` pass as none, the rest throw ERR_INVALID_ARG_TYPE.
+fn invalid_listener(rt: &mut Rt, listener: &Value) -> Completion {
+    match listener {
+        Value::Null | Value::Undefined => Ok(Value::Undefined),
+        other => Err(rt.err_invalid_arg_type("listener", "EventListener", other)),
+    }
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L693-L727> the list half of `addEventListener`: a new root for the first
@@ -176,8 +197,9 @@ pub(crate) fn op_remove_event_listener(
     capture: bool,
 ) -> Completion {
     let target = target_of(rt, target)?;
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L743-L744> `if (!validateEventListener(listener)) return;`
     let Value::Object(listener) = *listener else {
-        return Err(type_error(rt, "removeEventListener needs a function"));
+        return invalid_listener(rt, listener);
     };
     let ty = rt.lib.intern(event_type);
     let removed = remove_listener(rt, target, ty, Callback::Function(listener), capture);
@@ -428,6 +450,10 @@ fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectI
             remove_listener(rt, target, ty, Callback::Function(listener), capture);
             Ok(Value::Undefined)
         }
+        Callback::RemoveInvalid { error } => match error {
+            Some(error) => Err(Value::Object(error)),
+            None => Ok(Value::Undefined),
+        },
         // A walk never reaches a root, unless the recycling mutant
         // (`Mutant::RecycleDuringWalk`) made a node it held into one.
         Callback::Root => Ok(Value::Undefined),

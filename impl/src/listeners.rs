@@ -71,6 +71,14 @@ pub(crate) enum Callback {
         /// Its capture flag, copied.
         capture: bool,
     },
+    /// The `signal` option's listener for a listener argument that was no
+    /// function: Node's `removeEventListener` then ignores `null` and
+    /// `undefined`, and throws for the rest (this error, made when the
+    /// listener was refused).
+    RemoveInvalid {
+        /// What the removal throws, if anything.
+        error: Option<ObjectId>,
+    },
 }
 
 impl Callback {

@@ -119,6 +119,18 @@
 //! | `on T TYPE F [once] [capture] [passive] [signal S]` | `T.addEventListener(TYPE, F, {...})` |
 //! | `off T TYPE F [capture]` | `T.removeEventListener(TYPE, F, { capture })` |
 //! | `on T TYPE [F] true` / `false`, `off T TYPE F true` / `false` | the capture flag as a bare boolean third argument: `T.addEventListener(TYPE, F, true)` |
+//!
+//! Arguments that Node validates may be values of any kind, so that a
+//! scenario can check what Node refuses and how: the signal and the
+//! listener of `addAbortListener`, the elements of `any [...]`, the
+//! `signal` option of `on`, and the named listener of `on` and `off`,
+//! which may also be `null`, `undefined`, a string or a number. Node's
+//! errors are TypeErrors with a `code` (such as `ERR_INVALID_ARG_TYPE`) and
+//! its exact message, `The "signal" argument must be an instance of
+//! AbortSignal. Received type number (5)`; a `null` or `undefined` listener
+//! is ignored (Node's warning about it is not logged). To read an error's
+//! `code`, let an `async {` body throw it and read `reason.code` in its
+//! `catch`.
 //! | `dispatch T TYPE [cancelable]` | `T.dispatchEvent(new Event(TYPE, { cancelable }))`, its boolean result |
 //! | `preventDefault E`, `stopPropagation E`, `stopImmediatePropagation E` | the Event methods |
 //!

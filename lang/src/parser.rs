@@ -1247,7 +1247,9 @@ impl<'a> Parser<'a> {
             ),
             "timeout" => (Op::SignalTimeout { ms: self.ms(line)? }, Kind::Signal),
             "any" => {
-                let signals = self.list(line, Kind::Signal, "signals", "any")?;
+                // Any values: the WebIDL conversion to sequence<AbortSignal>
+                // refuses what is not a signal.
+                let signals = self.list(line, Kind::Value, "signals", "any")?;
                 (Op::SignalAny { signals }, Kind::Signal)
             }
             "throwIfAborted" => (
@@ -1265,7 +1267,7 @@ impl<'a> Parser<'a> {
             "off" => {
                 let target = self.expr_of(line, Kind::Target)?;
                 let event_type = self.event_type(line)?;
-                let listener = self.expr_of(line, Kind::Function)?;
+                let listener = self.listener_expr(line)?;
                 let (capture, as_boolean) = match line.peek_word() {
                     Some(b @ ("true" | "false")) => {
                         let capture = b == "true";
@@ -1413,8 +1415,13 @@ impl<'a> Parser<'a> {
 
     /// `addAbortListener S {` or `addAbortListener S F`, after the keyword.
     fn add_abort_listener_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
-        let signal = self.expr_of(line, Kind::Signal)?;
-        let listener = self.callback(line, BlockKind::Listener)?;
+        // Any values: `events.addAbortListener` validates both.
+        let signal = self.expr(line)?.0;
+        let listener = if line.at_block_open() {
+            Callback::Inline(self.block(line, BlockKind::Listener)?)
+        } else {
+            Callback::Value(self.expr(line)?.0)
+        };
         self.no_else(line)?;
         Ok((Op::AddAbortListener { signal, listener }, Kind::Disposable))
     }
@@ -1489,7 +1496,7 @@ impl<'a> Parser<'a> {
                 Some("once" | "capture" | "passive" | "signal" | "true" | "false")
             )
         {
-            named = Some(self.expr_of(line, Kind::Function)?);
+            named = Some(self.listener_expr(line)?);
         }
         let mut options = ListenerOptions::default();
         if let Some(b @ ("true" | "false")) = line.peek_word() {
@@ -1516,7 +1523,8 @@ impl<'a> Parser<'a> {
                         ));
                     }
                     line.bump();
-                    options.signal = Some(self.expr_of(line, Kind::Signal)?);
+                    // Any value: Node validates it (`validateAbortSignal`).
+                    options.signal = Some(self.expr(line)?.0);
                     continue;
                 }
                 _ => break,
@@ -1686,6 +1694,22 @@ impl<'a> Parser<'a> {
             },
             Kind::Promise,
         ))
+    }
+
+    /// A listener named in `on` or `off`: a function, or a literal that is
+    /// not one (`null`, `undefined`, a string or a number), which Node's
+    /// `validateEventListener` ignores or refuses.
+    fn listener_expr(&mut self, line: &mut Line) -> PResult<Expr> {
+        let literal = match line.peek() {
+            Some(Tok::Str(_) | Tok::Int(_)) => true,
+            Some(Tok::Word(w)) => matches!(w.as_str(), "null" | "undefined"),
+            _ => false,
+        };
+        if literal {
+            Ok(self.expr(line)?.0)
+        } else {
+            self.expr_of(line, Kind::Function)
+        }
     }
 
     fn flag(&mut self, line: &mut Line, word: &str) -> bool {

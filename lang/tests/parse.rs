@@ -268,3 +268,15 @@ fn async_bodies_and_await_round_trip_where_await_is_allowed() {
         ]
     );
 }
+
+#[test]
+fn validated_arguments_take_values_of_any_kind() {
+    assert_round_trips("let c = controller\nlet t = target\nlet d = addAbortListener 5 c\nlet e = addAbortListener t \"s\"\nlet s = any [c, 1, null]\non t go null\non t go \"str\" signal 5\noff t go 7 capture\noff t go undefined\n");
+    assert_eq!(
+        errors("let c = controller\non c.signal go c\noff c.signal go true\n"),
+        vec![
+            "bad.scn:2:16: expected a function, found `c`, which is an AbortController",
+            "bad.scn:3:17: expected a function, found `true`, which is a plain value",
+        ]
+    );
+}

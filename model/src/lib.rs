@@ -110,18 +110,6 @@ fn target_operand(rt: &mut Runtime<Model>, value: Value, prop: &str) -> Result<O
     operand(rt, value, prop, |m| &m.targets)
 }
 
-/// A listener argument: the runtime made it a function object.
-fn listener_function(rt: &mut Runtime<Model>, value: Value) -> Result<ObjectId, Value> {
-    match value {
-        Value::Object(id) => Ok(id),
-        other => {
-            // MODEL: the parser's kinds rule this out; the message is the model's.
-            let shown = rt.fmt(&other);
-            Err(rt.new_error("TypeError", &format!("{shown} is not an object")))
-        }
-    }
-}
-
 impl Library for Model {
     fn new() -> Self {
         Model::default()
@@ -152,13 +140,14 @@ impl Library for Model {
         for (i, v) in signals.into_iter().enumerate() {
             match v {
                 Value::Object(id) if rt.lib.signals.contains_key(&id) => list.push(id),
-                other => {
-                    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L323 the WebIDL sequence<AbortSignal> converter.
-                    // MODEL: the parser's kinds rule this out.
-                    let shown = rt.fmt(&other);
-                    return Err(rt.new_error(
-                        "TypeError",
-                        &format!("signals[{i}] is not an AbortSignal: {shown}"),
+                _ => {
+                    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L323-L326
+                    // the WebIDL sequence<AbortSignal> converter, with the
+                    // context 'signals', refuses the first element that is
+                    // no AbortSignal (webidl.js's interface converter).
+                    return Err(rt.webidl_type_error(
+                        &format!("signals[{i}]"),
+                        "is not of type AbortSignal.",
                     ));
                 }
             }
@@ -180,8 +169,18 @@ impl Library for Model {
     }
 
     fn add_abort_listener(rt: &mut Runtime<Self>, signal: Value, listener: Value) -> Completion {
-        let s = signal_operand(rt, signal, "aborted")?;
-        let f = listener_function(rt, listener)?;
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L28-L32
+        // `if (signal === undefined) throw ...; validateAbortSignal(signal,
+        // 'signal'); validateFunction(listener, 'listener')`: of the values a
+        // scenario makes, only an AbortSignal has `aborted`.
+        let s = match signal {
+            Value::Object(id) if rt.lib.signals.contains_key(&id) => id,
+            other => return Err(rt.err_invalid_arg_type("signal", "AbortSignal", &other)),
+        };
+        let f = match listener {
+            Value::Object(id) if rt.is_function(&listener) => id,
+            other => return Err(rt.err_invalid_arg_type("listener", "function", &other)),
+        };
         Ok(Value::Object(abort_listener::add_abort_listener(rt, s, f)))
     }
 
@@ -205,16 +204,20 @@ impl Library for Model {
         options: AddListenerOptions,
     ) -> Completion {
         let t = target_operand(rt, target, "addEventListener")?;
-        let f = listener_function(rt, listener)?;
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L663
+        // `validateAbortSignal(signal, 'options.signal')`: undefined is no signal.
         let signal = match options.signal {
-            Some(v) => Some(signal_operand(rt, v, "aborted")?),
-            None => None,
+            None | Some(Value::Undefined) => None,
+            Some(Value::Object(id)) if rt.lib.signals.contains_key(&id) => Some(id),
+            Some(other) => {
+                return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", &other))
+            }
         };
-        event_target::add_an_event_listener(
+        event_target::add_event_listener_steps(
             rt,
             t,
             event_type,
-            f,
+            listener,
             ListenerOptions {
                 once: options.once,
                 capture: options.capture,
@@ -233,9 +236,7 @@ impl Library for Model {
         capture: bool,
     ) -> Completion {
         let t = target_operand(rt, target, "removeEventListener")?;
-        let f = listener_function(rt, listener)?;
-        event_target::remove_an_event_listener(rt, t, event_type, f, capture);
-        Ok(Value::Undefined)
+        event_target::remove_event_listener_steps(rt, t, event_type, listener, capture)
     }
 
     fn dispatch_new_event(

@@ -163,10 +163,15 @@ impl<L: Library> Runtime<L> {
     }
 
     /// A listener argument: an inline block becomes a new function (that
-    /// sees `event`), a value is evaluated and must be an object.
+    /// sees `event`); a value is evaluated, and the library validates it
+    /// (a string is no listener).
     fn listener_value(&mut self, cb: &Callback, env: &Env) -> Completion {
-        self.callback_function(cb, Param::Event, env)
-            .map(Value::Object)
+        match cb {
+            Callback::Inline(block) => {
+                Ok(Value::Object(self.make_function(block, Param::Event, env)))
+            }
+            Callback::Value(e) => self.eval(e, env),
+        }
     }
 
     /// Records the weight of a signal `AbortSignal.any` returned: what its
@@ -328,6 +333,10 @@ impl<L: Library> Runtime<L> {
                     "code" if *class == ErrorClass::DomException => {
                         Value::Number(f64::from(dom_exception_code(name)))
                     }
+                    "code" => match class {
+                        ErrorClass::Node { code } => Value::string(code),
+                        _ => Value::Undefined,
+                    },
                     "errors" => match class {
                         ErrorClass::Aggregate { errors } => Value::Object(*errors),
                         _ => Value::Undefined,
@@ -483,7 +492,8 @@ impl<L: Library> Runtime<L> {
                 Class::Object | Class::Error => true,
                 Class::DomException => *error_class == ErrorClass::DomException,
                 Class::TypeError | Class::RangeError => {
-                    *error_class == ErrorClass::Error && **name == *class.name()
+                    matches!(error_class, ErrorClass::Error | ErrorClass::Node { .. })
+                        && **name == *class.name()
                 }
                 Class::AggregateError => matches!(error_class, ErrorClass::Aggregate { .. }),
                 _ => false,
@@ -725,7 +735,7 @@ impl<L: Library> Runtime<L> {
                 if matches!(target, Value::Undefined | Value::Null) {
                     return Err(self.cannot_read_properties(&target, "removeEventListener"));
                 }
-                let listener = Value::Object(self.eval_object(listener, env)?);
+                let listener = self.eval(listener, env)?;
                 L::remove_event_listener(self, target, event_type, listener, *capture)?
             }
             Op::Dispatch {

@@ -16,6 +16,7 @@
 pub mod async_fn;
 pub mod event_loop;
 pub mod interp;
+pub mod node_errors;
 pub mod promise;
 pub mod value;
 

@@ -61,6 +61,11 @@ pub enum ErrorClass {
     Error,
     /// `DOMException`, such as the default abort reason.
     DomException,
+    /// One of Node's coded errors (lib/internal/errors.js), with its `code`.
+    Node {
+        /// `code`, such as `ERR_INVALID_ARG_TYPE`.
+        code: &'static str,
+    },
     /// `AggregateError`, with its `errors` array: what `Promise.any`
     /// rejects with.
     Aggregate {

@@ -1,0 +1,143 @@
+//! Node's coded errors (lib/internal/errors.js), which both libraries throw
+//! when their validators refuse an argument.
+//!
+//! A scenario observes such an error's class, `code` and message exactly as
+//! Node 26.12.1 makes them, and the message describes the refused value
+//! (`Received type number (5)`, `Received an instance of EventTarget`). The
+//! description depends only on the value, not on which library refused it,
+//! so it is written once here, as Node writes it once in
+//! `determineSpecificType`.
+
+use std::rc::Rc;
+
+use crate::value::{ErrorClass, FunctionData, ObjectData, Value};
+use crate::{HostClass, Library, Runtime};
+
+impl<L: Library> Runtime<L> {
+    /// A new error of Node's `codes`: a `TypeError` (or another built-in
+    /// class, by `name`) with a `code` property.
+    pub fn node_error(&mut self, name: &str, code: &'static str, message: &str) -> Value {
+        Value::Object(self.heap.alloc(ObjectData::Error {
+            class: ErrorClass::Node { code },
+            name: Rc::from(name),
+            message: Rc::from(message),
+        }))
+    }
+
+    /// `new ERR_INVALID_ARG_TYPE(name, expected, actual)` for one expected
+    /// class (`AbortSignal`: "must be an instance of AbortSignal") or one
+    /// type (`function`: "must be of type function").
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1413-L1483>
+    /// the message builder, for a single expected class or type; a name
+    /// with a `.` is a "property", not an "argument".
+    pub fn err_invalid_arg_type(&mut self, name: &str, expected: &str, actual: &Value) -> Value {
+        let kind = if name.contains('.') {
+            "property"
+        } else {
+            "argument"
+        };
+        let must = if expected.starts_with(|c: char| c.is_ascii_uppercase()) {
+            format!("an instance of {expected}")
+        } else {
+            format!("of type {expected}")
+        };
+        let received = self.determine_specific_type(actual);
+        let message = format!("The \"{name}\" {kind} must be {must}. Received {received}");
+        self.node_error("TypeError", "ERR_INVALID_ARG_TYPE", &message)
+    }
+
+    /// Node's WebIDL converters' TypeError (lib/internal/webidl.js
+    /// `makeException`): `{context} {message}` with the code
+    /// ERR_INVALID_ARG_TYPE, such as "signals[0] is not of type AbortSignal.".
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webidl.js#L105-L113>
+    pub fn webidl_type_error(&mut self, context: &str, message: &str) -> Value {
+        self.node_error(
+            "TypeError",
+            "ERR_INVALID_ARG_TYPE",
+            &format!("{context} {message}"),
+        )
+    }
+
+    /// How Node's messages describe a value it refused.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1009-L1058>
+    /// `determineSpecificType`: `null`, `undefined`, `type number (5)`,
+    /// `type boolean (true)`, `type string ('...')` (cut to 25 characters
+    /// and `...` past 28, in double quotes through JSON.stringify when it
+    /// holds a `'`), `function NAME`, and for objects `an instance of` the
+    /// constructor's name, or `util.inspect` at depth -1 when there is none
+    /// (the null-prototype Disposable: `[Object: null prototype]`).
+    pub fn determine_specific_type(&self, value: &Value) -> String {
+        match value {
+            Value::Null => "null".into(),
+            Value::Undefined => "undefined".into(),
+            Value::Number(n) if *n == 0.0 && n.is_sign_negative() => "type number (-0)".into(),
+            Value::Number(_) => format!("type number ({})", self.fmt(value)),
+            Value::Bool(b) => format!("type boolean ({b})"),
+            Value::String(s) => {
+                // `value.length > 28`: a length in UTF-16 code units.
+                let units: Vec<u16> = s.encode_utf16().collect();
+                let shown = if units.len() > 28 {
+                    format!("{}...", String::from_utf16_lossy(&units[..25]))
+                } else {
+                    s.to_string()
+                };
+                if shown.contains('\'') {
+                    format!("type string ({})", json_string(&shown))
+                } else {
+                    format!("type string ('{shown}')")
+                }
+            }
+            Value::Object(id) => match self.heap.get(*id) {
+                // A script function is made by `$.cb`, whose wrapper has no
+                // name.
+                ObjectData::Function(FunctionData::Script { .. } | FunctionData::Native(_)) => {
+                    "function ".into()
+                }
+                ObjectData::Error { class, name, .. } => match class {
+                    ErrorClass::DomException => "an instance of DOMException".into(),
+                    _ => format!("an instance of {name}"),
+                },
+                ObjectData::Promise(_) => "an instance of Promise".into(),
+                ObjectData::Array(_) => "an instance of Array".into(),
+                // The prelude's virtual timer and immediate handles are plain
+                // objects, as are thenables and allSettled records.
+                ObjectData::Thenable { .. }
+                | ObjectData::Settled { .. }
+                | ObjectData::Timer(_)
+                | ObjectData::Immediate(_)
+                | ObjectData::Plain => "an instance of Object".into(),
+                ObjectData::Host => match L::host_class(self, *id) {
+                    HostClass::AbortController => "an instance of AbortController".into(),
+                    HostClass::AbortSignal => "an instance of AbortSignal".into(),
+                    HostClass::EventTarget => "an instance of EventTarget".into(),
+                    HostClass::Event(_) => "an instance of Event".into(),
+                    HostClass::Disposable => "[Object: null prototype]".into(),
+                },
+            },
+        }
+    }
+}
+
+/// `JSON.stringify` of a string.
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
