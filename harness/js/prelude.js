@@ -288,6 +288,11 @@ const createScenario = (() => {
       return getEventListeners(target, type).length;
     }
 
+    // The type a `dispatchEvent T E` walks: E's, when E is an Event (Op::DispatchEvent).
+    function eventType(e) {
+      return e instanceof Event ? e.type : undefined;
+    }
+
     // AbortSignal.any and events.addAbortListener with their work charged (Runtime::charge_op):
     // any() costs the weight of each signal it is given, 1 or, for a composite, what making it
     // cost; a Disposable remembers its signal so that disposing costs that signal's listeners.
@@ -731,6 +736,7 @@ const createScenario = (() => {
         return { then(resolve) { if (body !== undefined) Reflect.apply(body, this, []); resolve(v); } };
       },
       same: Object.is,
+      eventType,
       segment,
       run,
       start,

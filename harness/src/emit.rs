@@ -408,6 +408,51 @@ impl Emitter {
                     js_string(event_type)
                 )
             }
+            Op::NewEvent {
+                custom,
+                event_type,
+                detail,
+                bubbles,
+                cancelable,
+                composed,
+            } => {
+                let class = if *custom { "CustomEvent" } else { "Event" };
+                let Some(event_type) = event_type else {
+                    return format!("new {class}()");
+                };
+                let mut options = Vec::new();
+                if let Some(detail) = detail {
+                    options.push(format!("detail: {}", expr(detail)));
+                }
+                for (set, name) in [
+                    (*bubbles, "bubbles"),
+                    (*cancelable, "cancelable"),
+                    (*composed, "composed"),
+                ] {
+                    if set {
+                        options.push(format!("{name}: true"));
+                    }
+                }
+                let options = if options.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {{ {} }}", options.join(", "))
+                };
+                format!("new {class}({}{options})", js_string(event_type))
+            }
+            Op::NewAbortSignal => "new AbortSignal()".to_string(),
+            Op::DispatchEvent { target, event } => {
+                let (target, event) = (expr(target), expr(event));
+                format!(
+                    "($.charge($.listeners({target}, $.eventType({event}))), {target}.dispatchEvent({event}))"
+                )
+            }
+            Op::ComposedPath { event } => format!("{}.composedPath()", expr(event)),
+            Op::SetEventAttribute {
+                event,
+                attribute,
+                value,
+            } => format!("({}.{} = {})", expr(event), attribute.name(), expr(value)),
             Op::PreventDefault { event } => format!("{}.preventDefault()", expr(event)),
             Op::StopPropagation { event } => format!("{}.stopPropagation()", expr(event)),
             Op::StopImmediatePropagation { event } => {

@@ -11,22 +11,29 @@
 use nodesem_runtime::{Completion, ObjectId, Value};
 
 /// `#cancelable`.
-pub(crate) const CANCELABLE: u8 = 1 << 0;
+pub(crate) const CANCELABLE: u16 = 1 << 0;
 /// `#defaultPrevented`.
-pub(crate) const DEFAULT_PREVENTED: u8 = 1 << 1;
+pub(crate) const DEFAULT_PREVENTED: u16 = 1 << 1;
 /// `#propagationStopped` (`cancelBubble`).
-pub(crate) const PROPAGATION_STOPPED: u8 = 1 << 2;
+pub(crate) const PROPAGATION_STOPPED: u16 = 1 << 2;
 /// `kStop`: `stopImmediatePropagation` was called.
-pub(crate) const STOP: u8 = 1 << 3;
+pub(crate) const STOP: u16 = 1 << 3;
 /// `kIsBeingDispatched`.
-pub(crate) const BEING_DISPATCHED: u8 = 1 << 4;
+pub(crate) const BEING_DISPATCHED: u16 = 1 << 4;
 /// `kInPassiveListener`.
-pub(crate) const IN_PASSIVE: u8 = 1 << 5;
+pub(crate) const IN_PASSIVE: u16 = 1 << 5;
 /// `isTrusted`.
 ///
 /// Seed ("isTrusted: backed by a private field instead of a WeakSet"): a
 /// bit of the event itself, not a side table of trusted events.
-pub(crate) const TRUSTED: u8 = 1 << 6;
+pub(crate) const TRUSTED: u16 = 1 << 6;
+/// `#bubbles`.
+pub(crate) const BUBBLES: u16 = 1 << 7;
+/// `#composed`.
+pub(crate) const COMPOSED: u16 = 1 << 8;
+/// A CustomEvent (Node: `kDetail` is set); its detail is in the library's
+/// table of details, at [`EventData::detail`].
+pub(crate) const CUSTOM: u16 = 1 << 9;
 
 /// One Event's state.
 #[derive(Clone, Copy, Debug)]
@@ -38,12 +45,14 @@ pub(crate) struct EventData {
     /// `kTarget`: null until the first dispatch.
     pub(crate) target: Option<ObjectId>,
     /// The flag bits above.
-    pub(crate) flags: u8,
+    pub(crate) flags: u16,
+    /// Where a CustomEvent's detail is kept (see [`CUSTOM`]).
+    pub(crate) detail: u32,
 }
 
 impl EventData {
     #[inline]
-    pub(crate) fn has(&self, flag: u8) -> bool {
+    pub(crate) fn has(&self, flag: u16) -> bool {
         self.flags & flag != 0
     }
 
@@ -59,7 +68,10 @@ impl EventData {
             "isTrusted" => Value::Bool(self.has(TRUSTED)),
             // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L310> `kIsBeingDispatched ? Event.AT_TARGET : Event.NONE`.
             "eventPhase" => Value::Number(if self.has(BEING_DISPATCHED) { 2.0 } else { 0.0 }),
-            "bubbles" | "composed" => Value::Bool(false),
+            "bubbles" => Value::Bool(self.has(BUBBLES)),
+            "composed" => Value::Bool(self.has(COMPOSED)),
+            // Not Node's clock: the language lets a script read only its type.
+            "timeStamp" => Value::Number(0.0),
             // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L270> `!this.#cancelable || !this.#defaultPrevented`.
             "returnValue" => Value::Bool(!self.has(CANCELABLE) || !self.has(DEFAULT_PREVENTED)),
             "cancelBubble" => Value::Bool(self.has(PROPAGATION_STOPPED)),
@@ -82,6 +94,22 @@ impl EventData {
     /// `stopPropagation()`.
     pub(crate) fn stop_propagation(&mut self) {
         self.flags |= PROPAGATION_STOPPED;
+    }
+
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L277-L284> the `returnValue` setter: a falsy value
+    /// prevents the default as `preventDefault()` does.
+    pub(crate) fn set_return_value(&mut self, value: bool) {
+        if !value {
+            self.prevent_default();
+        }
+    }
+
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L325-L331> the `cancelBubble` setter: only a truthy value
+    /// counts.
+    pub(crate) fn set_cancel_bubble(&mut self, value: bool) {
+        if value {
+            self.flags |= PROPAGATION_STOPPED;
+        }
     }
 
     /// `stopImmediatePropagation()`: both flags.

@@ -10,9 +10,13 @@
 //! attaches that reporter to a promise a listener returns. All of that is
 //! kept here, because it is observable.
 
-use nodesem_runtime::{AddListenerOptions, Completion, Job, ObjectData, ObjectId, Task, Value};
+use nodesem_runtime::{
+    AddListenerOptions, Completion, EventInit, Job, ObjectData, ObjectId, Task, Value,
+};
 
-use crate::event::{EventData, BEING_DISPATCHED, CANCELABLE, IN_PASSIVE, STOP};
+use crate::event::{
+    EventData, BEING_DISPATCHED, BUBBLES, CANCELABLE, COMPOSED, CUSTOM, IN_PASSIVE, STOP,
+};
 use crate::listeners::{Callback, CAPTURE, NIL, ONCE, PASSIVE, REMOVED, RESIST, WEAK};
 use crate::{abort, alloc_host, type_error, Mutant, Rt, Slot, ABORT};
 
@@ -276,7 +280,7 @@ fn unlink(rt: &mut Rt, target: u32, ty: u32, root: u32, node: u32) {
 }
 
 /// A new Event (`new Event(type, { cancelable })`, or a trusted one).
-pub(crate) fn new_event(rt: &mut Rt, ty: u32, flags: u8) -> u32 {
+pub(crate) fn new_event(rt: &mut Rt, ty: u32, flags: u16) -> u32 {
     let index = rt.lib.events.len() as u32;
     let obj = alloc_host(rt, |_| Slot::Event(index));
     rt.lib.events.push(EventData {
@@ -284,8 +288,83 @@ pub(crate) fn new_event(rt: &mut Rt, ty: u32, flags: u8) -> u32 {
         ty,
         target: None,
         flags,
+        detail: 0,
     });
     index
+}
+
+/// `new Event(type, options)` and `new CustomEvent(type, options)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L116-L133> and
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L397-L408>: `arguments.length === 0` throws
+/// ERR_MISSING_ARGS; `this[kDetail] = options?.detail ?? null`.
+pub(crate) fn op_new_event(rt: &mut Rt, init: EventInit) -> Completion {
+    let Some(event_type) = init.event_type else {
+        return Err(rt.node_error(
+            "TypeError",
+            "ERR_MISSING_ARGS",
+            "The \"type\" argument must be specified",
+        ));
+    };
+    let ty = rt.lib.intern(&event_type);
+    let mut flags = 0;
+    for (set, flag) in [
+        (init.bubbles, BUBBLES),
+        (init.cancelable, CANCELABLE),
+        (init.composed, COMPOSED),
+        (init.custom, CUSTOM),
+    ] {
+        if set {
+            flags |= flag;
+        }
+    }
+    let event = new_event(rt, ty, flags);
+    if init.custom {
+        let detail = match init.detail {
+            None | Some(Value::Undefined) => Value::Null,
+            Some(v) => v,
+        };
+        rt.lib.events[event as usize].detail = rt.lib.details.len() as u32;
+        rt.lib.details.push(detail);
+    }
+    Ok(Value::Object(rt.lib.events[event as usize].obj))
+}
+
+/// `dispatchEvent T E` of an event the script holds.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L800-L815> `instanceof Event`, then ERR_EVENT_RECURSION for an
+/// event being dispatched, then `kHybridDispatch`.
+pub(crate) fn op_dispatch_event(rt: &mut Rt, target: &Value, event: &Value) -> Completion {
+    let target = target_of(rt, target)?;
+    let Some(Slot::Event(e)) = event.as_object().map(|obj| rt.lib.slot(obj)) else {
+        return Err(rt.err_invalid_arg_type("event", "Event", event));
+    };
+    let data = rt.lib.events[e as usize];
+    if data.has(BEING_DISPATCHED) {
+        let message = format!(
+            "The event \"{}\" is already being dispatched",
+            rt.lib.type_name(data.ty)
+        );
+        return Err(rt.node_error("Error", "ERR_EVENT_RECURSION", &message));
+    }
+    dispatch(rt, target, data.ty, e);
+    let e = &rt.lib.events[e as usize];
+    Ok(Value::Bool(
+        !(e.has(CANCELABLE) && e.has(crate::event::DEFAULT_PREVENTED)),
+    ))
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L257-L261> `composedPath()`: `[target]` while being dispatched.
+pub(crate) fn op_composed_path(rt: &mut Rt, event: &Value) -> Completion {
+    let Some(Slot::Event(e)) = event.as_object().map(|obj| rt.lib.slot(obj)) else {
+        return Err(rt.cannot_read_properties(event, "composedPath"));
+    };
+    let data = rt.lib.events[e as usize];
+    let path = match data.target {
+        Some(t) if data.has(BEING_DISPATCHED) => vec![Value::Object(t)],
+        _ => Vec::new(),
+    };
+    Ok(rt.create_array_from_list(path))
 }
 
 /// `dispatch T TYPE [cancelable]`: `T.dispatchEvent(new Event(TYPE, ...))`.
@@ -352,7 +431,7 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
         let e = &mut rt.lib.events[event as usize];
         debug_assert!(
             !e.has(BEING_DISPATCHED),
-            "ERR_EVENT_RECURSION is unreachable"
+            "op_dispatch_event refuses an event being dispatched"
         );
         e.target = Some(target_obj);
         e.flags |= BEING_DISPATCHED;
@@ -504,7 +583,7 @@ pub(crate) fn op_event_method(
     rt: &mut Rt,
     value: &Value,
     name: &str,
-    method: fn(&mut EventData),
+    method: impl FnOnce(&mut EventData),
 ) -> Completion {
     let slot = value.as_object().map(|o| rt.lib.slot(o));
     let Some(Slot::Event(e)) = slot else {

@@ -37,7 +37,8 @@ use std::rc::Rc;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
-    AddListenerOptions, Completion, HostClass, Library, ObjectData, ObjectId, Runtime, Value,
+    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectData, ObjectId, Runtime,
+    Value,
 };
 
 pub use mutant::{Mutant, UnknownMutant};
@@ -84,6 +85,8 @@ pub struct Impl {
     targets: Vec<TargetData>,
     signals: Vec<SignalData>,
     events: Vec<EventData>,
+    /// The details of CustomEvents, by [`EventData::detail`].
+    details: Vec<Value>,
     disposables: Vec<Disposable>,
     /// `AbortSignal.timeout` holders: the pending timer, emptied when it
     /// fires (seed: "the registry holds the timer through a small holder").
@@ -213,6 +216,7 @@ impl Library for Impl {
             targets: Vec::with_capacity(8),
             signals: Vec::with_capacity(8),
             events: Vec::with_capacity(8),
+            details: Vec::new(),
             disposables: Vec::new(),
             timeout_holders: Vec::new(),
             registrations: Vec::new(),
@@ -305,6 +309,37 @@ impl Library for Impl {
         )
     }
 
+    fn new_event(rt: &mut Rt, init: EventInit) -> Completion {
+        event_target::op_new_event(rt, init)
+    }
+
+    fn new_abort_signal(rt: &mut Rt) -> Completion {
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L241-L244> without kDontThrowSymbol.
+        Err(rt.node_error(
+            "TypeError",
+            "ERR_ILLEGAL_CONSTRUCTOR",
+            "Illegal constructor",
+        ))
+    }
+
+    fn dispatch_event(rt: &mut Rt, target: Value, event: Value) -> Completion {
+        event_target::op_dispatch_event(rt, &target, &event)
+    }
+
+    fn composed_path(rt: &mut Rt, event: Value) -> Completion {
+        event_target::op_composed_path(rt, &event)
+    }
+
+    fn set_return_value(rt: &mut Rt, event: Value, value: Value) -> Completion {
+        let value = value.to_boolean();
+        event_target::op_event_method(rt, &event, "returnValue", |e| e.set_return_value(value))
+    }
+
+    fn set_cancel_bubble(rt: &mut Rt, event: Value, value: Value) -> Completion {
+        let value = value.to_boolean();
+        event_target::op_event_method(rt, &event, "cancelBubble", |e| e.set_cancel_bubble(value))
+    }
+
     fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {
         match rt.lib.slot(obj) {
             Slot::Controller(s) if prop == "signal" => {
@@ -313,6 +348,14 @@ impl Library for Impl {
             Slot::Signal(s) => Ok(abort::signal_get(rt, s, prop)),
             Slot::Event(e) => {
                 let event = rt.lib.events[e as usize];
+                if prop == "detail" {
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L403-L407> CustomEvent's getter.
+                    return Ok(if event.has(event::CUSTOM) {
+                        rt.lib.details[event.detail as usize].clone()
+                    } else {
+                        Value::Undefined
+                    });
+                }
                 event.get(prop, rt.lib.type_name(event.ty))
             }
             _ => Ok(Value::Undefined),

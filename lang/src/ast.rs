@@ -263,6 +263,51 @@ pub enum Op {
         /// Whether the event is cancelable.
         cancelable: bool,
     },
+    /// `new Event [TYPE [bubbles] [cancelable] [composed]]` or `new
+    /// CustomEvent [TYPE [detail V] [bubbles] [cancelable] [composed]]`:
+    /// an event made outside any dispatch (without a type, the constructor
+    /// throws Node's ERR_MISSING_ARGS; the options need a type before them).
+    NewEvent {
+        /// `CustomEvent` rather than `Event`.
+        custom: bool,
+        /// The type; `None` calls the constructor without arguments.
+        event_type: Option<String>,
+        /// `detail` of a CustomEvent.
+        detail: Option<Expr>,
+        /// `bubbles: true`.
+        bubbles: bool,
+        /// `cancelable: true`.
+        cancelable: bool,
+        /// `composed: true`.
+        composed: bool,
+    },
+    /// `new AbortSignal`: `new AbortSignal()`, which Node refuses
+    /// (ERR_ILLEGAL_CONSTRUCTOR).
+    NewAbortSignal,
+    /// `dispatchEvent T E`: `T.dispatchEvent(E)` of an event the script
+    /// holds (made by `new Event`, or one being dispatched), its boolean
+    /// result; E may be any value, which Node validates.
+    DispatchEvent {
+        /// The target.
+        target: Expr,
+        /// The event.
+        event: Expr,
+    },
+    /// `composedPath E`: `E.composedPath()`, an array.
+    ComposedPath {
+        /// The event.
+        event: Expr,
+    },
+    /// `set E.returnValue V` or `set E.cancelBubble V`: the two writable
+    /// attributes of an Event.
+    SetEventAttribute {
+        /// The event.
+        event: Expr,
+        /// Which attribute.
+        attribute: EventAttribute,
+        /// The value assigned.
+        value: Expr,
+    },
     /// `preventDefault E`: `E.preventDefault()`.
     PreventDefault {
         /// The event.
@@ -377,6 +422,25 @@ pub enum Op {
         /// The array's elements.
         values: Vec<Expr>,
     },
+}
+
+/// The writable attributes of an Event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EventAttribute {
+    /// `returnValue`: assigning a falsy value cancels the event.
+    ReturnValue,
+    /// `cancelBubble`: assigning a truthy value stops propagation.
+    CancelBubble,
+}
+
+impl EventAttribute {
+    /// Its name in JavaScript.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventAttribute::ReturnValue => "returnValue",
+            EventAttribute::CancelBubble => "cancelBubble",
+        }
+    }
 }
 
 /// The static methods of `Promise` that combine an iterable of values
@@ -654,6 +718,10 @@ macro_rules! op_exprs {
             | Op::Thenable { value: e, .. }
             | Op::Dispatch { target: e, .. } => vec![e],
             Op::Combinator { values, .. } => values.into_iter().collect(),
+            Op::NewEvent { detail, .. } => detail.into_iter().collect(),
+            Op::DispatchEvent { target, event } => vec![target, event],
+            Op::ComposedPath { event: e } => vec![e],
+            Op::SetEventAttribute { event, value, .. } => vec![event, value],
             Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
             Op::SignalAbort { reason } => reason.into_iter().collect(),
             Op::SignalAny { signals } => signals.into_iter().collect(),
@@ -694,6 +762,7 @@ macro_rules! op_exprs {
             | Op::NextTick(_)
             | Op::SetTimeout { .. }
             | Op::SetImmediate(_)
+            | Op::NewAbortSignal
             | Op::NewPromise => Vec::new(),
         }
     }};

@@ -119,7 +119,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use proptest::strategy::Strategy;
 
 use crate::ast::{
-    Block, Callback, Combinator, Expr, Handler, ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
+    Block, Callback, Combinator, EventAttribute, Expr, Handler, ListenerOptions, Name, Op, RunMode,
+    Scenario, Stmt,
 };
 use crate::limits::{MAX_NESTING, MAX_SOURCE_BYTES};
 use crate::parser::Kind;
@@ -349,6 +350,9 @@ enum Action {
     Resolved,
     Combinator,
     Async,
+    TryInvalid,
+    ComposedPath,
+    SetEventAttribute,
 }
 
 /// A live binding.
@@ -1263,6 +1267,9 @@ impl<'u, 'a> Generator<'u, 'a> {
             if self.has(Kind::Promise) { 2 } else { 1 },
         );
         add(Async, knows && nest, 2);
+        add(TryInvalid, nest, 1);
+        add(ComposedPath, ctx.event, 1);
+        add(SetEventAttribute, ctx.event, 1);
         c
     }
 
@@ -1615,6 +1622,30 @@ impl<'u, 'a> Generator<'u, 'a> {
             Action::Resolve | Action::Reject => self.settle(action == Action::Resolve, ctx, out),
             Action::Combinator => self.combinator(out),
             Action::Async => self.async_body(ctx, out),
+            Action::TryInvalid => self.try_invalid(out),
+            Action::ComposedPath => {
+                let name = self.fresh("path");
+                out.push(Stmt::Let {
+                    name: name.as_str().into(),
+                    op: Op::ComposedPath {
+                        event: Expr::var("event"),
+                    },
+                });
+                out.push(Stmt::Log(vec![Expr::Str(name.clone()), Expr::var(name)]));
+                self.statements += 1;
+            }
+            Action::SetEventAttribute => {
+                let (attribute, value) = if self.chance(50) {
+                    (EventAttribute::ReturnValue, Expr::Bool(false))
+                } else {
+                    (EventAttribute::CancelBubble, Expr::Bool(true))
+                };
+                out.push(Stmt::Do(Op::SetEventAttribute {
+                    event: Expr::var("event"),
+                    attribute,
+                    value,
+                }));
+            }
             Action::Then => self.then(ctx, out),
             Action::Catch => self.catch(ctx, out),
             Action::Resolved => {
@@ -2661,6 +2692,9 @@ impl<'u, 'a> Generator<'u, 'a> {
         }
         self.bump_epoch(ctx);
         let cancelable = self.chance(50);
+        if self.chance(15) {
+            return self.dispatch_held_event(target, event_type, cancelable, out);
+        }
         let op = Op::Dispatch {
             target,
             event_type,
@@ -2680,6 +2714,121 @@ impl<'u, 'a> Generator<'u, 'a> {
         } else {
             out.push(Stmt::Do(op));
         }
+    }
+
+    /// `let e = new Event TYPE ...` (sometimes a CustomEvent with a detail,
+    /// sometimes prevented or stopped before it is dispatched), then `let r
+    /// = dispatchEvent T e` and a log of the result and the event after it.
+    fn dispatch_held_event(
+        &mut self,
+        target: Expr,
+        event_type: String,
+        cancelable: bool,
+        out: &mut Vec<Stmt>,
+    ) {
+        let custom = self.chance(30);
+        let detail = (custom && self.chance(70)).then(|| Expr::Str(self.pick_str(STRINGS)));
+        let event = self.fresh("e");
+        out.push(Stmt::Let {
+            name: event.as_str().into(),
+            op: Op::NewEvent {
+                custom,
+                event_type: Some(event_type),
+                detail,
+                bubbles: self.chance(20),
+                cancelable,
+                composed: self.chance(20),
+            },
+        });
+        let held = Expr::var(&event);
+        match self.below(8) {
+            0 => out.push(Stmt::Do(Op::PreventDefault {
+                event: held.clone(),
+            })),
+            1 => out.push(Stmt::Do(Op::SetEventAttribute {
+                event: held.clone(),
+                attribute: EventAttribute::ReturnValue,
+                value: Expr::Bool(false),
+            })),
+            2 => out.push(Stmt::Do(Op::StopImmediatePropagation {
+                event: held.clone(),
+            })),
+            _ => {}
+        }
+        let result = self.fresh("r");
+        out.push(Stmt::Let {
+            name: result.as_str().into(),
+            op: Op::DispatchEvent {
+                target,
+                event: held.clone(),
+            },
+        });
+        let mut logged = vec![
+            Expr::Str(format!("{result} dispatched")),
+            Expr::var(&result),
+        ];
+        logged.push(held.clone().prop("defaultPrevented"));
+        logged.push(held.clone().prop("eventPhase"));
+        if custom {
+            logged.push(held.prop("detail"));
+        }
+        out.push(Stmt::Log(logged));
+        self.statements += 2;
+    }
+
+    /// `try {` one operation with an argument Node refuses `}`: the
+    /// validators' coded errors, logged as `caught`.
+    fn try_invalid(&mut self, out: &mut Vec<Stmt>) {
+        let signal = self.pick(&self.signals());
+        let target = self.pick(&self.targets()).map(|(t, _)| t);
+        let wrong = match self.below(4) {
+            0 => Expr::Int(i64::from(self.range(0, 9))),
+            1 => Expr::Str(self.pick_str(STRINGS)),
+            2 => Expr::Null,
+            _ => Expr::Undefined,
+        };
+        let op = match (self.below(7), signal, target) {
+            (0, _, _) => Op::AddAbortListener {
+                signal: wrong,
+                listener: Callback::Inline(Block::new(vec![Stmt::Log(vec![Expr::Str(
+                    self.fresh("never"),
+                )])])),
+            },
+            (1, Some(s), _) => Op::AddAbortListener {
+                signal: s,
+                listener: Callback::Value(wrong),
+            },
+            (2, Some(s), _) => Op::SignalAny {
+                signals: vec![s, wrong],
+            },
+            (3, _, Some(t)) if !matches!(wrong, Expr::Null | Expr::Undefined) => {
+                Op::AddEventListener {
+                    target: t,
+                    event_type: "foo".into(),
+                    listener: Callback::Value(wrong),
+                    options: ListenerOptions::default(),
+                }
+            }
+            (4, _, Some(t)) => Op::DispatchEvent {
+                target: t,
+                event: wrong,
+            },
+            (5, _, _) => Op::NewAbortSignal,
+            _ => Op::NewEvent {
+                custom: self.chance(50),
+                event_type: None,
+                detail: None,
+                bubbles: false,
+                cancelable: false,
+                composed: false,
+            },
+        };
+        let label = self.fresh("try");
+        self.statements += 2;
+        out.push(Stmt::Try(Block::new(vec![
+            Stmt::Log(vec![Expr::Str(label)]),
+            Stmt::Do(op),
+        ])));
     }
 
     /// `log "<label>" ...`: a few interesting values visible here.

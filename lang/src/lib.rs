@@ -53,7 +53,7 @@
 //! |---|---|
 //! | AbortController | `signal` |
 //! | AbortSignal | `aborted`, `reason`, `onabort` |
-//! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement` |
+//! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement`, `detail` (a CustomEvent's; undefined on an Event), `timeStamp` (under `typeof` only) |
 //! | Error or plain value | `name`, `message`, `code` (a DOMException's legacy code; undefined on other errors), `errors` (an AggregateError's array) |
 //!
 //! `this` is the receiver of the innermost callback running, as Node calls
@@ -119,6 +119,19 @@
 //! | `on T TYPE F [once] [capture] [passive] [signal S]` | `T.addEventListener(TYPE, F, {...})` |
 //! | `off T TYPE F [capture]` | `T.removeEventListener(TYPE, F, { capture })` |
 //! | `on T TYPE [F] true` / `false`, `off T TYPE F true` / `false` | the capture flag as a bare boolean third argument: `T.addEventListener(TYPE, F, true)` |
+//! | `dispatch T TYPE [cancelable]` | `T.dispatchEvent(new Event(TYPE, { cancelable }))`, its boolean result |
+//! | `preventDefault E`, `stopPropagation E`, `stopImmediatePropagation E` | the Event methods |
+//! | `new Event TYPE [bubbles] [cancelable] [composed]` | `new Event(TYPE, { bubbles, cancelable, composed })`: an event the script holds |
+//! | `new CustomEvent TYPE [detail V] [bubbles] [cancelable] [composed]` | `new CustomEvent(TYPE, { detail: V, ... })` (its `detail` is null without one) |
+//! | `new Event` / `new CustomEvent` | the constructor without arguments, which throws Node's ERR_MISSING_ARGS |
+//! | `new AbortSignal` | `new AbortSignal()`, which throws Node's ERR_ILLEGAL_CONSTRUCTOR |
+//! | `dispatchEvent T E` | `T.dispatchEvent(E)`, its boolean result: E may be an event made by `new`, one being dispatched (Node throws ERR_EVENT_RECURSION), or any other value (ERR_INVALID_ARG_TYPE) |
+//! | `composedPath E` | `E.composedPath()`: an array, `[target]` while E is being dispatched |
+//! | `set E.returnValue V` / `set E.cancelBubble V` | assigns an Event's writable attributes: a falsy `returnValue` prevents the default, a truthy `cancelBubble` stops propagation, and neither can be undone |
+//!
+//! TYPE is a word or a string. T may be an EventTarget or an AbortSignal.
+//! An event's `timeStamp` is a time no two engines share: it may be read
+//! only as `typeof E.timeStamp`.
 //!
 //! Arguments that Node validates may be values of any kind, so that a
 //! scenario can check what Node refuses and how: the signal and the
@@ -131,10 +144,6 @@
 //! is ignored (Node's warning about it is not logged). To read an error's
 //! `code`, let an `async {` body throw it and read `reason.code` in its
 //! `catch`.
-//! | `dispatch T TYPE [cancelable]` | `T.dispatchEvent(new Event(TYPE, { cancelable }))`, its boolean result |
-//! | `preventDefault E`, `stopPropagation E`, `stopImmediatePropagation E` | the Event methods |
-//!
-//! TYPE is a word or a string. T may be an EventTarget or an AbortSignal.
 //!
 //! Event loop and promises:
 //!
@@ -230,8 +239,8 @@ pub mod printer;
 pub mod syntax;
 
 pub use ast::{
-    Block, BuiltinError, Callback, Class, Combinator, Expr, Handler, ListenerOptions, Op, RunMode,
-    Scenario, Stmt,
+    Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
+    ListenerOptions, Op, RunMode, Scenario, Stmt,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};

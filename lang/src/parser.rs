@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::ast::{
-    Block, BuiltinError, Callback, Class, Combinator, Expr, Handler, ListenerOptions, Name, Op,
-    RunMode, Scenario, Stmt,
+    Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
+    ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
 };
 use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
@@ -133,7 +133,7 @@ impl Kind {
             (
                 Kind::Event,
                 "type" | "cancelable" | "defaultPrevented" | "isTrusted" | "eventPhase" | "bubbles"
-                | "composed" | "returnValue" | "cancelBubble",
+                | "composed" | "returnValue" | "cancelBubble" | "detail",
             ) => Some(Kind::Value),
             (Kind::Event, "target" | "currentTarget" | "srcElement") => Some(Kind::Target),
             (Kind::Error | Kind::Value, "name" | "message" | "code" | "errors") => {
@@ -148,8 +148,8 @@ impl Kind {
         match self {
             Kind::Controller => "signal",
             Kind::Signal => "aborted, reason, onabort",
-            Kind::Event => "type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement",
-            Kind::Error | Kind::Value => "name, message, code",
+            Kind::Event => "type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement, detail; timeStamp under typeof",
+            Kind::Error | Kind::Value => "name, message, code, errors",
             _ => "none",
         }
     }
@@ -203,6 +203,10 @@ pub const KEYWORDS: &[&str] = &[
     "resolved",
     "rejected",
     "thenable",
+    "new",
+    "dispatchEvent",
+    "composedPath",
+    "set",
     "async",
     "await",
     "all",
@@ -435,6 +439,7 @@ fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scen
         uninitialized: None,
         end_reported: false,
         next_block_awaits: false,
+        under_typeof: false,
         invalid,
         next_invalid: 0,
     };
@@ -488,6 +493,8 @@ struct Parser<'a> {
     end_reported: bool,
     /// Set just before the body of an async function is opened.
     next_block_awaits: bool,
+    /// Set while the operand of `typeof` is parsed: `timeStamp` may be read.
+    under_typeof: bool,
     /// The lines that are not valid UTF-8, in order.
     invalid: Vec<InvalidLine>,
     /// The first entry of `invalid` not yet reached.
@@ -1363,6 +1370,31 @@ impl<'a> Parser<'a> {
                 },
                 Kind::Promise,
             ),
+            "new" => self.new_op(line)?,
+            "dispatchEvent" => {
+                let target = self.expr_of(line, Kind::Target)?;
+                // Any value: Node validates it.
+                let event = self.expr(line)?.0;
+                (Op::DispatchEvent { target, event }, Kind::Value)
+            }
+            "composedPath" => (
+                Op::ComposedPath {
+                    event: self.expr_of(line, Kind::Event)?,
+                },
+                Kind::Value,
+            ),
+            "set" => {
+                let (target, attribute) = self.event_attribute(line)?;
+                let value = self.expr(line)?.0;
+                (
+                    Op::SetEventAttribute {
+                        event: target,
+                        attribute,
+                        value,
+                    },
+                    Kind::Value,
+                )
+            }
             "all" | "allSettled" | "race" | "promiseAny" => {
                 let kind = Combinator::ALL
                     .into_iter()
@@ -1616,6 +1648,91 @@ impl<'a> Parser<'a> {
     }
 
     /// `finally P {`, after the keyword.
+    /// `new Event ...`, `new CustomEvent ...` or `new AbortSignal`, after
+    /// `new`.
+    fn new_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let custom = match line.peek_word() {
+            Some("AbortSignal") => {
+                line.bump();
+                return Ok((Op::NewAbortSignal, Kind::Signal));
+            }
+            Some("Event") => false,
+            Some("CustomEvent") => true,
+            _ => {
+                return Err(
+                    self.expected(line, "`Event`, `CustomEvent` or `AbortSignal` after `new`")
+                )
+            }
+        };
+        line.bump();
+        let event_type = if line.at_end() {
+            None
+        } else {
+            Some(self.event_type(line)?)
+        };
+        let mut detail = None;
+        if custom && event_type.is_some() && line.peek_word() == Some("detail") {
+            line.bump();
+            detail = Some(self.expr(line)?.0);
+        }
+        let (mut bubbles, mut cancelable, mut composed) = (false, false, false);
+        while let Some(word) = line.peek_word() {
+            let flag = match word {
+                "bubbles" => &mut bubbles,
+                "cancelable" => &mut cancelable,
+                "composed" => &mut composed,
+                _ => break,
+            };
+            if *flag {
+                let message = format!("the option `{word}` is given twice");
+                return Err(self.error(line.number, line.col(), message));
+            }
+            *flag = true;
+            line.bump();
+        }
+        Ok((
+            Op::NewEvent {
+                custom,
+                event_type,
+                detail,
+                bubbles,
+                cancelable,
+                composed,
+            },
+            Kind::Event,
+        ))
+    }
+
+    /// `E.returnValue` or `E.cancelBubble` after `set`: an event and the
+    /// attribute written.
+    fn event_attribute(&mut self, line: &mut Line) -> PResult<(Expr, EventAttribute)> {
+        let col = line.col();
+        let (e, _) = self.expr(line)?;
+        let attribute = match e {
+            Expr::Prop(ref obj, ref prop) => match prop.as_str() {
+                "returnValue" => Some((EventAttribute::ReturnValue, obj)),
+                "cancelBubble" => Some((EventAttribute::CancelBubble, obj)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match attribute {
+            Some((attribute, obj)) => {
+                let event = (**obj).clone();
+                Ok((event, attribute))
+            }
+            None => {
+                let mut shown = String::new();
+                crate::printer::write_expr(&mut shown, &e);
+                Err(self.error(
+                    line.number,
+                    col,
+                    format!("expected an event's `returnValue` or `cancelBubble` after `set` (the only attributes a script writes), found `{shown}`"),
+                ))
+            }
+        }
+    }
+
     /// `thenable V [{`, after the keyword.
     fn thenable_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
         let value = self.expr(line)?.0;
@@ -1781,8 +1898,11 @@ impl<'a> Parser<'a> {
                     (Expr::Same(Box::new(a), Box::new(b)), Kind::Value)
                 }
                 "typeof" => {
-                    let a = self.operand(line)?;
-                    (Expr::TypeOf(Box::new(a)), Kind::Value)
+                    // `typeof event.timeStamp`: a time's type, never its value.
+                    self.under_typeof = true;
+                    let a = self.operand(line);
+                    self.under_typeof = false;
+                    (Expr::TypeOf(Box::new(a?)), Kind::Value)
                 }
                 "instanceof" => {
                     let a = self.operand(line)?;
@@ -1911,7 +2031,8 @@ impl<'a> Parser<'a> {
                 return Err(self.expected(line, "a property name after `.`"));
             };
             line.bump();
-            let Some(k) = kind.property(&prop) else {
+            let time = kind == Kind::Event && prop == "timeStamp" && self.under_typeof;
+            let Some(k) = kind.property(&prop).or(time.then_some(Kind::Value)) else {
                 return Err(self.error(
                     line.number,
                     pcol,

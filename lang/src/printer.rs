@@ -221,6 +221,57 @@ impl Printer {
             }
             Op::SignalAny { signals } => self.list("any", signals),
             Op::Combinator { kind, values } => self.list(kind.keyword(), values),
+            Op::NewEvent {
+                custom,
+                event_type,
+                detail,
+                bubbles,
+                cancelable,
+                composed,
+            } => {
+                self.out.push_str(if *custom {
+                    "new CustomEvent"
+                } else {
+                    "new Event"
+                });
+                if let Some(t) = event_type {
+                    self.event_type(t);
+                }
+                if let Some(d) = detail {
+                    self.word("detail");
+                    self.expr(d);
+                }
+                for (set, word) in [
+                    (*bubbles, "bubbles"),
+                    (*cancelable, "cancelable"),
+                    (*composed, "composed"),
+                ] {
+                    if set {
+                        self.word(word);
+                    }
+                }
+            }
+            Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
+            Op::DispatchEvent { target, event } => {
+                self.out.push_str("dispatchEvent");
+                self.expr(target);
+                self.expr(event);
+            }
+            Op::ComposedPath { event } => {
+                self.out.push_str("composedPath");
+                self.expr(event);
+            }
+            Op::SetEventAttribute {
+                event,
+                attribute,
+                value,
+            } => {
+                self.out.push_str("set ");
+                write_expr(&mut self.out, event);
+                self.out.push('.');
+                self.out.push_str(attribute.name());
+                self.expr(value);
+            }
             Op::ThrowIfAborted { signal } => {
                 self.out.push_str("throwIfAborted");
                 self.expr(signal);
@@ -419,7 +470,7 @@ impl Printer {
 /// Writes an expression. A property chain is walked in a loop, not
 /// recursively, so that even a chain longer than the parser accepts (built
 /// by other means) cannot overflow the stack here.
-fn write_expr(out: &mut String, e: &Expr) {
+pub(crate) fn write_expr(out: &mut String, e: &Expr) {
     let mut props = Vec::new();
     let mut base = e;
     while let Expr::Prop(obj, name) = base {

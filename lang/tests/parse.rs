@@ -280,3 +280,17 @@ fn validated_arguments_take_values_of_any_kind() {
         ]
     );
 }
+
+#[test]
+fn events_made_outside_a_dispatch_round_trip() {
+    assert_round_trips("let t = target\nlet e = new Event go bubbles cancelable composed\nlet c = new CustomEvent \"my type\" detail 5 cancelable\nlet n = new Event\nlet s = new AbortSignal\nlet r = dispatchEvent t e\nlet x = dispatchEvent t 5\nlet p = composedPath e\nset e.returnValue false\nset c.cancelBubble 1\nlog typeof e.timeStamp c.detail\n");
+    assert_eq!(
+        errors("let e = new Event go\nlog e.timeStamp\nset e.type 1\nlet m = new Map\nlet f = new Event go cancelable cancelable\n"),
+        vec![
+            "bad.scn:2:7: an Event has no property `timeStamp` (readable: type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement, detail; timeStamp under typeof)",
+            "bad.scn:3:5: expected an event's `returnValue` or `cancelBubble` after `set` (the only attributes a script writes), found `e.type`",
+            "bad.scn:4:13: expected `Event`, `CustomEvent` or `AbortSignal` after `new`, found `Map`",
+            "bad.scn:5:33: the option `cancelable` is given twice",
+        ]
+    );
+}

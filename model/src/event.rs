@@ -12,7 +12,7 @@
 
 use std::rc::Rc;
 
-use nodesem_runtime::{Completion, ObjectData, ObjectId, Runtime, Value};
+use nodesem_runtime::{Completion, EventInit, ObjectData, ObjectId, Runtime, Value};
 
 use crate::Model;
 
@@ -42,26 +42,67 @@ pub struct EventState {
     pub target: Option<ObjectId>,
     /// `isTrusted` (Node: membership in `isTrustedSet`).
     pub is_trusted: bool,
+    /// `bubbles`, as initialized (Node: `#bubbles`).
+    pub bubbles: bool,
+    /// `composed`, as initialized (Node: `#composed`).
+    pub composed: bool,
+    /// A CustomEvent's `detail` (Node: `kDetail`); `None` for an Event.
+    pub detail: Option<Value>,
 }
 
 /// `new Event(type, { cancelable })`; `trusted` is Node's internal
 /// `kTrustEvent` option, which only Node's own abort events use.
-///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L116>
-/// `bubbles` and `composed` are always false here: the scenario language
-/// cannot set them.
 pub fn create_an_event(
     rt: &mut Runtime<Model>,
     event_type: &str,
     cancelable: bool,
     trusted: bool,
 ) -> ObjectId {
+    let init = EventInit {
+        event_type: Some(Rc::from(event_type)),
+        cancelable,
+        ..EventInit::default()
+    };
+    construct(rt, &init, trusted)
+}
+
+/// `new Event(type, eventInitDict)` and `new CustomEvent(type,
+/// eventInitDict)` (<https://dom.spec.whatwg.org/#concept-event-constructor>)
+/// as Node 26's constructors run them.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L116-L133>
+/// and <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L397-L408>
+/// (CustomEvent): without arguments the constructor throws
+/// ERR_MISSING_ARGS; `detail` defaults to null.
+pub fn new_event(rt: &mut Runtime<Model>, init: &EventInit) -> Completion {
+    if init.event_type.is_none() {
+        return Err(rt.node_error(
+            "TypeError",
+            "ERR_MISSING_ARGS",
+            "The \"type\" argument must be specified",
+        ));
+    }
+    Ok(Value::Object(construct(rt, init, false)))
+}
+
+/// The event constructor's steps once its arguments are checked.
+fn construct(rt: &mut Runtime<Model>, init: &EventInit, trusted: bool) -> ObjectId {
+    // 1. Let event be the result of running the inner event creation steps.
     let id = rt.heap.alloc(ObjectData::Host);
+    // 2. Initialize event's type attribute to type.
+    // 3. For each member → value in eventInitDict, if this's interface has
+    //    an attribute whose identifier is member, then initialize that
+    //    attribute to value (bubbles, cancelable, composed; CustomEvent's
+    //    detail).
+    let event_type = init.event_type.clone().unwrap_or_else(|| Rc::from(""));
+    let detail = init
+        .custom
+        .then(|| init.detail.clone().unwrap_or(Value::Null));
     rt.lib.events.insert(
         id,
         EventState {
-            event_type: Rc::from(event_type),
-            cancelable,
+            event_type,
+            cancelable: init.cancelable,
             canceled: false,
             stop_propagation: false,
             stop_immediate_propagation: false,
@@ -70,9 +111,46 @@ pub fn create_an_event(
             // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L130 the constructor sets `this[kTarget] = null`.
             target: None,
             is_trusted: trusted,
+            bubbles: init.bubbles,
+            composed: init.composed,
+            detail,
         },
     );
     id
+}
+
+/// `composedPath()` (<https://dom.spec.whatwg.org/#dom-event-composedpath>).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L257-L261>
+/// Node has no event path: `[target]` while the dispatch flag is set (so
+/// only in the first listener that returns normally, see `eventPhase`),
+/// `[]` otherwise.
+pub fn composed_path(rt: &mut Runtime<Model>, event: ObjectId) -> Value {
+    let e = state(rt, event);
+    let path = match (e.being_dispatched, e.target) {
+        (true, Some(t)) => vec![Value::Object(t)],
+        _ => Vec::new(),
+    };
+    rt.create_array_from_list(path)
+}
+
+/// The `returnValue` setter
+/// (<https://dom.spec.whatwg.org/#dom-event-returnvalue>): "set the
+/// canceled flag with this if the given value is false" (Node: `if
+/// (!value)`, the same ToBoolean).
+pub fn set_return_value(rt: &mut Runtime<Model>, event: ObjectId, value: bool) {
+    if !value {
+        set_the_canceled_flag(rt, event);
+    }
+}
+
+/// The `cancelBubble` setter
+/// (<https://dom.spec.whatwg.org/#dom-event-cancelbubble>): "set this's stop
+/// propagation flag if the given value is true"; false does nothing.
+pub fn set_cancel_bubble(rt: &mut Runtime<Model>, event: ObjectId, value: bool) {
+    if value {
+        state_mut(rt, event).stop_propagation = true;
+    }
 }
 
 /// The event behind a value, or the TypeError JavaScript would throw when a
@@ -162,7 +240,14 @@ pub fn get(rt: &mut Runtime<Model>, event: ObjectId, prop: &str) -> Completion {
         // for the whole dispatch: https://dom.spec.whatwg.org/#concept-event-dispatch
         // step 5.14).
         "eventPhase" => Value::Number(if e.being_dispatched { AT_TARGET } else { NONE }),
-        "bubbles" | "composed" => Value::Bool(false),
+        "bubbles" => Value::Bool(e.bubbles),
+        "composed" => Value::Bool(e.composed),
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L403-L407
+        // CustomEvent's getter; Event has no `detail`.
+        "detail" => e.detail.clone().unwrap_or(Value::Undefined),
+        // MODEL: the time the event was made, on no clock the log could
+        // compare: the language lets a script read only its type.
+        "timeStamp" => Value::Number(0.0),
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L270
         // `!this.#cancelable || !this.#defaultPrevented`.
         "returnValue" => Value::Bool(!e.cancelable || !e.canceled),

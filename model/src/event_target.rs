@@ -473,12 +473,13 @@ pub fn remove_an_event_listener(
 pub fn dispatch_event(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId) -> Completion {
     // 1. If event's dispatch flag is set, or if its initialized flag is not
     //    set, then throw an "InvalidStateError" DOMException.
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L810 Node throws ERR_EVENT_RECURSION instead; scenarios always dispatch
-    // a new event, so this cannot happen.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L810-L811 Node throws ERR_EVENT_RECURSION (an Error) for the dispatch
+    // flag; it has no initialized flag (its constructor always initializes).
     if event::being_dispatched(rt, event) {
         let t = event::event_type(rt, event);
-        return Err(rt.new_error(
+        return Err(rt.node_error(
             "Error",
+            "ERR_EVENT_RECURSION",
             &format!("The event \"{t}\" is already being dispatched"),
         ));
     }

@@ -45,7 +45,7 @@ pub mod slots;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
-    AddListenerOptions, Completion, HostClass, Library, ObjectId, Runtime, Value,
+    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, Runtime, Value,
 };
 
 use crate::abort::AbortSignalState;
@@ -265,6 +265,49 @@ impl Library for Model {
     fn stop_immediate_propagation(rt: &mut Runtime<Self>, event: Value) -> Completion {
         let ev = event::event_of(rt, &event, "stopImmediatePropagation")?;
         event::stop_immediate_propagation(rt, ev);
+        Ok(Value::Undefined)
+    }
+
+    fn new_event(rt: &mut Runtime<Self>, init: EventInit) -> Completion {
+        event::new_event(rt, &init)
+    }
+
+    fn new_abort_signal(rt: &mut Runtime<Self>) -> Completion {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L241-L244
+        // the constructor throws unless called with Node's private symbol
+        // (the DOM's AbortSignal has no constructor at all).
+        Err(rt.node_error(
+            "TypeError",
+            "ERR_ILLEGAL_CONSTRUCTOR",
+            "Illegal constructor",
+        ))
+    }
+
+    fn dispatch_event(rt: &mut Runtime<Self>, target: Value, event: Value) -> Completion {
+        let t = target_operand(rt, target, "dispatchEvent")?;
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L807-L808
+        // `if (!(event instanceof Event)) throw new ERR_INVALID_ARG_TYPE('event', 'Event', event)`.
+        let e = match event {
+            Value::Object(id) if rt.lib.events.contains_key(&id) => id,
+            other => return Err(rt.err_invalid_arg_type("event", "Event", &other)),
+        };
+        event_target::dispatch_event(rt, t, e)
+    }
+
+    fn composed_path(rt: &mut Runtime<Self>, event: Value) -> Completion {
+        let ev = event::event_of(rt, &event, "composedPath")?;
+        Ok(event::composed_path(rt, ev))
+    }
+
+    fn set_return_value(rt: &mut Runtime<Self>, event: Value, value: Value) -> Completion {
+        let ev = event::event_of(rt, &event, "returnValue")?;
+        event::set_return_value(rt, ev, value.to_boolean());
+        Ok(Value::Undefined)
+    }
+
+    fn set_cancel_bubble(rt: &mut Runtime<Self>, event: Value, value: Value) -> Completion {
+        let ev = event::event_of(rt, &event, "cancelBubble")?;
+        event::set_cancel_bubble(rt, ev, value.to_boolean());
         Ok(Value::Undefined)
     }
 

@@ -7,7 +7,7 @@
 
 use std::rc::Rc;
 
-use nodesem_lang::{Block, Callback, Class, Expr, Handler, Op, Stmt};
+use nodesem_lang::{Block, Callback, Class, EventAttribute, Expr, Handler, Op, Stmt};
 
 use crate::value::{
     number_to_string, Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Value,
@@ -751,6 +751,79 @@ impl<L: Library> Runtime<L> {
                     return Err(self.cannot_read_properties(&target, "dispatchEvent"));
                 }
                 L::dispatch_new_event(self, target, event_type, *cancelable)?
+            }
+            Op::NewEvent {
+                custom,
+                event_type,
+                detail,
+                bubbles,
+                cancelable,
+                composed,
+            } => {
+                let detail = self.eval_optional(detail, env)?;
+                let init = crate::EventInit {
+                    custom: *custom,
+                    event_type: event_type.as_deref().map(Rc::from),
+                    detail,
+                    bubbles: *bubbles,
+                    cancelable: *cancelable,
+                    composed: *composed,
+                };
+                L::new_event(self, init)?
+            }
+            Op::NewAbortSignal => L::new_abort_signal(self)?,
+            Op::DispatchEvent { target, event } => {
+                // `($.charge($.listeners(T, $.eventType(E))), T.dispatchEvent(E))`:
+                // the walk of the event's type, when it is an event.
+                let target = self.eval(target, env)?;
+                let event = self.eval(event, env)?;
+                let event_type = match event {
+                    Value::Object(id) => match L::host_class(self, id) {
+                        HostClass::Event(t) => Some(t),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let walked = match &event_type {
+                    Some(t) => self.charge_listeners(&[(&target, t)]),
+                    None => self.charge_listeners(&[]),
+                };
+                if !walked {
+                    return Ok(Value::Undefined);
+                }
+                if matches!(target, Value::Undefined | Value::Null) {
+                    return Err(self.cannot_read_properties(&target, "dispatchEvent"));
+                }
+                L::dispatch_event(self, target, event)?
+            }
+            Op::ComposedPath { event } => {
+                let event = self.receiver(event, "composedPath", env)?;
+                L::composed_path(self, event)?
+            }
+            Op::SetEventAttribute {
+                event,
+                attribute,
+                value,
+            } => {
+                // `E.returnValue = V`: E, V, then the assignment, which
+                // throws on undefined or null.
+                let event = self.eval(event, env)?;
+                let value = self.eval(value, env)?;
+                if matches!(event, Value::Undefined | Value::Null) {
+                    let shown = self.fmt(&event);
+                    let name = attribute.name();
+                    return Err(self.new_error(
+                        "TypeError",
+                        &format!("Cannot set properties of {shown} (setting '{name}')"),
+                    ));
+                }
+                match attribute {
+                    EventAttribute::ReturnValue => L::set_return_value(self, event, value.clone())?,
+                    EventAttribute::CancelBubble => {
+                        L::set_cancel_bubble(self, event, value.clone())?
+                    }
+                };
+                value
             }
             Op::PreventDefault { event } => {
                 let event = self.receiver(event, "preventDefault", env)?;

@@ -30,6 +30,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 use nodesem_lang::{Log, RunConfig, Scenario};
 
 pub use event_loop::Task;
+
 pub use promise::{PromiseCapability, PromiseReaction, PromiseState};
 pub use value::{
     Completion, Env, ErrorClass, FunctionData, Heap, NativeFn, ObjectData, ObjectId, Value,
@@ -63,6 +64,23 @@ pub struct AddListenerOptions {
     pub passive: bool,
     /// The `signal` option's value, when one was given.
     pub signal: Option<Value>,
+}
+
+/// The arguments of `new Event(...)` and `new CustomEvent(...)`, evaluated.
+#[derive(Clone, Debug, Default)]
+pub struct EventInit {
+    /// A `CustomEvent`.
+    pub custom: bool,
+    /// The type; `None` when the constructor gets no arguments.
+    pub event_type: Option<Rc<str>>,
+    /// `detail`, when given.
+    pub detail: Option<Value>,
+    /// `bubbles`.
+    pub bubbles: bool,
+    /// `cancelable`.
+    pub cancelable: bool,
+    /// `composed`.
+    pub composed: bool,
 }
 
 /// A library layer: the part of Node that an engine implements (the model
@@ -153,6 +171,26 @@ pub trait Library: Sized + 'static {
 
     /// `event.stopImmediatePropagation()`.
     fn stop_immediate_propagation(rt: &mut Runtime<Self>, event: Value) -> Completion;
+
+    /// `new Event(type, { bubbles, cancelable, composed })` or `new
+    /// CustomEvent(type, { detail, ... })`; without a type, the
+    /// constructor called with no arguments.
+    fn new_event(rt: &mut Runtime<Self>, init: EventInit) -> Completion;
+
+    /// `new AbortSignal()`.
+    fn new_abort_signal(rt: &mut Runtime<Self>) -> Completion;
+
+    /// `target.dispatchEvent(event)` for any value the script passes.
+    fn dispatch_event(rt: &mut Runtime<Self>, target: Value, event: Value) -> Completion;
+
+    /// `event.composedPath()`.
+    fn composed_path(rt: &mut Runtime<Self>, event: Value) -> Completion;
+
+    /// `event.returnValue = value`.
+    fn set_return_value(rt: &mut Runtime<Self>, event: Value, value: Value) -> Completion;
+
+    /// `event.cancelBubble = value`.
+    fn set_cancel_bubble(rt: &mut Runtime<Self>, event: Value, value: Value) -> Completion;
 
     // ---- what the runtime asks of the library's objects ----------------
 

@@ -42,6 +42,18 @@ impl Value {
         Value::String(Rc::from(s))
     }
 
+    /// ToBoolean (ECMA-262 7.1.2): false for undefined, null, false, +0,
+    /// -0, NaN and the empty string.
+    pub fn to_boolean(&self) -> bool {
+        match self {
+            Value::Undefined | Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => !(*n == 0.0 || n.is_nan()),
+            Value::String(s) => !s.is_empty(),
+            Value::Object(_) => true,
+        }
+    }
+
     /// The object, if this is one.
     pub fn as_object(&self) -> Option<ObjectId> {
         match self {
