@@ -321,9 +321,13 @@ impl Emitter {
             }
             Op::SignalAbort { reason } => format!("AbortSignal.abort({})", optional(reason)),
             Op::SignalTimeout { ms } => format!("$.timeoutSignal({ms})"),
-            Op::SignalAny { signals } => {
+            Op::SignalAny { signals, from_set } => {
                 let list: Vec<String> = signals.iter().map(expr).collect();
-                format!("$.any([{}])", list.join(", "))
+                if *from_set {
+                    format!("$.any(new Set([{}]))", list.join(", "))
+                } else {
+                    format!("$.any([{}])", list.join(", "))
+                }
             }
             Op::ThrowIfAborted { signal } => format!("{}.throwIfAborted()", expr(signal)),
             Op::SetOnAbort { signal, handler } => {

@@ -452,12 +452,17 @@ fn simpler_ops(op: &Op) -> Vec<Op> {
                 }
             });
         }
-        Op::SignalAny { signals: items } | Op::Combinator { values: items, .. }
+        Op::SignalAny { from_set: true, .. } => with(&|o| {
+            if let Op::SignalAny { from_set, .. } = o {
+                *from_set = false;
+            }
+        }),
+        Op::SignalAny { signals: items, .. } | Op::Combinator { values: items, .. }
             if items.len() > 1 =>
         {
             for i in 0..items.len() {
                 with(&|o| match o {
-                    Op::SignalAny { signals: items } | Op::Combinator { values: items, .. } => {
+                    Op::SignalAny { signals: items, .. } | Op::Combinator { values: items, .. } => {
                         items.remove(i);
                     }
                     _ => {}

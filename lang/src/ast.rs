@@ -178,10 +178,14 @@ pub enum Op {
         /// The delay in ms of the virtual clock.
         ms: u32,
     },
-    /// `any [S, ...]`: `AbortSignal.any([S, ...])`.
+    /// `any [S, ...]`: `AbortSignal.any([S, ...])`; `any set [S, ...]`:
+    /// `AbortSignal.any(new Set([S, ...]))`, an iterable that is no array
+    /// (and that holds each signal once).
     SignalAny {
         /// The source signals, duplicates allowed.
         signals: Vec<Expr>,
+        /// Given as a Set.
+        from_set: bool,
     },
     /// `throwIfAborted S`: `S.throwIfAborted()`.
     ThrowIfAborted {
@@ -724,7 +728,7 @@ macro_rules! op_exprs {
             Op::SetEventAttribute { event, value, .. } => vec![event, value],
             Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
             Op::SignalAbort { reason } => reason.into_iter().collect(),
-            Op::SignalAny { signals } => signals.into_iter().collect(),
+            Op::SignalAny { signals, .. } => signals.into_iter().collect(),
             Op::SetOnAbort { signal, handler } => {
                 let mut out = vec![signal];
                 match handler {

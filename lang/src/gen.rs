@@ -1380,7 +1380,10 @@ impl<'u, 'a> Generator<'u, 'a> {
                 self.add_signal(&name, roots);
                 out.push(Stmt::Let {
                     name: name.into(),
-                    op: Op::SignalAny { signals },
+                    op: Op::SignalAny {
+                        signals,
+                        from_set: self.chance(10),
+                    },
                 });
             }
             Action::TryThrowIfAborted => {
@@ -2788,17 +2791,17 @@ impl<'u, 'a> Generator<'u, 'a> {
             _ => Expr::Undefined,
         };
         let op = match (self.below(7), signal, target) {
+            // No inline listener: the try block is the one level this nests.
             (0, _, _) => Op::AddAbortListener {
-                signal: wrong,
-                listener: Callback::Inline(Block::new(vec![Stmt::Log(vec![Expr::Str(
-                    self.fresh("never"),
-                )])])),
+                signal: wrong.clone(),
+                listener: Callback::Value(wrong),
             },
             (1, Some(s), _) => Op::AddAbortListener {
                 signal: s,
                 listener: Callback::Value(wrong),
             },
             (2, Some(s), _) => Op::SignalAny {
+                from_set: false,
                 signals: vec![s, wrong],
             },
             (3, _, Some(t)) if !matches!(wrong, Expr::Null | Expr::Undefined) => {

@@ -1256,8 +1256,12 @@ impl<'a> Parser<'a> {
             "any" => {
                 // Any values: the WebIDL conversion to sequence<AbortSignal>
                 // refuses what is not a signal.
+                let from_set = line.peek_word() == Some("set");
+                if from_set {
+                    line.bump();
+                }
                 let signals = self.list(line, Kind::Value, "signals", "any")?;
-                (Op::SignalAny { signals }, Kind::Signal)
+                (Op::SignalAny { signals, from_set }, Kind::Signal)
             }
             "throwIfAborted" => (
                 Op::ThrowIfAborted {

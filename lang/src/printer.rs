@@ -219,7 +219,14 @@ impl Printer {
             Op::SignalTimeout { ms } => {
                 let _ = write!(self.out, "timeout {ms}");
             }
-            Op::SignalAny { signals } => self.list("any", signals),
+            Op::SignalAny {
+                signals,
+                from_set: false,
+            } => self.list("any", signals),
+            Op::SignalAny {
+                signals,
+                from_set: true,
+            } => self.list("any set", signals),
             Op::Combinator { kind, values } => self.list(kind.keyword(), values),
             Op::NewEvent {
                 custom,

@@ -153,7 +153,7 @@ fn exprs(stmt: &Stmt) -> (Vec<&Expr>, usize) {
         Stmt::Let { op, .. } | Stmt::Do(op) => op,
         _ => return (Vec::new(), 0),
     };
-    if let Op::SignalAny { signals } = op {
+    if let Op::SignalAny { signals, .. } = op {
         return (signals.iter().collect(), signals.len());
     }
     (op.exprs(), 0)
@@ -366,7 +366,10 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
         }
         Op::SignalAbort { .. } => "aborted",
         Op::SignalTimeout { .. } => "timeout",
-        Op::SignalAny { signals } => {
+        Op::SignalAny { signals, from_set } => {
+            if *from_set {
+                out.push("any set".into());
+            }
             let distinct: std::collections::BTreeSet<String> = signals
                 .iter()
                 .map(nodesem_lang::printer::print_expr)
@@ -521,6 +524,7 @@ const REQUIRED: &[&str] = &[
     "timeout",
     "any",
     "any with duplicates",
+    "any set",
     "throwIfAborted",
     "throwIfAborted in try",
     "onabort",

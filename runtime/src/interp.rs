@@ -96,6 +96,15 @@ pub fn same_value(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// SameValueZero (ECMA-262 7.2.11): SameValue, except that +0 and -0 are
+/// the same; what a Set compares its elements with.
+pub fn same_value_zero(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => (x.is_nan() && y.is_nan()) || x == y,
+        _ => a == b,
+    }
+}
+
 /// A callback block as functions share it (see [`Runtime::make_function`]).
 #[derive(Clone)]
 pub(crate) struct CompiledBody {
@@ -616,12 +625,18 @@ impl<L: Library> Runtime<L> {
                 L::abort_signal_abort(self, reason)?
             }
             Op::SignalTimeout { ms } => L::abort_signal_timeout(self, *ms)?,
-            Op::SignalAny { signals } => {
+            Op::SignalAny { signals, from_set } => {
                 // `$.any([...])` charges the weight of its sources.
-                let mut values = Vec::with_capacity(signals.len());
+                let mut values: Vec<Value> = Vec::with_capacity(signals.len());
                 let mut weight = 0;
                 for signal in signals {
                     let value = self.eval(signal, env)?;
+                    // `new Set([...])`: a value already in the set is not
+                    // added again (SameValueZero, ECMA-262 24.2.4.1), so
+                    // iterating it yields each once.
+                    if *from_set && values.iter().any(|v| same_value_zero(v, &value)) {
+                        continue;
+                    }
                     weight += value
                         .as_object()
                         .and_then(|s| self.any_weights.get(&s).copied())

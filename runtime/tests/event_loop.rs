@@ -22,7 +22,8 @@ use std::path::{Path, PathBuf};
 use nodesem_conformance::snapshot_log;
 use nodesem_lang::{parse, RunConfig};
 use nodesem_runtime::{
-    run_scenario, AddListenerOptions, Completion, HostClass, Library, ObjectId, Runtime, Value,
+    run_scenario, AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, Runtime,
+    Value,
 };
 
 /// The folders of curated scenarios that use no library operation.
@@ -99,6 +100,24 @@ impl Library for NoLibrary {
         none()
     }
     fn stop_immediate_propagation(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn new_event(_: &mut Runtime<Self>, _: EventInit) -> Completion {
+        none()
+    }
+    fn new_abort_signal(_: &mut Runtime<Self>) -> Completion {
+        none()
+    }
+    fn dispatch_event(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn composed_path(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn set_return_value(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn set_cancel_bubble(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
         none()
     }
     fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
