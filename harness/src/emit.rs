@@ -351,6 +351,9 @@ impl Emitter {
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),
             Op::Function(block) => self.callback(Param::Event, block),
+            Op::ListenerObject(block) => {
+                format!("{{ handleEvent: {} }}", self.callback(Param::Event, block))
+            }
             Op::AsyncFunction(block) => self.async_callback(Param::Event, block),
             // An arrow function keeps the `this` around it.
             Op::Async(block) => format!("{}.call(this)", self.async_callback(Param::None, block)),

@@ -96,7 +96,7 @@ impl EventData {
         self.flags |= PROPAGATION_STOPPED;
     }
 
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L277-L284> the `returnValue` setter: a falsy value
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L276-L284> the `returnValue` setter: a falsy value
     /// prevents the default as `preventDefault()` does.
     pub(crate) fn set_return_value(&mut self, value: bool) {
         if !value {

@@ -296,7 +296,7 @@ pub(crate) fn new_event(rt: &mut Rt, ty: u32, flags: u16) -> u32 {
 /// `new Event(type, options)` and `new CustomEvent(type, options)`.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L116-L133> and
-/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L397-L408>: `arguments.length === 0` throws
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L403-L408>: `arguments.length === 0` throws
 /// ERR_MISSING_ARGS; `this[kDetail] = options?.detail ?? null`.
 pub(crate) fn op_new_event(rt: &mut Rt, init: EventInit) -> Completion {
     let Some(event_type) = init.event_type else {
@@ -354,7 +354,7 @@ pub(crate) fn op_dispatch_event(rt: &mut Rt, target: &Value, event: &Value) -> C
     ))
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L257-L261> `composedPath()`: `[target]` while being dispatched.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L258-L262> `composedPath()`: `[target]` while being dispatched.
 pub(crate) fn op_composed_path(rt: &mut Rt, event: &Value) -> Completion {
     let Some(Slot::Event(e)) = event.as_object().map(|obj| rt.lib.slot(obj)) else {
         return Err(rt.cannot_read_properties(event, "composedPath"));
@@ -508,10 +508,52 @@ fn remove_once(rt: &mut Rt, target: u32, ty: u32, root: u32, handler: u32) {
     remove_listener_hook(rt, target, ty, size);
 }
 
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L510-L514> the callback `new Listener` makes for an
+/// EventListener object: `async (...args) => { if (listener.handleEvent)
+/// await ReflectApply(listener.handleEvent, listener, args); }`, its promise
+/// returned to the walk (which passes it to `addCatch`).
+fn call_handle_event(
+    rt: &mut Rt,
+    object: ObjectId,
+    handle_event: ObjectId,
+    event: ObjectId,
+) -> Completion {
+    let promise = rt.new_promise();
+    let (resolve, reject) = rt.create_resolving_functions(promise);
+    let settle: Result<Value, Value> =
+        rt.call_function(handle_event, Value::Object(object), &[Value::Object(event)]);
+    match settle {
+        Err(thrown) => {
+            rt.call_function(reject, Value::Undefined, &[thrown])?;
+        }
+        Ok(returned) => {
+            // `await`: the promise settles once what handleEvent returned has.
+            let awaited = rt.promise_resolve(returned);
+            let done = rt.native_function(move |rt, _, _| {
+                rt.call_function(resolve, Value::Undefined, &[Value::Undefined])
+            });
+            let failed = rt.native_function(move |rt, _, args| {
+                rt.call_function(
+                    reject,
+                    Value::Undefined,
+                    &[args.first().cloned().unwrap_or(Value::Undefined)],
+                )
+            });
+            rt.perform_promise_then(awaited, Some(done), Some(failed), None);
+        }
+    }
+    Ok(Value::Object(promise))
+}
+
 /// Calls what a listener node holds, with `this` the target.
 fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectId) -> Completion {
     match callback {
-        Callback::Function(f) => rt.call_function(f, Value::Object(this), &[Value::Object(event)]),
+        Callback::Function(f) => match *rt.heap.get(f) {
+            ObjectData::ListenerObject { handle_event } => {
+                call_handle_event(rt, f, handle_event, event)
+            }
+            _ => rt.call_function(f, Value::Object(this), &[Value::Object(event)]),
+        },
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1158-L1163> `makeEventHandler`'s `eventHandler`: calls the current
         // handler if it is a function.
         Callback::EventHandler(signal) => match rt.lib.signals[signal as usize].onabort {

@@ -349,7 +349,7 @@ impl Library for Impl {
             Slot::Event(e) => {
                 let event = rt.lib.events[e as usize];
                 if prop == "detail" {
-                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L403-L407> CustomEvent's getter.
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L413-L417> CustomEvent's getter.
                     return Ok(if event.has(event::CUSTOM) {
                         rt.lib.details[event.detail as usize].clone()
                     } else {

@@ -219,6 +219,10 @@ pub enum Op {
     /// `fn { ... }`: a function value, for listeners that are added or
     /// removed by name. Its body sees the event as `event`.
     Function(Block),
+    /// `handleEvent { ... }`: an EventListener object, `{ handleEvent(event)
+    /// { ... } }`, for `on` and `off` by name; Node calls its `handleEvent`
+    /// with the object as `this`, through an async wrapper.
+    ListenerObject(Block),
     /// `fn async { ... }`: an async function value (`async function
     /// (event) { ... }`), for listeners added by name; its body may
     /// `await`, and a call returns its promise.
@@ -676,6 +680,7 @@ macro_rules! stmt_blocks {
             | Op::Function(b)
             | Op::AsyncFunction(b)
             | Op::Async(b)
+            | Op::ListenerObject(b)
             | Op::QueueMicrotask(b)
             | Op::NextTick(b)
             | Op::SetImmediate(b)
@@ -762,6 +767,7 @@ macro_rules! op_exprs {
             | Op::Function(_)
             | Op::AsyncFunction(_)
             | Op::Async(_)
+            | Op::ListenerObject(_)
             | Op::QueueMicrotask(_)
             | Op::NextTick(_)
             | Op::SetTimeout { .. }

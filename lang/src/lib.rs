@@ -114,6 +114,7 @@
 //! |---|---|
 //! | `target` | `new EventTarget()` |
 //! | `fn {` | a function, usable as a listener by name |
+//! | `handleEvent {` | an EventListener object, `{ handleEvent(event) { ... } }`, usable by name in `on` and `off`: Node calls its `handleEvent` with the object as `this`, inside an async wrapper, so what it throws is reported later, as a rejection of the wrapper's promise |
 //! | `fn async {` | an async function (`async function (event) { ... }`), usable as a listener by name: a call returns its promise, and Node's dispatch reports its rejection as an uncaught exception |
 //! | `on T TYPE [once] [capture] [passive] [signal S] {` | `T.addEventListener(TYPE, event => {...}, {...})` |
 //! | `on T TYPE F [once] [capture] [passive] [signal S]` | `T.addEventListener(TYPE, F, {...})` |

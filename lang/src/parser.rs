@@ -93,6 +93,8 @@ pub enum Kind {
     Disposable,
     /// A thenable object.
     Thenable,
+    /// An EventListener object made with `handleEvent {`.
+    ListenerObject,
     /// An Error.
     Error,
     /// Any other value, or one whose kind is not known statically.
@@ -113,6 +115,7 @@ impl Kind {
             Kind::Immediate => "an immediate",
             Kind::Disposable => "a disposable",
             Kind::Thenable => "a thenable",
+            Kind::ListenerObject => "an EventListener object",
             Kind::Error => "an Error",
             Kind::Value => "a plain value",
         }
@@ -203,6 +206,7 @@ pub const KEYWORDS: &[&str] = &[
     "resolved",
     "rejected",
     "thenable",
+    "handleEvent",
     "new",
     "dispatchEvent",
     "composedPath",
@@ -996,6 +1000,7 @@ impl<'a> Parser<'a> {
             Some("addAbortListener") => Some(Kind::Disposable),
             // Its body runs inside `then`, later.
             Some("thenable") => Some(Kind::Thenable),
+            Some("handleEvent") => Some(Kind::ListenerObject),
             _ => None,
         };
         if let Some(kind) = early {
@@ -1199,6 +1204,11 @@ impl<'a> Parser<'a> {
             "onabort" => self.onabort_op(line),
             "addAbortListener" => self.add_abort_listener_op(line),
             "fn" => self.function_op(line),
+            "handleEvent" => {
+                let b = self.block(line, BlockKind::Listener)?;
+                self.no_else(line)?;
+                Ok((Op::ListenerObject(b), Kind::ListenerObject))
+            }
             "async" => self.async_op(line),
             "await" => {
                 line.pos -= 1;
@@ -1817,7 +1827,8 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A listener named in `on` or `off`: a function, or a literal that is
+    /// A listener named in `on` or `off`: a function, an EventListener
+    /// object, or a literal that is
     /// not one (`null`, `undefined`, a string or a number), which Node's
     /// `validateEventListener` ignores or refuses.
     fn listener_expr(&mut self, line: &mut Line) -> PResult<Expr> {
@@ -1827,10 +1838,22 @@ impl<'a> Parser<'a> {
             _ => false,
         };
         if literal {
-            Ok(self.expr(line)?.0)
-        } else {
-            self.expr_of(line, Kind::Function)
+            return Ok(self.expr(line)?.0);
         }
+        let col = line.col();
+        let (e, kind) = self.expr(line)?;
+        if kind.fits(Kind::Function) || kind == Kind::ListenerObject {
+            return Ok(e);
+        }
+        let shown = crate::printer::print_expr(&e);
+        Err(self.error(
+            line.number,
+            col,
+            format!(
+                "expected a function or an EventListener object, found `{shown}`, which is {}",
+                kind.name()
+            ),
+        ))
     }
 
     fn flag(&mut self, line: &mut Line, word: &str) -> bool {

@@ -306,6 +306,10 @@ impl Printer {
                 self.out.push_str("fn");
                 self.block(b);
             }
+            Op::ListenerObject(b) => {
+                self.out.push_str("handleEvent");
+                self.block(b);
+            }
             Op::AsyncFunction(b) => {
                 self.out.push_str("fn async");
                 self.block(b);

@@ -275,8 +275,8 @@ fn validated_arguments_take_values_of_any_kind() {
     assert_eq!(
         errors("let c = controller\non c.signal go c\noff c.signal go true\n"),
         vec![
-            "bad.scn:2:16: expected a function, found `c`, which is an AbortController",
-            "bad.scn:3:17: expected a function, found `true`, which is a plain value",
+            "bad.scn:2:16: expected a function or an EventListener object, found `c`, which is an AbortController",
+            "bad.scn:3:17: expected a function or an EventListener object, found `true`, which is a plain value",
         ]
     );
 }
@@ -292,5 +292,14 @@ fn events_made_outside_a_dispatch_round_trip() {
             "bad.scn:4:13: expected `Event`, `CustomEvent` or `AbortSignal` after `new`, found `Map`",
             "bad.scn:5:33: the option `cancelable` is given twice",
         ]
+    );
+}
+
+#[test]
+fn listener_objects_round_trip_and_stand_where_listeners_do() {
+    assert_round_trips("let t = target\nlet o = handleEvent {\n  log same this o event.type\n}\non t go o once\noff t go o\n");
+    assert_eq!(
+        errors("let o = handleEvent {\n}\nlet c = controller\nonabort c.signal o\n"),
+        vec!["bad.scn:4:18: expected a function, found `o`, which is an EventListener object"]
     );
 }

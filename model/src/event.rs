@@ -71,7 +71,7 @@ pub fn create_an_event(
 /// as Node 26's constructors run them.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L116-L133>
-/// and <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L397-L408>
+/// and <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L403-L408>
 /// (CustomEvent): without arguments the constructor throws
 /// ERR_MISSING_ARGS; `detail` defaults to null.
 pub fn new_event(rt: &mut Runtime<Model>, init: &EventInit) -> Completion {
@@ -95,9 +95,13 @@ fn construct(rt: &mut Runtime<Model>, init: &EventInit, trusted: bool) -> Object
     //    attribute to value (bubbles, cancelable, composed; CustomEvent's
     //    detail).
     let event_type = init.event_type.clone().unwrap_or_else(|| Rc::from(""));
-    let detail = init
-        .custom
-        .then(|| init.detail.clone().unwrap_or(Value::Null));
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L407
+    // `options?.detail ?? null`, as the dictionary's `any detail = null`
+    // takes an explicit undefined for a missing member.
+    let detail = init.custom.then(|| match &init.detail {
+        None | Some(Value::Undefined) => Value::Null,
+        Some(v) => v.clone(),
+    });
     rt.lib.events.insert(
         id,
         EventState {
@@ -121,7 +125,7 @@ fn construct(rt: &mut Runtime<Model>, init: &EventInit, trusted: bool) -> Object
 
 /// `composedPath()` (<https://dom.spec.whatwg.org/#dom-event-composedpath>).
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L257-L261>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L258-L262>
 /// Node has no event path: `[target]` while the dispatch flag is set (so
 /// only in the first listener that returns normally, see `eventPhase`),
 /// `[]` otherwise.
@@ -242,7 +246,7 @@ pub fn get(rt: &mut Runtime<Model>, event: ObjectId, prop: &str) -> Completion {
         "eventPhase" => Value::Number(if e.being_dispatched { AT_TARGET } else { NONE }),
         "bubbles" => Value::Bool(e.bubbles),
         "composed" => Value::Bool(e.composed),
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L403-L407
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L413-L417
         // CustomEvent's getter; Event has no `detail`.
         "detail" => e.detail.clone().unwrap_or(Value::Undefined),
         // MODEL: the time the event was made, on no clock the log could

@@ -529,6 +529,62 @@ fn dispatch(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId) {
     event::set_dispatching(rt, event, None, false);
 }
 
+/// Web IDL's "call a user object's operation"
+/// (<https://webidl.spec.whatwg.org/#call-a-user-objects-operation>) for an
+/// EventListener callback `callback`, operation "handleEvent": a function is
+/// called itself, with `this` the current target; an object has its
+/// `handleEvent` called, with `this` the object.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L510-L514>
+/// Node calls an object's `handleEvent` inside an async arrow function,
+/// `async (...args) => { if (listener.handleEvent) await
+/// ReflectApply(listener.handleEvent, listener, args); }`: what it throws
+/// rejects that function's promise instead of propagating, and the
+/// dispatch reports the rejection through the promise it got back
+/// (`addCatch`), later; what it returns is awaited.
+fn call_a_user_objects_operation(
+    rt: &mut Runtime<Model>,
+    callback: ObjectId,
+    current_target: ObjectId,
+    event: ObjectId,
+) -> Completion {
+    let ObjectData::ListenerObject { handle_event } = *rt.heap.get(callback) else {
+        return rt.call_function(
+            callback,
+            Value::Object(current_target),
+            &[Value::Object(event)],
+        );
+    };
+    // The async arrow function's promise (15.8.4 EvaluateAsyncFunctionBody).
+    let promise = rt.new_promise();
+    let (resolve, reject) = rt.create_resolving_functions(promise);
+    // `await ReflectApply(listener.handleEvent, listener, args)`.
+    match rt.call_function(
+        handle_event,
+        Value::Object(callback),
+        &[Value::Object(event)],
+    ) {
+        // A throw ends the body: AsyncBlockStart rejects the promise.
+        Err(thrown) => {
+            rt.call_function(reject, Value::Undefined, &[thrown])?;
+        }
+        // 27.7.5.3 Await: PromiseResolve, then resume (the body ends, the
+        // promise fulfils with undefined) or throw (it rejects).
+        Ok(returned) => {
+            let awaited = rt.promise_resolve(returned);
+            let on_fulfilled = rt.native_function(move |rt, _this, _args| {
+                rt.call_function(resolve, Value::Undefined, &[Value::Undefined])
+            });
+            let on_rejected = rt.native_function(move |rt, _this, args| {
+                let reason = args.first().cloned().unwrap_or(Value::Undefined);
+                rt.call_function(reject, Value::Undefined, &[reason])
+            });
+            rt.perform_promise_then(awaited, Some(on_fulfilled), Some(on_rejected), None);
+        }
+    }
+    Ok(Value::Object(promise))
+}
+
 /// To inner invoke (<https://dom.spec.whatwg.org/#concept-event-listener-inner-invoke>),
 /// as Node's walk of the linked list in `kHybridDispatch`.
 ///
@@ -591,7 +647,7 @@ fn inner_invoke(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId, root
         }
         // 2.11. Call a user object's operation with listener's callback,
         //       "handleEvent", « event », and event's currentTarget attribute value.
-        match rt.call_function(callback, Value::Object(target), &[Value::Object(event)]) {
+        match call_a_user_objects_operation(rt, callback, target, event) {
             Ok(result) => {
                 // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L873
                 // the dispatch flag is unset after the first listener that

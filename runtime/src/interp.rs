@@ -353,6 +353,9 @@ impl<L: Library> Runtime<L> {
                     _ => Value::Undefined,
                 }),
                 ObjectData::Host => L::get(self, *id, prop),
+                ObjectData::ListenerObject { handle_event } if prop == "handleEvent" => {
+                    Ok(Value::Object(*handle_event))
+                }
                 ObjectData::Function(_) if prop == "name" => Ok(Value::string("")),
                 _ => Ok(Value::Undefined),
             },
@@ -512,6 +515,7 @@ impl<L: Library> Runtime<L> {
             ObjectData::Array(_) => matches!(class, Class::Array | Class::Object),
             ObjectData::Thenable { .. }
             | ObjectData::Settled { .. }
+            | ObjectData::ListenerObject { .. }
             | ObjectData::Timer(_)
             | ObjectData::Immediate(_)
             | ObjectData::Plain => class == Class::Object,
@@ -589,6 +593,7 @@ impl<L: Library> Runtime<L> {
                     out.push('}');
                 }
                 ObjectData::Thenable { .. }
+                | ObjectData::ListenerObject { .. }
                 | ObjectData::Plain
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_) => out.push_str("[Object]"),
@@ -856,6 +861,10 @@ impl<L: Library> Runtime<L> {
             // ---- the runtime's own ----
             Op::Value(e) => self.eval(e, env)?,
             Op::Function(block) => Value::Object(self.make_function(block, Param::Event, env)),
+            Op::ListenerObject(block) => {
+                let handle_event = self.make_function(block, Param::Event, env);
+                Value::Object(self.heap.alloc(ObjectData::ListenerObject { handle_event }))
+            }
             Op::AsyncFunction(block) => {
                 Value::Object(self.make_script_function(block, Param::Event, env, true))
             }

@@ -106,6 +106,7 @@ impl<L: Library> Runtime<L> {
                 // objects, as are thenables and allSettled records.
                 ObjectData::Thenable { .. }
                 | ObjectData::Settled { .. }
+                | ObjectData::ListenerObject { .. }
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_)
                 | ObjectData::Plain => "an instance of Object".into(),

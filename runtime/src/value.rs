@@ -134,6 +134,11 @@ pub enum ObjectData<L: 'static> {
         /// The script code `then` runs first, as a function.
         then: Option<ObjectId>,
     },
+    /// An EventListener object of `handleEvent { ... }`: `{ handleEvent }`.
+    ListenerObject {
+        /// Its `handleEvent` method.
+        handle_event: ObjectId,
+    },
     /// An array (only built-ins make them: CreateArrayFromList).
     Array(Rc<[Value]>),
     /// A record of `Promise.allSettled`: `{ status: "fulfilled", value }`
