@@ -1483,10 +1483,7 @@ impl<'u, 'a> Generator<'u, 'a> {
                     },
                 });
             }
-            Action::On => {
-                let stmt = self.add_event_listener(ctx);
-                out.push(stmt);
-            }
+            Action::On => self.add_event_listener(ctx, out),
             Action::Off => {
                 let stmt = self.remove_event_listener(ctx);
                 out.push(stmt);
@@ -2260,7 +2257,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         self.chance(if unused { 60 } else { 35 })
     }
 
-    fn add_event_listener(&mut self, ctx: &Ctx) -> Stmt {
+    fn add_event_listener(&mut self, ctx: &Ctx, out: &mut Vec<Stmt>) {
         let targets = self.main_targets();
         // Inside a listener, often add to the target and type being
         // dispatched: whether the new listener runs in this dispatch is one
@@ -2301,7 +2298,8 @@ impl<'u, 'a> Generator<'u, 'a> {
         let may_add = self.may_add(ctx, &here);
         if !may_add && self.functions().is_empty() {
             let label = self.fresh("log");
-            return self.log(ctx, label);
+            let stmt = self.log(ctx, label);
+            return out.push(stmt);
         }
         // A named listener is added once however often this runs.
         let by_name = again.is_some() || !may_add || self.by_name(ctx);
@@ -2372,19 +2370,32 @@ impl<'u, 'a> Generator<'u, 'a> {
             });
             Callback::Value(Expr::var(name))
         } else {
-            Callback::Inline(self.listener_body(ctx, &target, &event_type, "l", ob, options.once))
+            let body = self.listener_body(ctx, &target, &event_type, "l", ob, options.once);
+            if self.chance(8) {
+                // The same body as an EventListener object's handleEvent,
+                // bound just before: Node calls it through an async wrapper.
+                let name = self.fresh("o");
+                out.push(Stmt::Let {
+                    name: name.as_str().into(),
+                    op: Op::ListenerObject(body),
+                });
+                self.statements += 1;
+                Callback::Value(Expr::var(name))
+            } else {
+                Callback::Inline(body)
+            }
         };
         self.listened
             .push((target.clone(), event_type.clone(), is_signal));
         if options.signal.is_some() && self.expr_in_main_scope(&target) {
             self.signal_pairs.push((target.clone(), event_type.clone()));
         }
-        Stmt::Do(Op::AddEventListener {
+        out.push(Stmt::Do(Op::AddEventListener {
             target,
             event_type,
             listener,
             options,
-        })
+        }));
     }
 
     /// Whether `signal` as the `signal` option of a listener on `target`

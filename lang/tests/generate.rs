@@ -261,7 +261,8 @@ fn blocks(stmt: &Stmt) -> Vec<(&Block, Option<Listener<'_>>)> {
         | Op::QueueMicrotask(b)
         | Op::NextTick(b)
         | Op::SetImmediate(b)
-        | Op::Thenable { body: Some(b), .. } => vec![(b, None)],
+        | Op::Thenable { body: Some(b), .. }
+        | Op::ListenerObject(b) => vec![(b, None)],
         Op::SetTimeout { body, .. } => vec![(body, None)],
         Op::Then {
             on_fulfilled,
@@ -477,6 +478,7 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
         Op::NewEvent { custom: false, .. } => "new Event",
         Op::NewEvent { custom: true, .. } => "new CustomEvent",
         Op::NewAbortSignal => "new AbortSignal",
+        Op::ListenerObject(_) => "handleEvent",
         Op::DispatchEvent { .. } => "dispatchEvent",
         Op::ComposedPath { .. } => "composedPath",
         Op::SetEventAttribute { .. } => "set",
@@ -508,6 +510,7 @@ const REQUIRED: &[&str] = &[
     "new Event",
     "new CustomEvent",
     "new AbortSignal",
+    "handleEvent",
     "dispatchEvent",
     "composedPath",
     "set",
