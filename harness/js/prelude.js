@@ -374,8 +374,49 @@ const createScenario = (() => {
       return addTimer(ms, fn, true);
     }
 
+    // NODE: listOnTimeout (lib/internal/timers.js) runs a repeating timer and then, in a `finally`,
+    // re-inserts it unless it was cleared: after the timers its callback made with the same deadline
+    // (Runtime::arm_interval).
+    function setIntervalV(ms, fn) {
+      if (typeof fn !== 'function') throw new TypeError('$.setInterval(ms, fn) expects a function');
+      const t = addTimer(ms, null, true);
+      t.repeat = clampDelay(ms);
+      t.fn = function () {
+        try {
+          return Reflect.apply(fn, this, []);
+        } finally {
+          if (!t.cleared) {
+            t.deadline = now + t.repeat;
+            t.seq = seq++;
+            t.active = true;
+            if (t.ref) refTimers++;
+            heapPush(timerHeap, t);
+          }
+        }
+      };
+      return t;
+    }
+
     function clearTimeoutV(h) {
-      if (h != null && h.kind === 'timeout' && h.active) deactivateTimer(h);
+      if (h == null || h.kind !== 'timeout') return;
+      h.cleared = true;
+      if (h.active) deactivateTimer(h);
+    }
+
+    // timer.unref() and timer.ref(): whether it keeps the loop alive; both return the timer.
+    function unrefV(h) {
+      if (h.ref) {
+        h.ref = false;
+        if (h.active) refTimers--;
+      }
+      return h;
+    }
+    function refV(h) {
+      if (!h.ref) {
+        h.ref = true;
+        if (h.active) refTimers++;
+      }
+      return h;
     }
 
     function setImmediateV(fn) {
@@ -720,6 +761,9 @@ const createScenario = (() => {
       try: tryRun,
       setTimeout: setTimeoutV,
       clearTimeout: clearTimeoutV,
+      setInterval: setIntervalV,
+      ref: refV,
+      unref: unrefV,
       setImmediate: setImmediateV,
       clearImmediate: clearImmediateV,
       timeoutSignal,

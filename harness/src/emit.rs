@@ -477,6 +477,16 @@ impl Emitter {
                 format!("$.setTimeout({ms}, {})", self.callback(Param::None, body))
             }
             Op::ClearTimeout { timer } => format!("$.clearTimeout({})", expr(timer)),
+            Op::SetInterval { ms, body } => {
+                format!("$.setInterval({ms}, {})", self.callback(Param::None, body))
+            }
+            // The virtual timers' clear takes a timeout and an interval alike,
+            // as Node's clearTimeout and clearInterval do.
+            Op::ClearInterval { timer } => format!("$.clearTimeout({})", expr(timer)),
+            Op::TimerRef { timer, refed } => {
+                let method = if *refed { "ref" } else { "unref" };
+                format!("$.{method}({})", expr(timer))
+            }
             Op::SetImmediate(block) => {
                 format!("$.setImmediate({})", self.callback(Param::None, block))
             }

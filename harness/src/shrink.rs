@@ -413,6 +413,11 @@ fn simpler_ops(op: &Op) -> Vec<Op> {
         // that awaits is refused by the parser, so the candidate is
         // dropped).
         Op::AsyncFunction(body) => out.push(Op::Function(body.clone())),
+        // An interval that fires once may be a timeout.
+        Op::SetInterval { ms, body } => out.push(Op::SetTimeout {
+            ms: *ms,
+            body: body.clone(),
+        }),
         Op::Abort {
             reason: Some(r), ..
         }

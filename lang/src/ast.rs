@@ -345,6 +345,28 @@ pub enum Op {
         /// The callback body.
         body: Block,
     },
+    /// `setInterval MS { ... }`: `setInterval(() => { ... }, MS)`, returning
+    /// the timer, which fires every MS until it is cleared.
+    SetInterval {
+        /// The period in ms of the virtual clock.
+        ms: u32,
+        /// The callback body.
+        body: Block,
+    },
+    /// `clearInterval H`: the same as `clearTimeout H`, under its other
+    /// name.
+    ClearInterval {
+        /// The timer.
+        timer: Expr,
+    },
+    /// `unref H` / `ref H`: `H.unref()` or `H.ref()`, whether the timer
+    /// keeps the event loop alive; its value is the timer.
+    TimerRef {
+        /// The timer.
+        timer: Expr,
+        /// `ref` rather than `unref`.
+        refed: bool,
+    },
     /// `clearTimeout H`.
     ClearTimeout {
         /// The timer.
@@ -685,6 +707,7 @@ macro_rules! stmt_blocks {
             | Op::NextTick(b)
             | Op::SetImmediate(b)
             | Op::SetTimeout { body: b, .. }
+            | Op::SetInterval { body: b, .. }
             | Op::Catch { on_rejected: b, .. }
             | Op::Finally { on_finally: b, .. }
             | Op::Thenable { body: Some(b), .. } => vec![b],
@@ -718,6 +741,8 @@ macro_rules! op_exprs {
             | Op::StopPropagation { event: e }
             | Op::StopImmediatePropagation { event: e }
             | Op::ClearTimeout { timer: e }
+            | Op::ClearInterval { timer: e }
+            | Op::TimerRef { timer: e, .. }
             | Op::ClearImmediate { immediate: e }
             | Op::Then { promise: e, .. }
             | Op::Catch { promise: e, .. }
@@ -771,6 +796,7 @@ macro_rules! op_exprs {
             | Op::QueueMicrotask(_)
             | Op::NextTick(_)
             | Op::SetTimeout { .. }
+            | Op::SetInterval { .. }
             | Op::SetImmediate(_)
             | Op::NewAbortSignal
             | Op::NewPromise => Vec::new(),

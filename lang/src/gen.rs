@@ -353,6 +353,7 @@ enum Action {
     TryInvalid,
     ComposedPath,
     SetEventAttribute,
+    SetInterval,
 }
 
 /// A live binding.
@@ -1268,6 +1269,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         );
         add(Async, knows && nest, 2);
         add(TryInvalid, nest, 1);
+        add(SetInterval, nest && ctx.top_level, 1);
         add(ComposedPath, ctx.event, 1);
         add(SetEventAttribute, ctx.event, 1);
         c
@@ -1623,6 +1625,35 @@ impl<'u, 'a> Generator<'u, 'a> {
             Action::Combinator => self.combinator(out),
             Action::Async => self.async_body(ctx, out),
             Action::TryInvalid => self.try_invalid(out),
+            Action::SetInterval => {
+                // An interval that fires one to three times: a timer made
+                // right after clears it between two rounds (and, sometimes,
+                // the interval is unref'd, so that only that timer keeps the
+                // loop alive).
+                let ms = self.range(2, 8);
+                let name = self.fresh("iv");
+                let body = self.plain_body(ctx, name.clone(), ms);
+                self.emit(
+                    out,
+                    Some((name.clone(), Kind::Timer)),
+                    Op::SetInterval { ms, body },
+                );
+                if self.chance(30) {
+                    out.push(Stmt::Do(Op::TimerRef {
+                        timer: Expr::var(&name),
+                        refed: false,
+                    }));
+                }
+                let rounds = self.range(1, 3);
+                let clear = Block::new(vec![Stmt::Do(Op::ClearInterval {
+                    timer: Expr::var(&name),
+                })]);
+                out.push(Stmt::Do(Op::SetTimeout {
+                    ms: ms * rounds + ms / 2,
+                    body: clear,
+                }));
+                self.statements += 2;
+            }
             Action::ComposedPath => {
                 let name = self.fresh("path");
                 out.push(Stmt::Let {
@@ -2755,7 +2786,10 @@ impl<'u, 'a> Generator<'u, 'a> {
             },
         });
         let held = Expr::var(&event);
-        match self.below(8) {
+        // At most three statements, as a block lets one statement overflow it
+        // by two: with a call before the dispatch, no log after it.
+        let before = self.below(8);
+        match before {
             0 => out.push(Stmt::Do(Op::PreventDefault {
                 event: held.clone(),
             })),
@@ -2777,6 +2811,11 @@ impl<'u, 'a> Generator<'u, 'a> {
                 event: held.clone(),
             },
         });
+        self.statements += 1;
+        if before <= 2 {
+            self.statements += 1;
+            return;
+        }
         let mut logged = vec![
             Expr::Str(format!("{result} dispatched")),
             Expr::var(&result),
@@ -2787,7 +2826,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             logged.push(held.prop("detail"));
         }
         out.push(Stmt::Log(logged));
-        self.statements += 2;
+        self.statements += 1;
     }
 
     /// `try {` one operation with an argument Node refuses `}`: the

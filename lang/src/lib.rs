@@ -155,6 +155,8 @@
 //! | `await V` / `let x = await V` | only in the body of an async function and in its `try` and `repeat` blocks (not in another callback inside it): `await V`, which resumes the body a microtask after `Promise.resolve(V)` settles (ECMA-262 27.7.5.3), or throws its reason |
 //! | `tick {` | `process.nextTick(() => {...})` |
 //! | `setTimeout MS {` / `clearTimeout H` | timers on the virtual clock |
+//! | `setInterval MS {` / `clearInterval H` | `setInterval(() => {...}, MS)`: fires every MS until cleared (`clearTimeout` clears it too); after each call it is due again MS later, behind the timers its callback made for the same moment |
+//! | `unref H` / `ref H` | `H.unref()` / `H.ref()` on a timer: whether it keeps the loop alive (`run idle` ends when only unref'd timers are left); the value is the timer |
 //! | `setImmediate {` / `clearImmediate H` | immediates |
 //! | `promise` | a new pending promise whose resolving functions the script keeps |
 //! | `resolve P [V]` / `reject P [V]` | call P's resolving functions |

@@ -206,6 +206,10 @@ pub const KEYWORDS: &[&str] = &[
     "resolved",
     "rejected",
     "thenable",
+    "setInterval",
+    "clearInterval",
+    "ref",
+    "unref",
     "handleEvent",
     "new",
     "dispatchEvent",
@@ -996,6 +1000,7 @@ impl<'a> Parser<'a> {
             Some("fn") => Some(Kind::Function),
             Some("setTimeout") => Some(Kind::Timer),
             Some("setImmediate") => Some(Kind::Immediate),
+            Some("setInterval") => Some(Kind::Timer),
             Some("then" | "catch" | "finally") => Some(Kind::Promise),
             Some("addAbortListener") => Some(Kind::Disposable),
             // Its body runs inside `then`, later.
@@ -1220,6 +1225,12 @@ impl<'a> Parser<'a> {
             "microtask" => self.microtask_op(line),
             "tick" => self.tick_op(line),
             "setTimeout" => self.set_timeout_op(line),
+            "setInterval" => {
+                let ms = self.ms(line)?;
+                let body = self.block(line, BlockKind::Plain)?;
+                self.no_else(line)?;
+                Ok((Op::SetInterval { ms, body }, Kind::Timer))
+            }
             "setImmediate" => self.set_immediate_op(line),
             "then" => self.then_op(line),
             "thenable" => self.thenable_op(line),
@@ -1338,6 +1349,19 @@ impl<'a> Parser<'a> {
                     event: self.expr_of(line, Kind::Event)?,
                 },
                 Kind::Value,
+            ),
+            "clearInterval" => (
+                Op::ClearInterval {
+                    timer: self.expr_of(line, Kind::Timer)?,
+                },
+                Kind::Value,
+            ),
+            "ref" | "unref" => (
+                Op::TimerRef {
+                    timer: self.expr_of(line, Kind::Timer)?,
+                    refed: word == "ref",
+                },
+                Kind::Timer,
             ),
             "clearTimeout" => (
                 Op::ClearTimeout {

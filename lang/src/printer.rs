@@ -396,6 +396,18 @@ impl Printer {
                 let _ = write!(self.out, "setTimeout {ms}");
                 self.block(body);
             }
+            Op::SetInterval { ms, body } => {
+                let _ = write!(self.out, "setInterval {ms}");
+                self.block(body);
+            }
+            Op::ClearInterval { timer } => {
+                self.out.push_str("clearInterval");
+                self.expr(timer);
+            }
+            Op::TimerRef { timer, refed } => {
+                self.out.push_str(if *refed { "ref" } else { "unref" });
+                self.expr(timer);
+            }
             Op::ClearTimeout { timer } => {
                 self.out.push_str("clearTimeout");
                 self.expr(timer);

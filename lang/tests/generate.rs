@@ -263,7 +263,7 @@ fn blocks(stmt: &Stmt) -> Vec<(&Block, Option<Listener<'_>>)> {
         | Op::SetImmediate(b)
         | Op::Thenable { body: Some(b), .. }
         | Op::ListenerObject(b) => vec![(b, None)],
-        Op::SetTimeout { body, .. } => vec![(body, None)],
+        Op::SetTimeout { body, .. } | Op::SetInterval { body, .. } => vec![(body, None)],
         Op::Then {
             on_fulfilled,
             on_rejected,
@@ -479,6 +479,9 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
         Op::NewEvent { custom: true, .. } => "new CustomEvent",
         Op::NewAbortSignal => "new AbortSignal",
         Op::ListenerObject(_) => "handleEvent",
+        Op::SetInterval { .. } => "setInterval",
+        Op::ClearInterval { .. } => "clearInterval",
+        Op::TimerRef { refed: false, .. } => "unref",
         Op::DispatchEvent { .. } => "dispatchEvent",
         Op::ComposedPath { .. } => "composedPath",
         Op::SetEventAttribute { .. } => "set",
@@ -511,6 +514,9 @@ const REQUIRED: &[&str] = &[
     "new CustomEvent",
     "new AbortSignal",
     "handleEvent",
+    "setInterval",
+    "clearInterval",
+    "unref",
     "dispatchEvent",
     "composedPath",
     "set",

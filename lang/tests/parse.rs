@@ -303,3 +303,14 @@ fn listener_objects_round_trip_and_stand_where_listeners_do() {
         vec!["bad.scn:4:18: expected a function, found `o`, which is an EventListener object"]
     );
 }
+
+#[test]
+fn intervals_and_timer_refs_round_trip() {
+    assert_round_trips(
+        "let h = setInterval 5 {\n  clearInterval h\n}\nlet u = unref h\nref u\nclearTimeout h\n",
+    );
+    assert_eq!(
+        errors("let c = controller\nunref c\n"),
+        vec!["bad.scn:2:7: expected a timer, found `c`, which is an AbortController"]
+    );
+}

@@ -73,11 +73,7 @@ impl<L: Library> Runtime<L> {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L225-L243>
     /// a delay below 1 (or above 2^31-1) becomes 1 ms.
     pub fn set_timeout(&mut self, ms: u32, task: Task<L>, refed: bool) -> u64 {
-        let ms = if ms < 1 || ms > i32::MAX as u32 {
-            1
-        } else {
-            u64::from(ms)
-        };
+        let ms = clamp_delay(ms);
         let seq = self.seq();
         let key = (self.now + ms, seq);
         self.timers.insert(
@@ -86,17 +82,80 @@ impl<L: Library> Runtime<L> {
                 id: seq,
                 refed,
                 task,
+                repeating: false,
             },
         );
         self.timer_keys.insert(seq, key);
         seq
     }
 
-    /// `clearTimeout(id)`; nothing happens if it fired or was cleared.
+    /// `setInterval(f, ms)` calling `f` on `this` (its handle): returns the
+    /// timer's id, which it keeps from one round to the next.
+    pub fn set_interval(&mut self, ms: u32, f: ObjectId, this: Value) -> u64 {
+        let id = self.seq();
+        self.arm_interval(id, id, clamp_delay(ms), f, this, true);
+        id
+    }
+
+    /// Puts an interval on the timer list, due `repeat` from now.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L571-L607>
+    /// listOnTimeout runs a timer, then, in a `finally`, re-inserts a
+    /// repeating one that was not cleared (`_idleTimeout !== -1`) with
+    /// `start` taken before the call: on the virtual clock, `now`, which a
+    /// callback does not move. The re-inserted timer is appended to its
+    /// list, so it comes after timers made during its callback with the
+    /// same deadline.
+    fn arm_interval(
+        &mut self,
+        id: u64,
+        seq: u64,
+        repeat: u64,
+        f: ObjectId,
+        this: Value,
+        refed: bool,
+    ) {
+        let key = (self.now + repeat, seq);
+        let task = Task::Native(Box::new(move |rt: &mut Runtime<L>| {
+            let result = rt.call_function(f, this.clone(), &[]);
+            if let Some(refed) = rt.running_intervals.remove(&id) {
+                let seq = rt.seq();
+                rt.arm_interval(id, seq, repeat, f, this, refed);
+            }
+            result
+        }));
+        self.timers.insert(
+            key,
+            TimerEntry {
+                id,
+                refed,
+                task,
+                repeating: true,
+            },
+        );
+        self.timer_keys.insert(id, key);
+    }
+
+    /// `timer.ref()` / `timer.unref()`: whether the timer keeps the loop
+    /// alive; nothing happens to one that fired or was cleared.
+    pub fn set_timer_ref(&mut self, id: u64, refed: bool) {
+        if let Some(key) = self.timer_keys.get(&id) {
+            if let Some(entry) = self.timers.get_mut(key) {
+                entry.refed = refed;
+            }
+        } else if let Some(running) = self.running_intervals.get_mut(&id) {
+            *running = refed;
+        }
+    }
+
+    /// `clearTimeout(id)` (or `clearInterval`); nothing happens if it fired
+    /// or was cleared. An interval cleared by its own callback is not
+    /// re-armed.
     pub fn clear_timeout(&mut self, id: u64) {
         if let Some(key) = self.timer_keys.remove(&id) {
             self.timers.remove(&key);
         }
+        self.running_intervals.remove(&id);
     }
 
     /// `setImmediate(task)`: returns the immediate's id.
@@ -323,6 +382,9 @@ impl<L: Library> Runtime<L> {
             }
             let entry = rt.timers.remove(&key)?;
             rt.timer_keys.remove(&entry.id);
+            if entry.repeating {
+                rt.running_intervals.insert(entry.id, entry.refed);
+            }
             Some(entry.task)
         });
     }
@@ -470,5 +532,16 @@ impl<L: Library> Runtime<L> {
                 }
             }
         }
+    }
+}
+
+/// A timer's delay as Node takes it: below 1, or above 2^31-1, it is 1 ms.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L225-L243>
+fn clamp_delay(ms: u32) -> u64 {
+    if ms < 1 || ms > i32::MAX as u32 {
+        1
+    } else {
+        u64::from(ms)
     }
 }

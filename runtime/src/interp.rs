@@ -897,7 +897,22 @@ impl<L: Library> Runtime<L> {
                 *self.heap.get_mut(handle) = ObjectData::Timer(id);
                 Value::Object(handle)
             }
-            Op::ClearTimeout { timer } => {
+            Op::SetInterval { ms, body } => {
+                let f = self.make_function(body, Param::None, env);
+                let handle = self.heap.alloc(ObjectData::Timer(0));
+                let id = self.set_interval(*ms, f, Value::Object(handle));
+                *self.heap.get_mut(handle) = ObjectData::Timer(id);
+                Value::Object(handle)
+            }
+            Op::TimerRef { timer, refed } => {
+                let h = self.eval_object(timer, env)?;
+                if let ObjectData::Timer(id) = self.heap.get(h) {
+                    let id = *id;
+                    self.set_timer_ref(id, *refed);
+                }
+                Value::Object(h)
+            }
+            Op::ClearTimeout { timer } | Op::ClearInterval { timer } => {
                 let h = self.eval_object(timer, env)?;
                 if let ObjectData::Timer(id) = self.heap.get(h) {
                     let id = *id;

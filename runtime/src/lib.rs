@@ -236,6 +236,8 @@ pub(crate) struct TimerEntry<L: 'static> {
     pub(crate) id: u64,
     pub(crate) refed: bool,
     pub(crate) task: Task<L>,
+    /// An interval's: it goes back on the list after its callback.
+    pub(crate) repeating: bool,
 }
 
 /// One scenario's running state: heap, queues, clock, log and the library.
@@ -274,6 +276,9 @@ pub struct Runtime<L: 'static> {
     pub(crate) bodies_run: FxHashSet<u64>,
     /// Callback blocks by address, shared by the functions made from them.
     pub(crate) bodies: HashMap<usize, interp::CompiledBody>,
+    /// The intervals whose callback runs now, by id, with whether they are
+    /// ref'd: cleared meanwhile, one leaves this map and is not re-armed.
+    pub(crate) running_intervals: HashMap<u64, bool>,
     /// The main script, kept for the whole run so that the addresses of
     /// its blocks stay unique (see `bodies`).
     pub(crate) main: Option<std::sync::Arc<Vec<nodesem_lang::Stmt>>>,
@@ -312,6 +317,7 @@ impl<L: Library> Runtime<L> {
             // A generated scenario makes functions from a dozen blocks:
             // growing the cache from empty rehashed it several times.
             bodies: HashMap::with_capacity_and_hasher(32, Default::default()),
+            running_intervals: HashMap::default(),
             main: None,
             collect_stats: false,
             stopped: false,
