@@ -489,6 +489,12 @@ const createScenario = (() => {
       resolvers.set(promise, { resolve, reject });
       return promise;
     }
+    // Promise.withResolvers(), its functions kept for $.resolve and $.reject as deferred()'s are.
+    function withResolvers() {
+      const r = Promise.withResolvers();
+      resolvers.set(r.promise, { resolve: r.resolve, reject: r.reject });
+      return r;
+    }
     function resolverOf(p) {
       const r = resolvers.get(p);
       if (r === undefined) throw new Error('nodesem prelude: not a $.deferred() promise');
@@ -781,6 +787,7 @@ const createScenario = (() => {
       },
       same: Object.is,
       eventType,
+      withResolvers,
       segment,
       run,
       start,

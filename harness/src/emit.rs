@@ -494,6 +494,7 @@ impl Emitter {
 
             // ---- promises
             Op::NewPromise => "$.deferred()".to_string(),
+            Op::WithResolvers => "$.withResolvers()".to_string(),
             Op::Resolve { promise, value } => match value {
                 Some(value) => format!("$.resolve({}, {})", expr(promise), expr(value)),
                 None => format!("$.resolve({})", expr(promise)),

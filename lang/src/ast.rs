@@ -384,6 +384,9 @@ pub enum Op {
     /// `promise`: a new pending promise whose resolving functions the script
     /// keeps (`new Promise((res, rej) => ...)`).
     NewPromise,
+    /// `withResolvers`: `Promise.withResolvers()`, a `{ promise, resolve,
+    /// reject }` record; `resolve R.promise V` calls its resolve.
+    WithResolvers,
     /// `resolve P [V]`: calls P's resolve function with V (a thenable V takes
     /// the extra ticks of NewPromiseResolveThenableJob).
     Resolve {
@@ -799,7 +802,8 @@ macro_rules! op_exprs {
             | Op::SetInterval { .. }
             | Op::SetImmediate(_)
             | Op::NewAbortSignal
-            | Op::NewPromise => Vec::new(),
+            | Op::NewPromise
+            | Op::WithResolvers => Vec::new(),
         }
     }};
 }

@@ -52,6 +52,7 @@
 //! | kind | readable properties |
 //! |---|---|
 //! | AbortController | `signal` |
+//! | the record of `withResolvers` | `promise`, `resolve`, `reject` |
 //! | AbortSignal | `aborted`, `reason`, `onabort` |
 //! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement`, `detail` (a CustomEvent's; undefined on an Event), `timeStamp` (under `typeof` only) |
 //! | Error or plain value | `name`, `message`, `code` (a DOMException's legacy code; undefined on other errors), `errors` (an AggregateError's array) |
@@ -159,6 +160,7 @@
 //! | `unref H` / `ref H` | `H.unref()` / `H.ref()` on a timer: whether it keeps the loop alive (`run idle` ends when only unref'd timers are left); the value is the timer |
 //! | `setImmediate {` / `clearImmediate H` | immediates |
 //! | `promise` | a new pending promise whose resolving functions the script keeps |
+//! | `withResolvers` | `Promise.withResolvers()`: a record whose `promise` works with `resolve` and `reject` as a `promise`'s does (`resolve R.promise V`), and whose `resolve` and `reject` are its functions |
 //! | `resolve P [V]` / `reject P [V]` | call P's resolving functions |
 //! | `then P [{ ... }] [else { ... }]` | `P.then(value => {...}, reason => {...})` |
 //! | `catch P {` / `finally P {` | `P.catch(...)`, `P.finally(...)` |

@@ -95,6 +95,8 @@ pub enum Kind {
     Thenable,
     /// An EventListener object made with `handleEvent {`.
     ListenerObject,
+    /// The record of `withResolvers`.
+    Resolvers,
     /// An Error.
     Error,
     /// Any other value, or one whose kind is not known statically.
@@ -116,6 +118,7 @@ impl Kind {
             Kind::Disposable => "a disposable",
             Kind::Thenable => "a thenable",
             Kind::ListenerObject => "an EventListener object",
+            Kind::Resolvers => "the record of withResolvers",
             Kind::Error => "an Error",
             Kind::Value => "a plain value",
         }
@@ -132,6 +135,8 @@ impl Kind {
     pub fn property(self, prop: &str) -> Option<Kind> {
         match (self, prop) {
             (Kind::Controller, "signal") => Some(Kind::Signal),
+            (Kind::Resolvers, "promise") => Some(Kind::Deferred),
+            (Kind::Resolvers, "resolve" | "reject") => Some(Kind::Value),
             (Kind::Signal, "aborted" | "reason" | "onabort") => Some(Kind::Value),
             (
                 Kind::Event,
@@ -150,6 +155,7 @@ impl Kind {
     fn properties(self) -> &'static str {
         match self {
             Kind::Controller => "signal",
+            Kind::Resolvers => "promise, resolve, reject",
             Kind::Signal => "aborted, reason, onabort",
             Kind::Event => "type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement, detail; timeStamp under typeof",
             Kind::Error | Kind::Value => "name, message, code, errors",
@@ -206,6 +212,7 @@ pub const KEYWORDS: &[&str] = &[
     "resolved",
     "rejected",
     "thenable",
+    "withResolvers",
     "setInterval",
     "clearInterval",
     "ref",
@@ -1376,6 +1383,7 @@ impl<'a> Parser<'a> {
                 Kind::Value,
             ),
             "promise" => (Op::NewPromise, Kind::Deferred),
+            "withResolvers" => (Op::WithResolvers, Kind::Resolvers),
             "resolve" => {
                 let promise = self.expr_of(line, Kind::Deferred)?;
                 (

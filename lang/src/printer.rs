@@ -259,6 +259,7 @@ impl Printer {
                 }
             }
             Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
+            Op::WithResolvers => self.out.push_str("withResolvers"),
             Op::DispatchEvent { target, event } => {
                 self.out.push_str("dispatchEvent");
                 self.expr(target);

@@ -314,3 +314,14 @@ fn intervals_and_timer_refs_round_trip() {
         vec!["bad.scn:2:7: expected a timer, found `c`, which is an AbortController"]
     );
 }
+
+#[test]
+fn with_resolvers_round_trips_and_its_promise_is_resolvable() {
+    assert_round_trips(
+        "let w = withResolvers\nresolve w.promise 1\nlog typeof w.resolve w.reject\n",
+    );
+    assert_eq!(
+        errors("let w = withResolvers\nresolve w 1\n"),
+        vec!["bad.scn:2:9: expected a promise made with `promise`, found `w`, which is the record of withResolvers"]
+    );
+}

@@ -356,6 +356,18 @@ impl<L: Library> Runtime<L> {
                 ObjectData::ListenerObject { handle_event } if prop == "handleEvent" => {
                     Ok(Value::Object(*handle_event))
                 }
+                ObjectData::Resolvers { promise } => {
+                    let promise = *promise;
+                    let (resolve, reject) = self
+                        .deferred_resolvers(promise)
+                        .expect("withResolvers keeps its functions");
+                    Ok(match prop {
+                        "promise" => Value::Object(promise),
+                        "resolve" => Value::Object(resolve),
+                        "reject" => Value::Object(reject),
+                        _ => Value::Undefined,
+                    })
+                }
                 ObjectData::Function(_) if prop == "name" => Ok(Value::string("")),
                 _ => Ok(Value::Undefined),
             },
@@ -516,6 +528,7 @@ impl<L: Library> Runtime<L> {
             ObjectData::Thenable { .. }
             | ObjectData::Settled { .. }
             | ObjectData::ListenerObject { .. }
+            | ObjectData::Resolvers { .. }
             | ObjectData::Timer(_)
             | ObjectData::Immediate(_)
             | ObjectData::Plain => class == Class::Object,
@@ -594,6 +607,7 @@ impl<L: Library> Runtime<L> {
                 }
                 ObjectData::Thenable { .. }
                 | ObjectData::ListenerObject { .. }
+                | ObjectData::Resolvers { .. }
                 | ObjectData::Plain
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_) => out.push_str("[Object]"),
@@ -936,6 +950,12 @@ impl<L: Library> Runtime<L> {
                 Value::Undefined
             }
             Op::NewPromise => Value::Object(self.new_deferred()),
+            Op::WithResolvers => {
+                // 27.2.4.9 Promise.withResolvers: NewPromiseCapability(%Promise%),
+                // then an object with its three fields.
+                let promise = self.new_deferred();
+                Value::Object(self.heap.alloc(ObjectData::Resolvers { promise }))
+            }
             Op::Resolve { promise, value } | Op::Reject { promise, value } => {
                 let p = self.eval_object(promise, env)?;
                 let v = match value {

@@ -107,6 +107,7 @@ impl<L: Library> Runtime<L> {
                 ObjectData::Thenable { .. }
                 | ObjectData::Settled { .. }
                 | ObjectData::ListenerObject { .. }
+                | ObjectData::Resolvers { .. }
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_)
                 | ObjectData::Plain => "an instance of Object".into(),

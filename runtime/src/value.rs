@@ -139,6 +139,12 @@ pub enum ObjectData<L: 'static> {
         /// Its `handleEvent` method.
         handle_event: ObjectId,
     },
+    /// The record `Promise.withResolvers()` returns.
+    Resolvers {
+        /// `promise`, a deferred whose resolving functions are `resolve`
+        /// and `reject`.
+        promise: ObjectId,
+    },
     /// An array (only built-ins make them: CreateArrayFromList).
     Array(Rc<[Value]>),
     /// A record of `Promise.allSettled`: `{ status: "fulfilled", value }`
@@ -169,7 +175,7 @@ impl<L> Default for Heap<L> {
         Heap {
             // A generated scenario makes a dozen objects or so: growing
             // from empty cost more than this.
-            objects: Vec::with_capacity(16),
+            objects: Vec::with_capacity(64),
         }
     }
 }
