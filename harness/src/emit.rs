@@ -645,6 +645,7 @@ fn expr(value: &Expr) -> String {
         // Callbacks are `function`s, called with their receiver (the
         // prelude's `$.cb` passes it on); the top level is module code.
         Expr::This => "this".into(),
+        Expr::ArgumentCount => "arguments.length".into(),
         Expr::Same(a, b) => format!("$.same({}, {})", expr(a), expr(b)),
         Expr::TypeOf(a) => format!("(typeof {})", expr(a)),
         // Bindings start with a lowercase letter: no scenario can shadow a

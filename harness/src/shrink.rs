@@ -631,6 +631,7 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
         // cannot be forgotten here.
         Expr::Undefined
         | Expr::This
+        | Expr::ArgumentCount
         | Expr::Null
         | Expr::Bool(_)
         | Expr::Int(_)

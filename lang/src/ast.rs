@@ -562,6 +562,9 @@ pub enum Expr {
     /// `this`: the receiver of the innermost callback running (undefined at
     /// the top level, which is module code).
     This,
+    /// `arguments.length`: how many arguments the innermost callback was
+    /// called with (only inside callbacks).
+    ArgumentCount,
     /// `same A B`: `Object.is(A, B)`, whether two values are the same (for
     /// objects: the same object). Neither operand is a `same` or `typeof`.
     Same(Box<Expr>, Box<Expr>),

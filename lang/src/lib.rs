@@ -63,6 +63,10 @@
 //! microtasks and ticks `undefined`; the main script's `this` is
 //! `undefined`.
 //!
+//! `arguments.length`, inside a callback, is how many arguments Node called
+//! it with: 1 for listeners, handlers and reactions, 0 for microtasks,
+//! ticks, timers, immediates and `finally` callbacks.
+//!
 //! Operators observe values the log cannot tell apart:
 //!
 //! | form | JavaScript | value |

@@ -1951,6 +1951,24 @@ impl<'a> Parser<'a> {
                 "true" => (Expr::Bool(true), Kind::Value),
                 "false" => (Expr::Bool(false), Kind::Value),
                 "this" => (Expr::This, Kind::Value),
+                "arguments" => {
+                    // `arguments.length`, in a callback: module code has no
+                    // `arguments`.
+                    if line.peek() != Some(&Tok::Punct('.')) || !self.in_callback() {
+                        return Err(self.error(
+                            line.number,
+                            col,
+                            "`arguments` may only be read as `arguments.length`, inside a callback"
+                                .to_string(),
+                        ));
+                    }
+                    line.bump();
+                    if line.peek_word() != Some("length") {
+                        return Err(self.expected(line, "`length` after `arguments.`"));
+                    }
+                    line.bump();
+                    (Expr::ArgumentCount, Kind::Value)
+                }
                 "same" => {
                     let a = self.operand(line)?;
                     let b = self.operand(line)?;

@@ -530,6 +530,7 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr) {
             out.push(')');
         }
         Expr::This => out.push_str("this"),
+        Expr::ArgumentCount => out.push_str("arguments.length"),
         Expr::Same(a, b) => {
             out.push_str("same ");
             write_expr(out, a);

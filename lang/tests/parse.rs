@@ -325,3 +325,15 @@ fn with_resolvers_round_trips_and_its_promise_is_resolvable() {
         vec!["bad.scn:2:9: expected a promise made with `promise`, found `w`, which is the record of withResolvers"]
     );
 }
+
+#[test]
+fn arguments_length_round_trips_inside_callbacks_only() {
+    assert_round_trips("microtask {\n  log arguments.length\n}\n");
+    assert_eq!(
+        errors("log arguments.length\nmicrotask {\n  log arguments\n}\n"),
+        vec![
+            "bad.scn:1:5: `arguments` may only be read as `arguments.length`, inside a callback",
+            "bad.scn:3:7: `arguments` may only be read as `arguments.length`, inside a callback",
+        ]
+    );
+}

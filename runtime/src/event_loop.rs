@@ -211,7 +211,8 @@ impl<L: Library> Runtime<L> {
                     self.bodies_run.insert(origin);
                 }
                 let param = param.map(|p| (p, args.first().cloned().unwrap_or(Value::Undefined)));
-                let env = env.call_frame(this, param);
+                let argc = u32::try_from(args.len()).unwrap_or(u32::MAX);
+                let env = env.call_frame(this, param, argc);
                 self.depth += 1;
                 let result = if is_async {
                     Ok(self.async_function_start(&body, env))

@@ -300,6 +300,7 @@ impl<L: Library> Runtime<L> {
             Expr::NewBuiltinError { class, message } => self.new_error(class.name(), message),
             Expr::NewDomException { message, name } => self.new_dom_exception(message, name),
             Expr::This => env.this(),
+            Expr::ArgumentCount => Value::Number(f64::from(env.argument_count())),
             Expr::Same(a, b) => {
                 let a = self.eval(a, env)?;
                 let b = self.eval(b, env)?;

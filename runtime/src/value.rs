@@ -223,6 +223,8 @@ struct EnvFrame {
     /// A callback's `this`; `None` in the frames of blocks that are not
     /// functions (`try`, `repeat`) and of the main script.
     this: Option<Value>,
+    /// How many arguments the callback was called with (`arguments.length`).
+    argc: u32,
     /// The `let`s of this activation. A frame holds a handful of them, so a
     /// list searched from the end beats hashing each name on every lookup
     /// ...
@@ -315,10 +317,11 @@ impl Env {
 
     /// The environment of a call of a function that closes over `self`:
     /// its receiver and its implicit parameter, if it has one.
-    pub fn call_frame(&self, this: Value, param: Option<(&'static str, Value)>) -> Env {
+    pub fn call_frame(&self, this: Value, param: Option<(&'static str, Value)>, argc: u32) -> Env {
         Env(Rc::new(RefCell::new(EnvFrame {
             param,
             this: Some(this),
+            argc,
             parent: Some(self.clone()),
             ..EnvFrame::default()
         })))
@@ -332,6 +335,17 @@ impl Env {
             (Some(this), _) => this.clone(),
             (None, Some(parent)) => parent.this(),
             (None, None) => Value::Undefined,
+        }
+    }
+
+    /// `arguments.length`: the argument count of the innermost function call
+    /// around this environment, 0 outside every call.
+    pub fn argument_count(&self) -> u32 {
+        let frame = self.0.borrow();
+        match (&frame.this, &frame.parent) {
+            (Some(_), _) => frame.argc,
+            (None, Some(parent)) => parent.argument_count(),
+            (None, None) => 0,
         }
     }
 
@@ -384,7 +398,9 @@ mod tests {
         let global = Env::default();
         global.define(&name("event"), Value::Number(0.0));
         global.define(&name("a"), Value::Number(1.0));
-        let call = global.call_frame(Value::Null, Some(("event", Value::Number(2.0))));
+        let call = global.call_frame(Value::Null, Some(("event", Value::Number(2.0))), 1);
+        assert_eq!(call.child().argument_count(), 1);
+        assert_eq!(global.argument_count(), 0);
         assert_eq!(call.lookup("event"), Some(Value::Number(2.0)));
         assert_eq!(call.lookup("a"), Some(Value::Number(1.0)));
         // A `let` of the parameter's name replaces the parameter's value.
