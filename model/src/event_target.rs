@@ -251,18 +251,8 @@ pub fn add_event_listener_steps(
     if let Value::Object(callback) = callback {
         return add_an_event_listener(rt, event_target, event_type, callback, options);
     }
-    if let Some(signal) = options.signal {
-        if abort::aborted(rt, signal) {
-            return Ok(Value::Undefined);
-        }
-        add_signal_remover(
-            rt,
-            signal,
-            event_target,
-            event_type,
-            callback.clone(),
-            options.capture,
-        )?;
+    if !signal_steps(rt, &options, event_target, event_type, &callback)? {
+        return Ok(Value::Undefined);
     }
     validate_event_listener(rt, &callback)?;
     // MODEL: the AddEventListenerArgumentTypeWarning Node emits here goes
@@ -278,6 +268,38 @@ fn validate_event_listener(rt: &mut Runtime<Model>, callback: &Value) -> Complet
         Value::Null | Value::Undefined | Value::Object(_) => Ok(Value::Undefined),
         other => Err(rt.err_invalid_arg_type("listener", "EventListener", other)),
     }
+}
+
+/// Steps 2 and 6 of "add an event listener" for a listener with a signal:
+/// returns false, to stop, when the signal is aborted; else adds the
+/// signal's remover of `callback`.
+fn signal_steps(
+    rt: &mut Runtime<Model>,
+    options: &ListenerOptions,
+    event_target: ObjectId,
+    event_type: &str,
+    callback: &Value,
+) -> Result<bool, Value> {
+    let Some(signal) = options.signal else {
+        return Ok(true);
+    };
+    // 2. If listener's signal is non-null and is aborted, then return.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L666
+    // reads `signal.aborted`, the getter, which refreshes a composite signal first.
+    if abort::aborted(rt, signal) {
+        return Ok(false);
+    }
+    // 6. If listener's signal is non-null, then add the following abort
+    //    steps to it: remove an event listener with eventTarget and listener.
+    add_signal_remover(
+        rt,
+        signal,
+        event_target,
+        event_type,
+        callback.clone(),
+        options.capture,
+    )?;
+    Ok(true)
 }
 
 /// Step 6 of "add an event listener" as Node does it: a `once` abort
@@ -358,23 +380,15 @@ pub fn add_an_event_listener(
     options: ListenerOptions,
 ) -> Completion {
     // 1. (ServiceWorkerGlobalScope warning: not applicable.)
-    if let Some(signal) = options.signal {
-        // 2. If listener's signal is non-null and is aborted, then return.
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L666
-        // reads `signal.aborted`, the getter, which refreshes a composite signal first.
-        if abort::aborted(rt, signal) {
-            return Ok(Value::Undefined);
-        }
-        // 6. If listener's signal is non-null, then add the following abort
-        //    steps to it: remove an event listener with eventTarget and listener.
-        add_signal_remover(
-            rt,
-            signal,
-            event_target,
-            event_type,
-            Value::Object(callback),
-            options.capture,
-        )?;
+    // 2 and 6: the signal's steps, before the rest as in Node.
+    if !signal_steps(
+        rt,
+        &options,
+        event_target,
+        event_type,
+        &Value::Object(callback),
+    )? {
+        return Ok(Value::Undefined);
     }
 
     // 3. If listener's callback is null, then return.

@@ -85,7 +85,8 @@ impl<L: Library> Runtime<L> {
                     s.to_string()
                 };
                 if shown.contains('\'') {
-                    format!("type string ({})", json_string(&shown))
+                    let json = serde_json::to_string(&shown).expect("a string serializes");
+                    format!("type string ({json})")
                 } else {
                     format!("type string ('{shown}')")
                 }
@@ -121,25 +122,4 @@ impl<L: Library> Runtime<L> {
             },
         }
     }
-}
-
-/// `JSON.stringify` of a string.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
