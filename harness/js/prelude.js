@@ -489,6 +489,23 @@ const createScenario = (() => {
       resolvers.set(promise, { resolve, reject });
       return promise;
     }
+    // `add A B` and `less A B`: + and < on primitive values; an object is refused, as by the Rust
+    // runtime's primitive_operator (ToPrimitive of a function would give this prelude's source).
+    function primitives(op, a, b) {
+      if ((a !== null && (typeof a === 'object' || typeof a === 'function'))
+          || (b !== null && (typeof b === 'object' || typeof b === 'function'))) {
+        throw new TypeError(`nodesem: \`${op}\` takes primitive values`);
+      }
+    }
+    function add(a, b) {
+      primitives('add', a, b);
+      return a + b;
+    }
+    function less(a, b) {
+      primitives('less', a, b);
+      return a < b;
+    }
+
     // Promise.withResolvers(), its functions kept for $.resolve and $.reject as deferred()'s are.
     function withResolvers() {
       const r = Promise.withResolvers();
@@ -788,6 +805,8 @@ const createScenario = (() => {
       same: Object.is,
       eventType,
       withResolvers,
+      add,
+      less,
       segment,
       run,
       start,

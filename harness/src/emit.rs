@@ -255,6 +255,23 @@ impl Emitter {
                 self.indent -= 1;
                 self.line("}");
             }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.line(&format!("if ({}) {{", expr(cond)));
+                self.indent += 1;
+                self.stmts(&then.body);
+                self.indent -= 1;
+                if let Some(otherwise) = otherwise {
+                    self.line("} else {");
+                    self.indent += 1;
+                    self.stmts(&otherwise.body);
+                    self.indent -= 1;
+                }
+                self.line("}");
+            }
             Stmt::Try(block) => {
                 self.line("try {");
                 self.indent += 1;
@@ -495,6 +512,7 @@ impl Emitter {
             // ---- promises
             Op::NewPromise => "$.deferred()".to_string(),
             Op::WithResolvers => "$.withResolvers()".to_string(),
+            Op::Assign { target, value } => format!("({} = {})", expr(target), expr(value)),
             Op::Resolve { promise, value } => match value {
                 Some(value) => format!("$.resolve({}, {})", expr(promise), expr(value)),
                 None => format!("$.resolve({})", expr(promise)),
@@ -647,6 +665,8 @@ fn expr(value: &Expr) -> String {
         Expr::This => "this".into(),
         Expr::ArgumentCount => "arguments.length".into(),
         Expr::Same(a, b) => format!("$.same({}, {})", expr(a), expr(b)),
+        Expr::Add(a, b) => format!("$.add({}, {})", expr(a), expr(b)),
+        Expr::Less(a, b) => format!("$.less({}, {})", expr(a), expr(b)),
         Expr::TypeOf(a) => format!("(typeof {})", expr(a)),
         // Bindings start with a lowercase letter: no scenario can shadow a
         // constructor.

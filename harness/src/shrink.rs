@@ -623,7 +623,7 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
         Expr::Prop(base, _) | Expr::TypeOf(base) | Expr::InstanceOf(base, _) => {
             rename_expr(base, names)
         }
-        Expr::Same(a, b) => {
+        Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
             rename_expr(a, names);
             rename_expr(b, names);
         }

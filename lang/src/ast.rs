@@ -82,6 +82,17 @@ pub enum Stmt {
         /// The body.
         body: Block,
     },
+    /// `if EXPR {` ... `} [else {` ... `}]`: runs the first block when the
+    /// value is truthy (ToBoolean), else the second; each with bindings of
+    /// its own.
+    If {
+        /// The condition.
+        cond: Expr,
+        /// The block run when it is truthy.
+        then: Block,
+        /// The block run otherwise.
+        otherwise: Option<Block>,
+    },
     /// `throw EXPR`.
     Throw(Expr),
     /// `return [EXPR]`: returns from the callback (the value matters to
@@ -384,6 +395,14 @@ pub enum Op {
     /// `promise`: a new pending promise whose resolving functions the script
     /// keeps (`new Promise((res, rej) => ...)`).
     NewPromise,
+    /// `set NAME V`: `NAME = V`, assigning a binding made by `let` (or an
+    /// implicit parameter) that holds a plain value; its value is V.
+    Assign {
+        /// The binding, an [`Expr::Var`].
+        target: Expr,
+        /// The value assigned.
+        value: Expr,
+    },
     /// `withResolvers`: `Promise.withResolvers()`, a `{ promise, resolve,
     /// reject }` record; `resolve R.promise V` calls its resolve.
     WithResolvers,
@@ -562,6 +581,13 @@ pub enum Expr {
     /// `this`: the receiver of the innermost callback running (undefined at
     /// the top level, which is module code).
     This,
+    /// `add A B`: `A + B` of two primitive values (numbers add, a string
+    /// concatenates); an object operand is a TypeError in every engine.
+    Add(Box<Expr>, Box<Expr>),
+    /// `less A B`: `A < B` of two primitive values (two strings compare by
+    /// code units, anything else as numbers); an object operand is a
+    /// TypeError in every engine.
+    Less(Box<Expr>, Box<Expr>),
     /// `arguments.length`: how many arguments the innermost callback was
     /// called with (only inside callbacks).
     ArgumentCount,
@@ -689,6 +715,9 @@ macro_rules! stmt_blocks {
     ($stmt:expr) => {{
         let op = match $stmt {
             Stmt::Try(b) | Stmt::Repeat { body: b, .. } => return vec![b],
+            Stmt::If {
+                then, otherwise, ..
+            } => return std::iter::once(then).chain(otherwise).collect(),
             Stmt::Let { op, .. } | Stmt::Do(op) => op,
             _ => return Vec::new(),
         };
@@ -761,6 +790,7 @@ macro_rules! op_exprs {
             Op::NewEvent { detail, .. } => detail.into_iter().collect(),
             Op::DispatchEvent { target, event } => vec![target, event],
             Op::ComposedPath { event: e } => vec![e],
+            Op::Assign { target, value } => vec![target, value],
             Op::SetEventAttribute { event, value, .. } => vec![event, value],
             Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
             Op::SignalAbort { reason } => reason.into_iter().collect(),

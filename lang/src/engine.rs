@@ -81,7 +81,8 @@ impl RunConfig {
 
 /// The steps of work that running `body` costs up front (see
 /// [`RunConfig::work`]): one per statement, the statements of `try` blocks
-/// included (they run as part of the body) and those of a `repeat N` body N
+/// and of both branches of an `if` included (they run as part of the body)
+/// and those of a `repeat N` body N
 /// times (it costs what its unrolled copies would), the bodies of callbacks not
 /// (each callback pays for its own when it is called). Comments and `run`
 /// cost nothing. Every engine charges this at the start of a callback or of
@@ -92,6 +93,12 @@ pub fn statement_cost(body: &[Stmt]) -> u64 {
         .map(|stmt| match stmt {
             Stmt::Comment(_) | Stmt::Run(_) => 0,
             Stmt::Try(block) => 1 + statement_cost(&block.body),
+            // Both branches: what either could cost.
+            Stmt::If {
+                then, otherwise, ..
+            } => 1u64
+                .saturating_add(statement_cost(&then.body))
+                .saturating_add(otherwise.as_ref().map_or(0, |b| statement_cost(&b.body))),
             Stmt::Repeat { count, body } => {
                 1u64.saturating_add(u64::from(*count).saturating_mul(statement_cost(&body.body)))
             }

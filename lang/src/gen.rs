@@ -354,6 +354,8 @@ enum Action {
     ComposedPath,
     SetEventAttribute,
     SetInterval,
+    Count,
+    IfCount,
 }
 
 /// A live binding.
@@ -567,6 +569,10 @@ struct Generator<'u, 'a> {
     /// `fn`s of the main script and how many listeners that will run use
     /// them.
     fn_uses: BTreeMap<Name, usize>,
+    /// Counters of the main script that callbacks increment (`set n add n
+    /// 1`) and the epilogue logs: how often callbacks ran shows even where
+    /// none logged.
+    counters: Vec<Name>,
     /// Disposables: their signal; when the signal was aborted already, the
     /// count of `run`s before them (the listener waits for a microtask); the
     /// `fn` they listen with, if named.
@@ -626,6 +632,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             deferreds: BTreeMap::new(),
             promises: BTreeMap::new(),
             fn_uses: BTreeMap::new(),
+            counters: Vec::new(),
             disposables: BTreeMap::new(),
             obligations: Vec::new(),
             edges: BTreeSet::new(),
@@ -647,6 +654,16 @@ impl<'u, 'a> Generator<'u, 'a> {
             ..Ctx::default()
         };
         let mut body = Vec::new();
+        if self.chance(30) {
+            let name = self.fresh("n");
+            self.declare(&name, Kind::Value);
+            self.counters.push(name.clone());
+            self.statements += 1;
+            body.push(Stmt::Let {
+                name: name.into(),
+                op: Op::Value(Expr::Int(0)),
+            });
+        }
         loop {
             // One statement may add a little to the epilogue: a margin.
             let reserve = self.epilogue_estimate() + 2;
@@ -1270,6 +1287,9 @@ impl<'u, 'a> Generator<'u, 'a> {
         add(Async, knows && nest, 2);
         add(TryInvalid, nest, 1);
         add(SetInterval, nest && ctx.top_level, 1);
+        let counting = ctx.in_callback && !self.counters.is_empty();
+        add(Count, counting, 3);
+        add(IfCount, counting && nest, 1);
         add(ComposedPath, ctx.event, 1);
         add(SetEventAttribute, ctx.event, 1);
         c
@@ -1625,6 +1645,34 @@ impl<'u, 'a> Generator<'u, 'a> {
             Action::Combinator => self.combinator(out),
             Action::Async => self.async_body(ctx, out),
             Action::TryInvalid => self.try_invalid(out),
+            Action::Count => {
+                let counters = self.counters.clone();
+                let n = Expr::var(self.pick(&counters).unwrap_or_default());
+                out.push(Stmt::Do(Op::Assign {
+                    target: n.clone(),
+                    value: Expr::Add(Box::new(n), Box::new(Expr::Int(1))),
+                }));
+            }
+            Action::IfCount => {
+                // A condition on how often callbacks ran so far.
+                let counters = self.counters.clone();
+                let name = self.pick(&counters).unwrap_or_default();
+                let bound = Expr::Int(i64::from(self.range(0, 3)));
+                let label = self.fresh("if");
+                let then = Block::new(vec![Stmt::Log(vec![
+                    Expr::Str(label.clone()),
+                    Expr::var(&name),
+                ])]);
+                let otherwise = self
+                    .chance(40)
+                    .then(|| Block::new(vec![Stmt::Log(vec![Expr::Str(format!("{label} else"))])]));
+                self.statements += 1;
+                out.push(Stmt::If {
+                    cond: Expr::Less(Box::new(bound), Box::new(Expr::var(name))),
+                    then,
+                    otherwise,
+                });
+            }
             Action::SetInterval => {
                 // An interval that fires one to three times: a timer made
                 // right after clears it between two rounds (and, sometimes,
@@ -3022,6 +3070,11 @@ impl<'u, 'a> Generator<'u, 'a> {
             let label = format!("end {}", crate::printer::print_expr(&s));
             let mut values = vec![Expr::Str(label)];
             values.extend(SIGNAL_PROPS.iter().map(|p| s.clone().prop(*p)));
+            self.push_epilogue(body, Stmt::Log(values));
+        }
+        if !self.counters.is_empty() && self.room(body, 1) {
+            let mut values = vec![Expr::Str("end counters".into())];
+            values.extend(self.counters.iter().map(Expr::var));
             self.push_epilogue(body, Stmt::Log(values));
         }
         // Every `fn` runs somewhere, room permitting.

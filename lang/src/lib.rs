@@ -73,10 +73,12 @@
 //! |---|---|---|
 //! | `same A B` | `Object.is(A, B)` | `true` when A and B are the same value: for objects, the same object (is `event.target` the signal, is a reason the object that was passed, does `any [s]` return `s`) |
 //! | `typeof A` | `typeof A` | `"undefined"`, `"object"` (null too), `"boolean"`, `"number"`, `"string"` or `"function"` |
+//! | `add A B` | `A + B` | for primitive values: numbers add, a string concatenates; an object is a TypeError in every engine (its ToPrimitive is not comparable) |
+//! | `less A B` | `A < B` | for primitive values: two strings compare by code units, the rest as numbers; an object is a TypeError |
 //! | `instanceof A CLASS` | `A instanceof CLASS` | `true` when CLASS's prototype is on A's chain; CLASS is one of `AbortController`, `AbortSignal`, `EventTarget`, `Event`, `Error`, `TypeError`, `RangeError`, `DOMException`, `AggregateError`, `Promise`, `Array`, `Function`, `Object` |
 //!
 //! Their operands are values, bindings or property reads, never another
-//! operator; the three words are reserved.
+//! operator; the words are reserved.
 //!
 //! Every binding has a kind known from the operation that made it, and each
 //! operation checks the kinds of its operands: aborting an EventTarget, or
@@ -90,6 +92,8 @@
 //! | `let NAME = OP` | perform OP, bind its result (OP may be a plain value) |
 //! | `OP` | perform OP, discard its result |
 //! | `try {` | run the block; an exception is logged as `caught <value>` |
+//! | `if V {` / `if V {` ... `} else {` | run the first block when V is truthy (ToBoolean), else the second; each has bindings of its own |
+//! | `set NAME V` | `NAME = V`: assigns a binding that holds a plain value (made by `let` from a value, or an implicit parameter), so that callbacks can keep a counter or a flag that others read; its value is V |
 //! | `repeat N {` | run the block N times (0 to 1000), each time with bindings of its own: `for (let i = 0; i < N; i++) { ... }` |
 //! | `throw EXPR` | throw the value |
 //! | `return [EXPR]` | return from a callback (its value matters to promise reactions) |

@@ -168,6 +168,9 @@ impl Kind {
 /// implicit parameters and literals.
 pub const KEYWORDS: &[&str] = &[
     "same",
+    "add",
+    "less",
+    "if",
     "typeof",
     "instanceof",
     "let",
@@ -870,6 +873,7 @@ impl<'a> Parser<'a> {
             Some("log") => self.log_statement(line),
             Some("try") => self.try_statement(line),
             Some("repeat") => self.repeat_statement(line),
+            Some("if") => self.if_statement(line),
             Some("throw") => self.throw_statement(line),
             Some("return") => self.return_statement(line),
             Some("run") => self.run_statement(line),
@@ -889,6 +893,25 @@ impl<'a> Parser<'a> {
         let block = self.block(line, self.inner_block_kind())?;
         self.no_else(line)?;
         Ok(Stmt::Try(block))
+    }
+
+    /// `if V {` ... `} [else {` ... `}]`.
+    fn if_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        line.bump();
+        let cond = self.expr(line)?.0;
+        let then = self.block(line, self.inner_block_kind())?;
+        let otherwise = if line.peek_word() == Some("else") {
+            line.bump();
+            Some(self.block(line, self.inner_block_kind())?)
+        } else {
+            None
+        };
+        self.no_else(line)?;
+        Ok(Stmt::If {
+            cond,
+            then,
+            otherwise,
+        })
     }
 
     /// `repeat N {`.
@@ -1197,6 +1220,8 @@ impl<'a> Parser<'a> {
                             | "RangeError"
                             | "DOMException"
                             | "same"
+                            | "add"
+                            | "less"
                             | "typeof"
                             | "instanceof"
                             | "event"
@@ -1429,6 +1454,25 @@ impl<'a> Parser<'a> {
                 },
                 Kind::Value,
             ),
+            "set"
+                if line.peek().is_some_and(|t| matches!(t, Tok::Word(_)))
+                    && line.toks.get(line.pos + 1).map(|t| &t.tok) != Some(&Tok::Punct('.')) =>
+            {
+                // `set NAME V`: a binding that holds a plain value.
+                let col = line.col();
+                let (target, kind) = self.expr(line)?;
+                let assignable = matches!(target, Expr::Var(_)) && kind == Kind::Value;
+                if !assignable {
+                    let shown = crate::printer::print_expr(&target);
+                    return Err(self.error(
+                        line.number,
+                        col,
+                        format!("expected a binding that holds a plain value after `set`, found `{shown}`, which is {}", kind.name()),
+                    ));
+                }
+                let value = self.expr(line)?.0;
+                (Op::Assign { target, value }, Kind::Value)
+            }
             "set" => {
                 let (target, attribute) = self.event_attribute(line)?;
                 let value = self.expr(line)?.0;
@@ -1928,8 +1972,8 @@ impl<'a> Parser<'a> {
     /// `same` or `typeof`, so that operators never nest (and parsing them
     /// never recurses more than once).
     fn operand(&mut self, line: &mut Line) -> PResult<Expr> {
-        if let Some(w @ ("same" | "typeof" | "instanceof")) = line.peek_word() {
-            let message = format!("expected a value, found `{w}` (`same`, `typeof` and `instanceof` take a value, a binding or a property, not another operator)");
+        if let Some(w @ ("same" | "typeof" | "instanceof" | "add" | "less")) = line.peek_word() {
+            let message = format!("expected a value, found `{w}` (`same`, `typeof`, `instanceof`, `add` and `less` take a value, a binding or a property, not another operator)");
             return Err(self.error(line.number, line.col(), message));
         }
         Ok(self.expr(line)?.0)
@@ -1969,10 +2013,15 @@ impl<'a> Parser<'a> {
                     line.bump();
                     (Expr::ArgumentCount, Kind::Value)
                 }
-                "same" => {
-                    let a = self.operand(line)?;
-                    let b = self.operand(line)?;
-                    (Expr::Same(Box::new(a), Box::new(b)), Kind::Value)
+                "same" | "add" | "less" => {
+                    let a = Box::new(self.operand(line)?);
+                    let b = Box::new(self.operand(line)?);
+                    let e = match w.as_str() {
+                        "same" => Expr::Same(a, b),
+                        "add" => Expr::Add(a, b),
+                        _ => Expr::Less(a, b),
+                    };
+                    (e, Kind::Value)
                 }
                 "typeof" => {
                     // `typeof event.timeStamp`: a time's type, never its value.

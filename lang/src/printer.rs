@@ -102,6 +102,20 @@ impl Printer {
                 self.block(body);
                 self.out.push('\n');
             }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                self.out.push_str("if ");
+                write_expr(&mut self.out, cond);
+                self.block(then);
+                if let Some(otherwise) = otherwise {
+                    self.out.push_str(" else");
+                    self.block(otherwise);
+                }
+                self.out.push('\n');
+            }
             Stmt::Throw(e) => {
                 self.out.push_str("throw ");
                 write_expr(&mut self.out, e);
@@ -260,6 +274,11 @@ impl Printer {
             }
             Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
             Op::WithResolvers => self.out.push_str("withResolvers"),
+            Op::Assign { target, value } => {
+                self.out.push_str("set ");
+                write_expr(&mut self.out, target);
+                self.expr(value);
+            }
             Op::DispatchEvent { target, event } => {
                 self.out.push_str("dispatchEvent");
                 self.expr(target);
@@ -531,8 +550,12 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr) {
         }
         Expr::This => out.push_str("this"),
         Expr::ArgumentCount => out.push_str("arguments.length"),
-        Expr::Same(a, b) => {
-            out.push_str("same ");
+        Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
+            out.push_str(match base {
+                Expr::Same(..) => "same ",
+                Expr::Add(..) => "add ",
+                _ => "less ",
+            });
             write_expr(out, a);
             out.push(' ');
             write_expr(out, b);

@@ -235,6 +235,14 @@ fn depth(stmts: &[Stmt]) -> usize {
 fn blocks(stmt: &Stmt) -> Vec<(&Block, Option<Listener<'_>>)> {
     let op = match stmt {
         Stmt::Try(b) => return vec![(b, None)],
+        Stmt::If {
+            then, otherwise, ..
+        } => {
+            return std::iter::once(then)
+                .chain(otherwise)
+                .map(|b| (b, None))
+                .collect()
+        }
         Stmt::Let { op, .. } | Stmt::Do(op) => op,
         _ => return Vec::new(),
     };
@@ -340,6 +348,7 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
             return;
         }
         Stmt::Throw(_) if in_listener => return out.push("throw in listener".into()),
+        Stmt::If { .. } => return out.push("if".into()),
         Stmt::Run(RunMode::Turn) => return out.push("run turn".into()),
         Stmt::Run(RunMode::Idle) => return out.push("run idle".into()),
         Stmt::Run(RunMode::Advance(_)) => return out.push("run advance".into()),
@@ -480,6 +489,7 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
         Op::NewAbortSignal => "new AbortSignal",
         Op::ListenerObject(_) => "handleEvent",
         Op::SetInterval { .. } => "setInterval",
+        Op::Assign { .. } => "assign",
         Op::ClearInterval { .. } => "clearInterval",
         Op::TimerRef { refed: false, .. } => "unref",
         Op::DispatchEvent { .. } => "dispatchEvent",
@@ -515,6 +525,8 @@ const REQUIRED: &[&str] = &[
     "new AbortSignal",
     "handleEvent",
     "setInterval",
+    "if",
+    "assign",
     "clearInterval",
     "unref",
     "dispatchEvent",

@@ -213,7 +213,7 @@ fn same_and_typeof_round_trip_and_do_not_nest() {
     assert_eq!(
         errors("log same typeof 1 2\nlet typeof = controller\nlog same 1\n"),
         vec![
-            "bad.scn:1:10: expected a value, found `typeof` (`same`, `typeof` and `instanceof` take a value, a binding or a property, not another operator)",
+            "bad.scn:1:10: expected a value, found `typeof` (`same`, `typeof`, `instanceof`, `add` and `less` take a value, a binding or a property, not another operator)",
             "bad.scn:2:5: `typeof` is reserved and cannot name a binding",
             "bad.scn:3:11: expected a value, found the end of the line",
         ]
@@ -334,6 +334,20 @@ fn arguments_length_round_trips_inside_callbacks_only() {
         vec![
             "bad.scn:1:5: `arguments` may only be read as `arguments.length`, inside a callback",
             "bad.scn:3:7: `arguments` may only be read as `arguments.length`, inside a callback",
+        ]
+    );
+}
+
+#[test]
+fn conditions_assignments_and_arithmetic_round_trip() {
+    assert_round_trips("let n = 0\nlet t = target\non t go {\n  set n add n 1\n  if less 1 n {\n    log n\n  } else {\n    log \"first\"\n  }\n}\nif n {\n  log add \"a\" n\n}\n");
+    assert_eq!(
+        errors("let t = target\nset t 1\nset m 1\nlog add add 1 2 3\nlet if = 1\n"),
+        vec![
+            "bad.scn:2:5: expected a binding that holds a plain value after `set`, found `t`, which is an EventTarget",
+            "bad.scn:3:5: unknown binding `m`",
+            "bad.scn:4:9: expected a value, found `add` (`same`, `typeof`, `instanceof`, `add` and `less` take a value, a binding or a property, not another operator)",
+            "bad.scn:5:5: `if` is reserved and cannot name a binding",
         ]
     );
 }

@@ -56,6 +56,8 @@ enum FrameKind {
     Try,
     /// A `repeat` block with this many rounds still to run after this one.
     Repeat(u32),
+    /// The branch an `if` took.
+    Branch,
 }
 
 /// What an async body's walk goes on with.
@@ -150,7 +152,7 @@ impl<L: Library> Runtime<L> {
                         let _ = self.call_function(resolve, Value::Undefined, &[Value::Undefined]);
                         return;
                     }
-                    FrameKind::Try | FrameKind::Repeat(0) => {}
+                    FrameKind::Try | FrameKind::Branch | FrameKind::Repeat(0) => {}
                     FrameKind::Repeat(left) => {
                         // The next round, with bindings of its own.
                         let parent = &activation.frames.last().expect("the body").env;
@@ -179,6 +181,31 @@ impl<L: Library> Runtime<L> {
                         env: env.child(),
                         kind: FrameKind::Try,
                     });
+                    continue;
+                }
+                Stmt::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    match self.eval(cond, &env) {
+                        Ok(cond) => {
+                            let branch = if cond.to_boolean() {
+                                Some(then)
+                            } else {
+                                otherwise.as_ref()
+                            };
+                            if let Some(block) = branch {
+                                activation.frames.push(Frame {
+                                    block: block.clone(),
+                                    index: 0,
+                                    env: env.child(),
+                                    kind: FrameKind::Branch,
+                                });
+                            }
+                        }
+                        Err(error) => resume = Resume::Throw(error),
+                    }
                     continue;
                 }
                 Stmt::Repeat { count, body } => {

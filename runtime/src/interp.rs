@@ -42,7 +42,7 @@ pub(crate) fn block_identity(block: &Block) -> u64 {
 pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) {
     for stmt in body {
         for block in stmt.blocks() {
-            if !matches!(stmt, Stmt::Try(_) | Stmt::Repeat { .. }) {
+            if !matches!(stmt, Stmt::Try(_) | Stmt::Repeat { .. } | Stmt::If { .. }) {
                 out.insert(block_identity(block));
             }
             callback_blocks(&block.body, out);
@@ -256,6 +256,21 @@ impl<L: Library> Runtime<L> {
                     }
                 }
             }
+            Stmt::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.eval(cond, env)?;
+                let block = if cond.to_boolean() {
+                    Some(then)
+                } else {
+                    otherwise.as_ref()
+                };
+                if let Some(block) = block {
+                    return self.exec_stmts(&block.body, &env.child());
+                }
+            }
             Stmt::Repeat { count, body } => {
                 // `for (let i = 0; i < N; i++) { ... }`: a new scope each
                 // time round; `return` leaves the callback around it.
@@ -301,6 +316,12 @@ impl<L: Library> Runtime<L> {
             Expr::NewDomException { message, name } => self.new_dom_exception(message, name),
             Expr::This => env.this(),
             Expr::ArgumentCount => Value::Number(f64::from(env.argument_count())),
+            Expr::Add(a, b) | Expr::Less(a, b) => {
+                let x = self.eval(a, env)?;
+                let y = self.eval(b, env)?;
+                let add = matches!(expr, Expr::Add(..));
+                return self.primitive_operator(add, &x, &y);
+            }
             Expr::Same(a, b) => {
                 let a = self.eval(a, env)?;
                 let b = self.eval(b, env)?;
@@ -482,6 +503,48 @@ impl<L: Library> Runtime<L> {
             Callback::Inline(block) => Ok(self.make_function(block, param, env)),
             Callback::Value(e) => self.eval_object(e, env),
         }
+    }
+
+    /// `add A B` and `less A B`: JavaScript's `+` (13.15.3
+    /// ApplyStringOrNumericBinaryOperator) and `<` (7.2.13
+    /// IsLessThan) on primitive values. An object operand would need
+    /// ToPrimitive, whose result (a function's source text, say) the engines
+    /// do not share: every engine throws the same TypeError instead (the
+    /// prelude's `$.add` and `$.less`).
+    pub fn primitive_operator(&mut self, add: bool, x: &Value, y: &Value) -> Completion {
+        if matches!(x, Value::Object(_)) || matches!(y, Value::Object(_)) {
+            let op = if add { "add" } else { "less" };
+            return Err(self.new_error(
+                "TypeError",
+                &format!("nodesem: `{op}` takes primitive values"),
+            ));
+        }
+        let number = |v: &Value| match v {
+            Value::Undefined => f64::NAN,
+            Value::Null => 0.0,
+            Value::Bool(b) => f64::from(u8::from(*b)),
+            Value::Number(n) => *n,
+            Value::String(s) => string_to_number(s),
+            Value::Object(_) => unreachable!("refused above"),
+        };
+        Ok(if add {
+            match (x, y) {
+                (Value::String(_), _) | (_, Value::String(_)) => {
+                    let mut out = self.fmt(x);
+                    self.fmt_into(&mut out, y);
+                    Value::string(&out)
+                }
+                _ => Value::Number(number(x) + number(y)),
+            }
+        } else {
+            match (x, y) {
+                // Two strings compare by UTF-16 code units.
+                (Value::String(a), Value::String(b)) => {
+                    Value::Bool(a.encode_utf16().lt(b.encode_utf16()))
+                }
+                _ => Value::Bool(number(x) < number(y)),
+            }
+        })
     }
 
     /// `typeof value` (ECMA-262, 13.5.3.1, table "typeof Operator Results").
@@ -951,6 +1014,13 @@ impl<L: Library> Runtime<L> {
                 Value::Undefined
             }
             Op::NewPromise => Value::Object(self.new_deferred()),
+            Op::Assign { target, value } => {
+                let value = self.eval(value, env)?;
+                if let Expr::Var(name) = target {
+                    env.assign(name, value.clone());
+                }
+                value
+            }
             Op::WithResolvers => {
                 // 27.2.4.9 Promise.withResolvers: NewPromiseCapability(%Promise%),
                 // then an object with its three fields.
@@ -1027,4 +1097,40 @@ impl<L: Library> Runtime<L> {
             }
         })
     }
+}
+
+/// StringToNumber (ECMA-262 7.1.4.1.1) for the strings scenarios write:
+/// blank is 0, a decimal number (with the usual forms JavaScript takes:
+/// sign, fraction, exponent, `Infinity`) is its value, anything else NaN.
+fn string_to_number(s: &str) -> f64 {
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if t.is_empty() {
+        return 0.0;
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            return match u128::from_str_radix(rest, radix) {
+                Ok(n) if !rest.starts_with(['+', '-']) => n as f64,
+                _ => f64::NAN,
+            };
+        }
+    }
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    // Rust also reads "inf" and "nan", which JavaScript does not.
+    if !digits.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return f64::NAN;
+    }
+    t.parse::<f64>().unwrap_or(f64::NAN)
 }

@@ -355,6 +355,22 @@ impl Env {
         self.0.borrow_mut().define(name, value);
     }
 
+    /// `name = value`: sets the nearest binding of that name. Returns false
+    /// when there is none (the parser lets only bindings in scope be set).
+    pub fn assign(&self, name: &str, value: Value) -> bool {
+        let mut frame = self.0.borrow_mut();
+        match frame.find(name) {
+            Some(Slot::Param) => frame.param.as_mut().expect("a parameter").1 = value,
+            Some(Slot::Var(i)) => frame.vars[i].1 = value,
+            None => {
+                let parent = frame.parent.clone();
+                drop(frame);
+                return parent.is_some_and(|p| p.assign(name, value));
+            }
+        }
+        true
+    }
+
     /// Looks a binding up through the chain.
     pub fn lookup(&self, name: &str) -> Option<Value> {
         let frame = self.0.borrow();
