@@ -533,6 +533,7 @@ const cases = [
     code: `$.segment(() => {
         $.log("s", 1, 1.5, -0, NaN, true, null, undefined, 10n);
         $.log(new AbortController(), new AbortController().signal, new EventTarget(), Promise.resolve(), {}, [], () => 1);
+        $.log([1, [2, [3, [4]]]], { status: 'fulfilled', value: 1 }, { status: 'rejected', reason: [] });
         $.log(new Error("e"), new TypeError("t"), new DOMException("d", "AbortError"), new Event("ev"), new CustomEvent("ce"));
         $.try(() => { throw new RangeError("r"); });
         $.try(() => { throw 7; });
@@ -540,7 +541,8 @@ const cases = [
         $.try(() => { $.log("no throw"); });
       });`,
     expect: ['s 1 1.5 0 NaN true null undefined 10',
-      '[AbortController] [AbortSignal] [EventTarget] [Promise] [Object] [Array] [Function]',
+      '[AbortController] [AbortSignal] [EventTarget] [Promise] [Object] Array() [Function]',
+      'Array(1, Array(2, [Array])) {status: fulfilled, value: 1} {status: rejected, reason: Array()}',
       'Error: e TypeError: t AbortError: d Event(ev) Event(ce)',
       'caught RangeError: r', 'caught 7', 'caught AbortError: This operation was aborted', 'no throw'],
   },
