@@ -37,6 +37,11 @@
 //! `const p = p.then(...)` throws "Cannot access 'p' before
 //! initialization". So `let p = then p {` and `let d = addAbortListener s d`
 //! are errors, while `let p = then q {` may use `p` inside its blocks.
+//! A callback may also read a binding that a later statement of the main
+//! script makes (not one of a block): the main script is a module whose
+//! bindings are all declared up front, so until that statement runs the
+//! callback sees `undefined`, and then the value. Its kind is not known
+//! where the callback is written, so it is a plain value there.
 //! Callback bodies see implicit
 //! parameters: listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
 //! see `event`; `then` bodies see `value`; `else` and `catch` bodies see

@@ -338,6 +338,39 @@ struct Scope {
     awaits: bool,
 }
 
+/// The names of the main script's own `let NAME =` lines (at block depth 0),
+/// each with the line of its first. Blocks are lines ending with `{` and
+/// lines starting with `}` (so `} else {` closes one and opens one); a string
+/// cannot end a line with `{`, since it ends with its quote.
+fn top_level_lets(lines: &[&str]) -> HashMap<String, usize> {
+    let mut names = HashMap::new();
+    let mut depth = 0usize;
+    for (i, line) in lines.iter().enumerate() {
+        let text = line.trim();
+        if text.starts_with('#') {
+            continue;
+        }
+        if text.starts_with('}') {
+            depth = depth.saturating_sub(1);
+        } else if depth == 0 {
+            if let Some(rest) = text.strip_prefix("let ") {
+                let name: String = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    names.entry(name).or_insert(i + 1);
+                }
+            }
+        }
+        if text.ends_with('{') {
+            depth += 1;
+        }
+    }
+    names
+}
+
 /// Parses and validates a scenario. `file` names the input in diagnostics.
 ///
 /// A text larger than [`MAX_SOURCE_BYTES`] is refused with one diagnostic,
@@ -447,6 +480,7 @@ fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scen
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
+    let top_level_lets = top_level_lets(&lines);
     let mut p = Parser {
         file,
         lines,
@@ -458,6 +492,7 @@ fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scen
         end_reported: false,
         next_block_awaits: false,
         under_typeof: false,
+        top_level_lets,
         invalid,
         next_invalid: 0,
     };
@@ -513,6 +548,9 @@ struct Parser<'a> {
     next_block_awaits: bool,
     /// Set while the operand of `typeof` is parsed: `timeStamp` may be read.
     under_typeof: bool,
+    /// The bindings the main script's own `let`s make (not those of its
+    /// blocks), with the line of the first: callbacks may read them before.
+    top_level_lets: HashMap<String, usize>,
     /// The lines that are not valid UTF-8, in order.
     invalid: Vec<InvalidLine>,
     /// The first entry of `invalid` not yet reached.
@@ -2100,6 +2138,20 @@ impl<'a> Parser<'a> {
                             format!("expected a value, found the keyword `{name}`"),
                         ));
                     }
+                    // A callback may read a binding of the main script that a
+                    // later statement makes: the emitted module declares every
+                    // top-level binding up front, so the callback sees
+                    // undefined until that statement has run, and then its
+                    // value, as the engines' lookups do. What it holds is not
+                    // known here: a plain value.
+                    None if self.in_callback()
+                        && self
+                            .top_level_lets
+                            .get(name)
+                            .is_some_and(|at| *at > line.number) =>
+                    {
+                        (Expr::Var(name.to_string()), Kind::Value)
+                    }
                     None => {
                         let later = self.declared_later(name);
                         let hint = match (name, later) {
@@ -2109,7 +2161,7 @@ impl<'a> Parser<'a> {
                                 " (`reason` exists only in `else` and `catch` bodies)".into()
                             }
                             (_, Some(at)) => format!(
-                                " (it is declared further down, at line {at}; a binding can be used only after its `let`, callbacks included)"
+                                " (it is declared further down, at line {at}; a binding can be used only after its `let`, except by callbacks reading a binding of the main script)"
                             ),
                             _ => String::new(),
                         };
