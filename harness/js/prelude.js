@@ -47,6 +47,10 @@ const createScenario = (() => {
     process.on('unhandledRejection', (reason) => {
       if (current !== null) current.log('unhandled rejection', reason);
     });
+    // A rejection reported as unhandled that got a handler since (Node's processPromiseRejections).
+    process.on('rejectionHandled', (promise) => {
+      if (current !== null) current.log('rejection handled', promise);
+    });
   }
 
   // Node's clamp for timer durations (lib/internal/timers.js, class Timeout): anything outside

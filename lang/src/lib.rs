@@ -204,6 +204,9 @@
 //! - `uncaught <value>` for an exception that reaches
 //!   `process.on('uncaughtException')`;
 //! - `unhandled rejection <value>` for `process.on('unhandledRejection')`;
+//! - `rejection handled [Promise]` for `process.on('rejectionHandled')`: a
+//!   rejection reported as unhandled got a handler later (Node emits it at
+//!   the end of a later drain, before that drain's own unhandled ones);
 //! - `budget exhausted: ...` once, when a scenario runs more than
 //!   [`RunConfig::budget`] callbacks, nests them deeper than
 //!   [`RunConfig::max_depth`], does more than [`RunConfig::work`] steps of

@@ -316,6 +316,7 @@ impl<L: Library> Runtime<L> {
         !self.ticks.is_empty()
             || !self.microtasks.is_empty()
             || !self.pending_unhandled_rejections.is_empty()
+            || !self.handled_after_report.is_empty()
     }
 
     /// Runs the macrotasks of one phase, each taken by `next` when the

@@ -252,6 +252,12 @@ pub struct Runtime<L: 'static> {
     ticks: VecDeque<Task<L>>,
     microtasks: VecDeque<Job<L>>,
     pub(crate) pending_unhandled_rejections: Vec<ObjectId>,
+    /// Rejections reported as unhandled that have no handler yet (Node's
+    /// `warned` promises of `maybeUnhandledPromises`).
+    pub(crate) reported_rejections: FxHashSet<ObjectId>,
+    /// Reported rejections that got a handler since the last
+    /// processPromiseRejections (Node's `asyncHandledRejections`).
+    pub(crate) handled_after_report: Vec<ObjectId>,
     /// The virtual clock, in ms.
     now: u64,
     /// Timers by (deadline, creation sequence).
@@ -302,6 +308,8 @@ impl<L: Library> Runtime<L> {
             ticks: VecDeque::new(),
             microtasks: VecDeque::new(),
             pending_unhandled_rejections: Vec::new(),
+            reported_rejections: FxHashSet::default(),
+            handled_after_report: Vec::new(),
             now: 0,
             timers: BTreeMap::new(),
             timer_keys: HashMap::default(),

@@ -683,10 +683,17 @@ impl<L: Library> Runtime<L> {
         match operation {
             RejectionOperation::Reject => self.pending_unhandled_rejections.push(promise),
             RejectionOperation::Handle => {
-                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L372-L377> a rejection handled after it was reported emits
-                // 'rejectionHandled' (and a warning without a listener); no
-                // script line observes that, so it is not modelled.
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L203-L218> `handledRejection`: a rejection
+                // not yet processed is forgotten; one already reported
+                // (`warned`) waits for the next processPromiseRejections,
+                // which emits 'rejectionHandled' for it.
+                let before = self.pending_unhandled_rejections.len();
                 self.pending_unhandled_rejections.retain(|p| *p != promise);
+                if self.pending_unhandled_rejections.len() == before
+                    && self.reported_rejections.remove(&promise)
+                {
+                    self.handled_after_report.push(promise);
+                }
             }
         }
     }
@@ -696,8 +703,16 @@ impl<L: Library> Runtime<L> {
     /// Returns whether anything was reported (so that the tick loop runs
     /// another round, as Node's does).
     pub(crate) fn process_promise_rejections(&mut self) -> bool {
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L370-L377> first
+        // `process.emit('rejectionHandled', promise)` for each reported
+        // rejection that got a handler since, in that order.
+        let handled = std::mem::take(&mut self.handled_after_report);
+        let mut reported = !handled.is_empty();
+        for promise in handled {
+            let line = format!("rejection handled {}", self.fmt(&Value::Object(promise)));
+            self.log_line(line);
+        }
         let pending = std::mem::take(&mut self.pending_unhandled_rejections);
-        let mut reported = false;
         for promise in pending {
             let data = self.promise_data(promise);
             if data.is_handled {
@@ -706,6 +721,8 @@ impl<L: Library> Runtime<L> {
             let reason = data.result.clone();
             let line = format!("unhandled rejection {}", self.fmt(&reason));
             self.log_line(line);
+            // `promiseInfo.warned = true`: a handler added later is reported.
+            self.reported_rejections.insert(promise);
             reported = true;
         }
         reported
