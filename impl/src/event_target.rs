@@ -11,7 +11,8 @@
 //! kept here, because it is observable.
 
 use nodesem_runtime::{
-    AddListenerOptions, Completion, EventInit, Job, ObjectData, ObjectId, Task, Value,
+    AddListenerOptions, Completion, EventInit, Job, ObjectData, ObjectId, PromiseCapability, Task,
+    Value,
 };
 
 use crate::event::{
@@ -518,8 +519,11 @@ fn call_handle_event(
     handle_event: ObjectId,
     event: ObjectId,
 ) -> Completion {
-    let promise = rt.new_promise();
-    let (resolve, reject) = rt.create_resolving_functions(promise);
+    let PromiseCapability {
+        promise,
+        resolve,
+        reject,
+    } = rt.new_promise_capability();
     let settle: Result<Value, Value> =
         rt.call_function(handle_event, Value::Object(object), &[Value::Object(event)]);
     match settle {

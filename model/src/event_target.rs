@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use nodesem_runtime::{Completion, ObjectData, ObjectId, Runtime, Value};
+use nodesem_runtime::{Completion, ObjectData, ObjectId, PromiseCapability, Runtime, Value};
 
 use crate::{abort, event, Model};
 
@@ -570,8 +570,11 @@ fn call_a_user_objects_operation(
         );
     };
     // The async arrow function's promise (15.8.4 EvaluateAsyncFunctionBody).
-    let promise = rt.new_promise();
-    let (resolve, reject) = rt.create_resolving_functions(promise);
+    let PromiseCapability {
+        promise,
+        resolve,
+        reject,
+    } = rt.new_promise_capability();
     // `await ReflectApply(listener.handleEvent, listener, args)`.
     match rt.call_function(
         handle_event,

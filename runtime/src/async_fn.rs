@@ -76,13 +76,8 @@ impl<L: Library> Runtime<L> {
     pub(crate) fn async_function_start(&mut self, body: &Rc<Block>, env: Env) -> Value {
         // EvaluateAsyncFunctionBody 1. Let promiseCapability be
         //    ! NewPromiseCapability(%Promise%).
-        let promise = self.new_promise();
-        let (resolve, reject) = self.create_resolving_functions(promise);
-        let capability = PromiseCapability {
-            promise,
-            resolve,
-            reject,
-        };
+        let capability = self.new_promise_capability();
+        let promise = capability.promise;
         // 4. Perform AsyncFunctionStart(promiseCapability, FunctionBody):
         //    AsyncBlockStart runs the body in a new execution context.
         let activation = Activation {

@@ -326,13 +326,8 @@ impl<L: Library> Runtime<L> {
     ) -> ObjectId {
         // 3. Let C be ? SpeciesConstructor(promise, %Promise%).
         // 4. Let resultCapability be ? NewPromiseCapability(C).
-        let derived = self.new_promise();
-        let (resolve, reject) = self.create_resolving_functions(derived);
-        let capability = PromiseCapability {
-            promise: derived,
-            resolve,
-            reject,
-        };
+        let capability = self.new_promise_capability();
+        let derived = capability.promise;
         // 5. Return PerformPromiseThen(promise, onFulfilled, onRejected, resultCapability).
         self.perform_promise_then(promise, on_fulfilled, on_rejected, Some(capability));
         derived
@@ -467,7 +462,7 @@ impl<L: Library> Runtime<L> {
 
     /// NewPromiseCapability(%Promise%) (27.2.1.5): a new promise and its
     /// resolving functions.
-    fn new_promise_capability(&mut self) -> PromiseCapability {
+    pub fn new_promise_capability(&mut self) -> PromiseCapability {
         let promise = self.new_promise();
         let (resolve, reject) = self.create_resolving_functions(promise);
         PromiseCapability {
