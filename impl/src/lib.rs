@@ -223,6 +223,33 @@ impl Library for Impl {
         }
     }
 
+    fn reset(&mut self) {
+        let Impl {
+            mutant,
+            slots,
+            types,
+            listeners,
+            targets,
+            signals,
+            events,
+            details,
+            disposables,
+            timeout_holders,
+            registrations,
+        } = self;
+        *mutant = None;
+        slots.clear();
+        types.truncate(1); // "abort", interned first by `new`
+        listeners.clear();
+        targets.clear();
+        signals.clear();
+        events.clear();
+        details.clear();
+        disposables.clear();
+        timeout_holders.clear();
+        registrations.clear();
+    }
+
     fn new_abort_controller(rt: &mut Rt) -> Completion {
         Ok(abort::new_controller(rt))
     }
@@ -400,7 +427,7 @@ impl ImplEngine {
     /// Runs one scenario (the [`Engine::run`] of this engine, without the
     /// `Result`: the implementation always produces a log).
     pub fn run_scenario(&self, scenario: &Scenario, config: &RunConfig) -> Log {
-        let mut rt = Runtime::<Impl>::new(*config);
+        let mut rt = Runtime::<Impl>::pooled(*config);
         rt.lib.mutant = self.mutant;
         rt.run_main(scenario);
         rt.into_log()

@@ -122,6 +122,20 @@ pub(crate) struct Listeners {
 }
 
 impl Listeners {
+    /// Drops every node, keeping the memory (a new scenario's run).
+    pub(crate) fn clear(&mut self) {
+        let Listeners {
+            nodes,
+            free,
+            pending,
+            walking,
+        } = self;
+        nodes.clear();
+        free.clear();
+        pending.clear();
+        *walking = 0;
+    }
+
     /// The node at `i`.
     #[inline]
     pub(crate) fn get(&self, i: u32) -> &Node {

@@ -115,6 +115,25 @@ impl Library for Model {
         Model::default()
     }
 
+    fn reset(&mut self) {
+        let Model {
+            controllers,
+            targets,
+            signals,
+            events,
+            disposables,
+            listeners,
+            roots,
+        } = self;
+        controllers.clear();
+        targets.clear();
+        signals.clear();
+        events.clear();
+        disposables.clear();
+        listeners.clear();
+        roots.clear();
+    }
+
     // ---- abort ----
 
     fn new_abort_controller(rt: &mut Runtime<Self>) -> Completion {

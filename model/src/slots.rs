@@ -51,6 +51,11 @@ impl<T> Slots<T> {
         self.get(id).is_some()
     }
 
+    /// Takes every object's slots away, keeping the table's memory.
+    pub fn clear(&mut self) {
+        self.by_id.clear();
+    }
+
     /// Takes the slots of `id` away.
     pub fn remove(&mut self, id: &ObjectId) -> Option<T> {
         self.by_id.get_mut(id.0 as usize).and_then(Option::take)

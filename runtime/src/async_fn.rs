@@ -152,9 +152,9 @@ impl<L: Library> Runtime<L> {
                         // The next round, with bindings of its own.
                         let parent = &activation.frames.last().expect("the body").env;
                         activation.frames.push(Frame {
+                            env: parent.block_scope(&frame.block),
                             block: frame.block,
                             index: 0,
-                            env: parent.child(),
                             kind: FrameKind::Repeat(left - 1),
                         });
                     }
@@ -173,7 +173,7 @@ impl<L: Library> Runtime<L> {
                     activation.frames.push(Frame {
                         block: block.clone(),
                         index: 0,
-                        env: env.child(),
+                        env: env.block_scope(block),
                         kind: FrameKind::Try,
                     });
                     continue;
@@ -194,7 +194,7 @@ impl<L: Library> Runtime<L> {
                                 activation.frames.push(Frame {
                                     block: block.clone(),
                                     index: 0,
-                                    env: env.child(),
+                                    env: env.block_scope(block),
                                     kind: FrameKind::Branch,
                                 });
                             }
@@ -208,7 +208,7 @@ impl<L: Library> Runtime<L> {
                         activation.frames.push(Frame {
                             block: body.clone(),
                             index: 0,
-                            env: env.child(),
+                            env: env.block_scope(body),
                             kind: FrameKind::Repeat(count - 1),
                         });
                     }

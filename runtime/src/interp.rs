@@ -247,7 +247,7 @@ impl<L: Library> Runtime<L> {
                 self.log_line(line);
             }
             Stmt::Try(block) => {
-                let inner = env.child();
+                let inner = env.block_scope(block);
                 match self.exec_stmts(&block.body, &inner) {
                     Ok(flow) => return Ok(flow),
                     Err(e) => {
@@ -268,7 +268,7 @@ impl<L: Library> Runtime<L> {
                     otherwise.as_ref()
                 };
                 if let Some(block) = block {
-                    return self.exec_stmts(&block.body, &env.child());
+                    return self.exec_stmts(&block.body, &env.block_scope(block));
                 }
             }
             Stmt::Repeat { count, body } => {
@@ -278,7 +278,7 @@ impl<L: Library> Runtime<L> {
                     if self.stopped() {
                         break;
                     }
-                    if let Flow::Return(v) = self.exec_stmts(&body.body, &env.child())? {
+                    if let Flow::Return(v) = self.exec_stmts(&body.body, &env.block_scope(body))? {
                         return Ok(Flow::Return(v));
                     }
                 }

@@ -99,6 +99,11 @@ pub trait Library: Sized + 'static {
     /// The library's state for a fresh scenario.
     fn new() -> Self;
 
+    /// Empties the state for another scenario: afterwards it must behave
+    /// exactly as [`Library::new`]'s does, keeping only allocated memory
+    /// ([`Runtime::pooled`]).
+    fn reset(&mut self);
+
     // ---- AbortController and AbortSignal -------------------------------
 
     /// `new AbortController()`.
@@ -396,9 +401,99 @@ impl<L: Library> Runtime<L> {
         &self.log
     }
 
-    /// The log, once the run is over.
-    pub fn into_log(self) -> Log {
-        self.log
+    /// The log, once the run is over. The runtime itself goes back to this
+    /// thread's spare (see [`Runtime::pooled`]).
+    pub fn into_log(mut self: Box<Self>) -> Log {
+        let log = std::mem::take(&mut self.log);
+        // A run that made a great many objects leaves tables that size:
+        // not worth keeping for the next, usually small, scenario.
+        if self.heap.len() <= SPARE_MAX_OBJECTS {
+            SPARE_RUNTIMES.with(|spare| {
+                spare.borrow_mut().insert(std::any::TypeId::of::<L>(), self);
+            });
+        }
+        log
+    }
+
+    /// A runtime for a new scenario, as [`Runtime::new`] makes it, but
+    /// reusing the memory of the one this thread's last run with library `L`
+    /// gave back through [`Runtime::into_log`]. The fuzz loop runs tens of
+    /// thousands of small scenarios a second on each thread: growing every
+    /// table from empty again each time was a tenth of the work. Boxed, so
+    /// that going to the spare and back moves no runtime.
+    pub fn pooled(config: RunConfig) -> Box<Self> {
+        let spare =
+            SPARE_RUNTIMES.with(|spare| spare.borrow_mut().remove(&std::any::TypeId::of::<L>()));
+        match spare.and_then(|rt| rt.downcast::<Runtime<L>>().ok()) {
+            Some(mut rt) => {
+                rt.reset(config);
+                rt
+            }
+            None => Box::new(Runtime::new(config)),
+        }
+    }
+
+    /// Empties the runtime for a new scenario: afterwards it behaves as
+    /// `Runtime::new(config)` does, with the allocations it had. Every field
+    /// is named, so that a new one cannot be forgotten here.
+    fn reset(&mut self, new_config: RunConfig) {
+        let Runtime {
+            heap,
+            lib,
+            config,
+            log,
+            ticks,
+            microtasks,
+            pending_unhandled_rejections,
+            reported_rejections,
+            handled_after_report,
+            now,
+            timers,
+            timer_keys,
+            immediates,
+            next_seq,
+            steps,
+            depth,
+            work,
+            log_bytes,
+            any_weights,
+            disposable_signals,
+            bodies_run,
+            bodies,
+            running_intervals,
+            main,
+            collect_stats,
+            stopped,
+        } = self;
+        // Tasks and jobs first: their closures hold values of the heap.
+        ticks.clear();
+        microtasks.clear();
+        immediates.clear();
+        timers.clear();
+        heap.clear();
+        lib.reset();
+        *config = new_config;
+        log.lines.clear();
+        pending_unhandled_rejections.clear();
+        reported_rejections.clear();
+        handled_after_report.clear();
+        *now = 0;
+        timer_keys.clear();
+        *next_seq = 0;
+        *steps = 0;
+        *depth = 0;
+        *work = 0;
+        *log_bytes = 0;
+        any_weights.clear();
+        disposable_signals.clear();
+        bodies_run.clear();
+        // Keyed by block addresses: the next scenario's blocks may lie at
+        // the same ones.
+        bodies.clear();
+        running_intervals.clear();
+        *main = None;
+        *collect_stats = false;
+        *stopped = false;
     }
 
     /// The next creation sequence number (shared by timers and immediates).
@@ -408,11 +503,23 @@ impl<L: Library> Runtime<L> {
     }
 }
 
+/// The most objects a run may have made for its runtime to be kept for the
+/// next run ([`Runtime::into_log`]).
+const SPARE_MAX_OBJECTS: usize = 4096;
+
+thread_local! {
+    /// Per thread, the last runtime each library ran on, emptied for reuse
+    /// ([`Runtime::pooled`]); keyed by the library's type.
+    static SPARE_RUNTIMES: std::cell::RefCell<HashMap<std::any::TypeId, Box<dyn std::any::Any>>> =
+        std::cell::RefCell::new(HashMap::default());
+}
+
 /// Runs a scenario on the runtime with library `L` and returns its log.
+#[inline(never)] // a profiler can collect exactly the run (harness/examples/profile.rs)
 pub fn run_scenario<L: Library>(scenario: &Scenario, config: &RunConfig) -> Log {
-    let mut rt = Runtime::<L>::new(*config);
+    let mut rt = Runtime::<L>::pooled(*config);
     rt.run_main(scenario);
-    rt.log
+    rt.into_log()
 }
 
 /// What a run did besides its log, for judging generated scenarios: how
@@ -436,7 +543,7 @@ pub fn run_scenario_with_stats<L: Library>(
     scenario: &Scenario,
     config: &RunConfig,
 ) -> (Log, RunStats) {
-    let mut rt = Runtime::<L>::new(*config);
+    let mut rt = Runtime::<L>::pooled(*config);
     rt.collect_stats = true;
     rt.run_main(scenario);
     let mut bodies = std::collections::HashSet::new();
@@ -447,5 +554,5 @@ pub fn run_scenario_with_stats<L: Library>(
         budget_exhausted: rt.stopped,
         work: rt.work,
     };
-    (rt.log, stats)
+    (rt.into_log(), stats)
 }

@@ -198,6 +198,11 @@ impl<L> Heap<L> {
         &mut self.objects[id.0 as usize]
     }
 
+    /// Frees every object, keeping the table's memory.
+    pub fn clear(&mut self) {
+        self.objects.clear();
+    }
+
     /// How many objects were allocated.
     pub fn len(&self) -> usize {
         self.objects.len()
@@ -313,6 +318,24 @@ impl Env {
             parent: Some(self.clone()),
             ..EnvFrame::default()
         })))
+    }
+
+    /// The environment of one run of `block` inside `self`: a new one if
+    /// the block declares a binding of its own, `self` if it declares none.
+    /// A scope without bindings cannot be observed (ECMA-262 14.2.2, Block
+    /// evaluation, makes one only to hold the block's declarations), and a
+    /// `try`, `if` or `repeat` block often has none: a round of `repeat`
+    /// then allocates nothing.
+    pub fn block_scope(&self, block: &nodesem_lang::Block) -> Env {
+        if block
+            .body
+            .iter()
+            .any(|stmt| matches!(stmt, nodesem_lang::Stmt::Let { .. }))
+        {
+            self.child()
+        } else {
+            self.clone()
+        }
     }
 
     /// The environment of a call of a function that closes over `self`:

@@ -42,6 +42,7 @@ impl Library for NoLibrary {
     fn new() -> Self {
         NoLibrary
     }
+    fn reset(&mut self) {}
     fn new_abort_controller(_: &mut Runtime<Self>) -> Completion {
         none()
     }
