@@ -637,6 +637,12 @@ fn expr(value: &Expr) -> String {
         Expr::Null => "null".into(),
         Expr::Bool(b) => b.to_string(),
         Expr::Int(i) => int(*i),
+        // `-0`, `NaN`, `Infinity` and fractions are written the same in
+        // JavaScript; `-0` is the unary minus of 0, which is -0.
+        Expr::Number(n) => format!("({})", n.text()),
+        Expr::Symbol(None) => "Symbol()".into(),
+        Expr::Symbol(Some(description)) => format!("Symbol({})", js_string(description)),
+        Expr::Object => "({})".into(),
         Expr::Str(s) => js_string(s),
         Expr::Var(name) => identifier(name),
         Expr::Prop(base, name) => {

@@ -334,6 +334,8 @@ fn simpler_exprs(e: &Expr) -> Vec<Expr> {
     match e {
         Expr::Str(s) if !s.is_empty() => vec![Expr::Str(String::new())],
         Expr::Int(i) if *i != 0 => vec![Expr::Int(0)],
+        Expr::Number(_) => vec![Expr::Int(0)],
+        Expr::Symbol(Some(_)) => vec![Expr::Symbol(None)],
         Expr::NewError(m) if !m.is_empty() => vec![Expr::NewError(String::new())],
         Expr::NewBuiltinError { class, message } if !message.is_empty() => {
             vec![Expr::NewBuiltinError {
@@ -635,6 +637,9 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
         | Expr::Null
         | Expr::Bool(_)
         | Expr::Int(_)
+        | Expr::Number(_)
+        | Expr::Symbol(_)
+        | Expr::Object
         | Expr::Str(_)
         | Expr::NewError(_)
         | Expr::NewBuiltinError { .. }

@@ -556,7 +556,19 @@ fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectI
             ObjectData::ListenerObject { handle_event } => {
                 call_handle_event(rt, f, handle_event, event)
             }
-            _ => rt.call_function(f, Value::Object(this), &[Value::Object(event)]),
+            ObjectData::Function(_) => {
+                rt.call_function(f, Value::Object(this), &[Value::Object(event)])
+            }
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L510-L514> any other object gets the async wrapper too,
+            // whose `if (listener.handleEvent)` is false for every object
+            // but a handleEvent one: the wrapper's promise, fulfilled.
+            _ => {
+                let PromiseCapability {
+                    promise, resolve, ..
+                } = rt.new_promise_capability();
+                rt.call_function(resolve, Value::Undefined, &[Value::Undefined])?;
+                Ok(Value::Object(promise))
+            }
         },
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1158-L1163> `makeEventHandler`'s `eventHandler`: calls the current
         // handler if it is a function.

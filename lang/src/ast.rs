@@ -555,6 +555,14 @@ pub enum Expr {
     Bool(bool),
     /// An integer such as `42` or `-1`.
     Int(i64),
+    /// A number that is no safe integer: a fraction such as `1.5`, `-0`,
+    /// `NaN` or `Infinity`.
+    Number(Number),
+    /// `Symbol()` or `Symbol("description")`: a new symbol each time it is
+    /// evaluated.
+    Symbol(Option<String>),
+    /// `{}`: a new plain object each time it is evaluated.
+    Object,
     /// A string literal such as `"boom"`.
     Str(String),
     /// A binding, or one of the implicit parameters `event`, `value`, `reason`.
@@ -600,6 +608,95 @@ pub enum Expr {
     /// `instanceof A CLASS`: JavaScript's `A instanceof CLASS`. The operand
     /// is not a `same`, `typeof` or `instanceof`.
     InstanceOf(Box<Expr>, Class),
+}
+
+/// The value of a number literal that is no safe integer ([`Expr::Number`]),
+/// kept as its bits so that the tree stays `Eq` and `Hash`; every NaN is
+/// the one canonical NaN.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Number(u64);
+
+impl Number {
+    /// The literal of this value.
+    pub fn new(value: f64) -> Number {
+        Number(if value.is_nan() {
+            f64::NAN.to_bits()
+        } else {
+            value.to_bits()
+        })
+    }
+
+    /// Its value.
+    pub fn value(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+
+    /// How the literal is written, in a scenario and in JavaScript alike:
+    /// `-0` for negative zero (which `String` prints as `0`), `NaN`,
+    /// `Infinity`, else the value as JavaScript's `String` prints it.
+    pub fn text(self) -> String {
+        let v = self.value();
+        if v == 0.0 && v.is_sign_negative() {
+            "-0".into()
+        } else {
+            number_to_string(v)
+        }
+    }
+}
+
+impl std::fmt::Debug for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+/// JavaScript's `Number::toString(x)` in radix 10 (ECMA-262 6.1.6.1.20):
+/// the shortest digits that read back as `x`, placed by its exponent.
+pub fn number_to_string(x: f64) -> String {
+    // 1. If x is NaN, return "NaN".
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    // 2. If x is +0 or -0, return "0".
+    if x == 0.0 {
+        return "0".into();
+    }
+    // 3. If x < 0, return the string-concatenation of "-" and Number::toString(-x).
+    if x < 0.0 {
+        return format!("-{}", number_to_string(-x));
+    }
+    // 4. If x is +Infinity, return "Infinity".
+    if x.is_infinite() {
+        return "Infinity".into();
+    }
+    // 5. Let n, k and s be integers such that k >= 1, 10^(k-1) <= s < 10^k,
+    //    s × 10^(n-k) is x, and k is as small as possible. (Rust's shortest
+    //    exponential form gives exactly these digits s and n - 1.)
+    let exp = format!("{x:e}");
+    let (mantissa, e) = exp.split_once('e').expect("an exponent");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let k = digits.len() as i64;
+    let n = e.parse::<i64>().expect("an integer exponent") + 1;
+    if k <= n && n <= 21 {
+        // 6. The k digits of s followed by n - k zeros.
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        // 7. The most significant n digits, ".", the remaining k - n digits.
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        // 8. "0.", -n zeros, the k digits.
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        // 9-10. Exponential notation, the exponent's sign always written.
+        let sign = if n - 1 < 0 { '-' } else { '+' };
+        let magnitude = (n - 1).abs();
+        if k == 1 {
+            format!("{digits}e{sign}{magnitude}")
+        } else {
+            format!("{}.{}e{sign}{magnitude}", &digits[..1], &digits[1..])
+        }
+    }
 }
 
 /// The constructors `instanceof` can test against.

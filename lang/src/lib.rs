@@ -15,7 +15,10 @@
 //!   trailing comments.
 //! - Words: `[A-Za-z_$][A-Za-z0-9_$-]*`. Strings: `"..."` with the escapes
 //!   `\" \\ \n \t \r \u{hex}`. Integers: `-?[0-9]+`, within JavaScript's
-//!   safe range (see [Limits](#limits)).
+//!   safe range (see [Limits](#limits)). Fractions: `-?[0-9]+.[0-9]+`,
+//!   within the same range; `-0` is negative zero, and a fraction whose
+//!   value is an integer is that integer (`2.0` is `2`). `{}`, without a
+//!   space, is an empty object literal.
 //! - A file is UTF-8 text. [`parse`] takes a `&str`; [`parse_bytes`] takes
 //!   the bytes of a file and reports each line that is not UTF-8 at its
 //!   first invalid byte.
@@ -49,7 +52,10 @@
 //!
 //! ## Values
 //!
-//! `undefined`, `null`, `true`, `false`, integers, strings, `Error("msg")`
+//! `undefined`, `null`, `true`, `false`, integers, numbers that are not
+//! integers (`1.5`, `-0`, `NaN`, `Infinity`), strings, `Symbol("desc")` and
+//! `Symbol()` (a new symbol each time: two are never the same), `{}` (a new
+//! plain object each time), `Error("msg")`
 //! (a new `Error`), `TypeError("msg")` and `RangeError("msg")`,
 //! `DOMException("msg", "Name")` (`new DOMException(msg, name)`), a binding,
 //! and property reads `EXPR.NAME`:
@@ -77,9 +83,9 @@
 //! | form | JavaScript | value |
 //! |---|---|---|
 //! | `same A B` | `Object.is(A, B)` | `true` when A and B are the same value: for objects, the same object (is `event.target` the signal, is a reason the object that was passed, does `any [s]` return `s`) |
-//! | `typeof A` | `typeof A` | `"undefined"`, `"object"` (null too), `"boolean"`, `"number"`, `"string"` or `"function"` |
-//! | `add A B` | `A + B` | for primitive values: numbers add, a string concatenates; an object is a TypeError in every engine (its ToPrimitive is not comparable) |
-//! | `less A B` | `A < B` | for primitive values: two strings compare by code units, the rest as numbers; an object is a TypeError |
+//! | `typeof A` | `typeof A` | `"undefined"`, `"object"` (null too), `"boolean"`, `"number"`, `"string"`, `"symbol"` or `"function"` |
+//! | `add A B` | `A + B` | for primitive values: numbers add, a string concatenates; an object is a TypeError in every engine (its ToPrimitive is not comparable); a symbol is V8's TypeError, `Cannot convert a Symbol value to a string` (or `a number`) |
+//! | `less A B` | `A < B` | for primitive values: two strings compare by code units, the rest as numbers; an object is a TypeError, a symbol V8's |
 //! | `instanceof A CLASS` | `A instanceof CLASS` | `true` when CLASS's prototype is on A's chain; CLASS is one of `AbortController`, `AbortSignal`, `EventTarget`, `Event`, `Error`, `TypeError`, `RangeError`, `DOMException`, `AggregateError`, `Promise`, `Array`, `Function`, `Object` |
 //!
 //! Their operands are values, bindings or property reads, never another
@@ -118,7 +124,7 @@
 //! | `timeout MS` | `AbortSignal.timeout(MS)` |
 //! | `any [S1, S2, ...]` | `AbortSignal.any([S1, S2, ...])` |
 //! | `throwIfAborted S` | `S.throwIfAborted()` |
-//! | `onabort S {` / `onabort S F` / `onabort S null` / `onabort S VALUE` (a string, number, boolean, `undefined` or error literal) | `S.onabort = ...` |
+//! | `onabort S {` / `onabort S F` / `onabort S null` / `onabort S VALUE` (a string, number, boolean, symbol, `undefined`, `{}` or error literal) | `S.onabort = ...`: Node 26 keeps a function or an object and turns any other value into `null` |
 //! | `addAbortListener S {` / `addAbortListener S F` | `events.addAbortListener(S, ...)`, a Disposable |
 //! | `dispose D` | `D[Symbol.dispose]()` |
 //!
@@ -152,7 +158,9 @@
 //! scenario can check what Node refuses and how: the signal and the
 //! listener of `addAbortListener`, the elements of `any [...]`, the
 //! `signal` option of `on`, and the named listener of `on` and `off`,
-//! which may also be `null`, `undefined`, a string or a number. Node's
+//! which may also be a plain value: `null`, `undefined`, a string, a
+//! number, a symbol or `{}` (an object without `handleEvent`, which Node
+//! accepts and calls as nothing). Node's
 //! errors are TypeErrors with a `code` (such as `ERR_INVALID_ARG_TYPE`) and
 //! its exact message, `The "signal" argument must be an instance of
 //! AbortSignal. Received type number (5)`; a `null` or `undefined` listener
@@ -191,7 +199,8 @@
 //! ## The log
 //!
 //! One observable event per line. Values print as: strings without quotes;
-//! numbers, booleans, `undefined` and `null` as JavaScript's `String()`; an
+//! numbers, booleans, `undefined`, `null` and symbols as JavaScript's
+//! `String()` (`0` for -0, `5e-7` in exponent notation below 1e-6); an
 //! Error or DOMException as `Name: message`; an Event as `Event(type)`; a
 //! function as `[Function]`; an array as `Array(a, b)` and a record of
 //! `allSettled` as `{status: fulfilled, value: v}` or `{status: rejected,
@@ -259,9 +268,10 @@ pub mod parser;
 pub mod printer;
 pub mod syntax;
 
+pub use ast::number_to_string;
 pub use ast::{
     Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
-    ListenerOptions, Op, RunMode, Scenario, Stmt,
+    ListenerOptions, Number, Op, RunMode, Scenario, Stmt,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};

@@ -20,7 +20,7 @@ use std::fmt;
 
 use crate::ast::{
     Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
-    ListenerOptions, Name, Op, RunMode, Scenario, Stmt,
+    ListenerOptions, Name, Number, Op, RunMode, Scenario, Stmt,
 };
 use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
@@ -304,6 +304,18 @@ const JS_RESERVED: &[&str] = &[
     "get",
     "set",
 ];
+
+/// The expression of a number literal with a fraction (or `-0`): an
+/// [`Expr::Int`] when its value is an integer other than -0 (`2.0` is `2`),
+/// so that a number has one canonical form.
+fn number_literal(value: f64) -> Expr {
+    let integer = value.fract() == 0.0 && !(value == 0.0 && value.is_sign_negative());
+    if integer {
+        Expr::Int(value as i64)
+    } else {
+        Expr::Number(Number::new(value))
+    }
+}
 
 /// Whether a word is one of the language's keywords.
 pub fn is_keyword(word: &str) -> bool {
@@ -1548,12 +1560,15 @@ impl<'a> Parser<'a> {
     fn onabort_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
         let signal = self.expr_of(line, Kind::Signal)?;
         let literal = match line.peek() {
-            Some(Tok::Str(_) | Tok::Int(_)) => true,
+            Some(Tok::Str(_) | Tok::Int(_) | Tok::Number(_) | Tok::EmptyObject) => true,
             Some(Tok::Word(w)) => matches!(
                 w.as_str(),
                 "true"
                     | "false"
                     | "undefined"
+                    | "NaN"
+                    | "Infinity"
+                    | "Symbol"
                     | "Error"
                     | "TypeError"
                     | "RangeError"
@@ -1942,13 +1957,18 @@ impl<'a> Parser<'a> {
     }
 
     /// A listener named in `on` or `off`: a function, an EventListener
-    /// object, or a literal that is
-    /// not one (`null`, `undefined`, a string or a number), which Node's
-    /// `validateEventListener` ignores or refuses.
+    /// object, a plain value, or a literal that is not a function (`null`,
+    /// `undefined`, a string, a number, a symbol, `{}`), which Node's
+    /// `validateEventListener` ignores, refuses or (an object) accepts.
     fn listener_expr(&mut self, line: &mut Line) -> PResult<Expr> {
         let literal = match line.peek() {
-            Some(Tok::Str(_) | Tok::Int(_)) => true,
-            Some(Tok::Word(w)) => matches!(w.as_str(), "null" | "undefined"),
+            Some(Tok::Str(_) | Tok::Int(_) | Tok::Number(_) | Tok::EmptyObject) => true,
+            Some(Tok::Word(w)) => {
+                matches!(
+                    w.as_str(),
+                    "null" | "undefined" | "NaN" | "Infinity" | "Symbol"
+                )
+            }
             _ => false,
         };
         if literal {
@@ -1956,7 +1976,7 @@ impl<'a> Parser<'a> {
         }
         let col = line.col();
         let (e, kind) = self.expr(line)?;
-        if kind.fits(Kind::Function) || kind == Kind::ListenerObject {
+        if kind.fits(Kind::Function) || kind == Kind::ListenerObject || kind == Kind::Value {
             return Ok(e);
         }
         let shown = crate::printer::print_expr(&e);
@@ -1964,7 +1984,7 @@ impl<'a> Parser<'a> {
             line.number,
             col,
             format!(
-                "expected a function or an EventListener object, found `{shown}`, which is {}",
+                "expected a function, an EventListener object or a plain value, found `{shown}`, which is {}",
                 kind.name()
             ),
         ))
@@ -2026,6 +2046,8 @@ impl<'a> Parser<'a> {
         line.bump();
         let (mut e, mut kind) = match tok {
             Tok::Int(i) => (Expr::Int(i), Kind::Value),
+            Tok::Number(bits) => (number_literal(f64::from_bits(bits)), Kind::Value),
+            Tok::EmptyObject => (Expr::Object, Kind::Value),
             Tok::Str(s) => (Expr::Str(s), Kind::Value),
             Tok::Word(w) => match w.as_str() {
                 "undefined" => (Expr::Undefined, Kind::Value),
@@ -2033,6 +2055,26 @@ impl<'a> Parser<'a> {
                 "true" => (Expr::Bool(true), Kind::Value),
                 "false" => (Expr::Bool(false), Kind::Value),
                 "this" => (Expr::This, Kind::Value),
+                "NaN" => (Expr::Number(Number::new(f64::NAN)), Kind::Value),
+                "Infinity" => (Expr::Number(Number::new(f64::INFINITY)), Kind::Value),
+                "Symbol" => {
+                    if line.peek() != Some(&Tok::Punct('(')) {
+                        return Err(self.expected(line, "`(` after `Symbol`"));
+                    }
+                    line.bump();
+                    let description = match line.peek().cloned() {
+                        Some(Tok::Str(d)) => {
+                            line.bump();
+                            Some(d)
+                        }
+                        _ => None,
+                    };
+                    if line.peek() != Some(&Tok::Punct(')')) {
+                        return Err(self.expected(line, "a description string or `)`"));
+                    }
+                    line.bump();
+                    (Expr::Symbol(description), Kind::Value)
+                }
                 "arguments" => {
                     // `arguments.length`, in a callback: module code has no
                     // `arguments`.

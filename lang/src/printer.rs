@@ -527,6 +527,14 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr) {
         Expr::Int(i) => {
             let _ = write!(out, "{i}");
         }
+        Expr::Number(n) => out.push_str(&n.text()),
+        Expr::Symbol(None) => out.push_str("Symbol()"),
+        Expr::Symbol(Some(d)) => {
+            out.push_str("Symbol(");
+            out.push_str(&quote(d));
+            out.push(')');
+        }
+        Expr::Object => out.push_str("{}"),
         Expr::Str(s) => out.push_str(&quote(s)),
         Expr::Var(name) => out.push_str(name),
         Expr::Prop(..) => {} // not reached: the loop above took every `Prop`

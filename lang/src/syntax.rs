@@ -14,6 +14,11 @@ pub enum Tok {
     Str(String),
     /// An integer literal, within ±[`MAX_SAFE_INTEGER`].
     Int(i64),
+    /// A number literal with a fraction, such as `1.5`, or `-0`: the bits
+    /// of its value.
+    Number(u64),
+    /// `{}` written without a space: an empty object literal.
+    EmptyObject,
     /// One of `= [ ] , { } . ( )`.
     Punct(char),
 }
@@ -25,6 +30,11 @@ impl Tok {
             Tok::Word(w) => format!("`{w}`"),
             Tok::Str(s) => format!("the string {}", crate::printer::quote(s)),
             Tok::Int(i) => format!("the number {i}"),
+            Tok::Number(bits) => format!(
+                "the number {:?}",
+                crate::ast::Number::new(f64::from_bits(*bits))
+            ),
+            Tok::EmptyObject => "`{}`".into(),
             Tok::Punct(c) => format!("`{c}`"),
         }
     }
@@ -65,6 +75,10 @@ fn is_word_start(c: char) -> bool {
 fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '-'
 }
+
+/// The longest number literal with a fraction, in characters: enough for
+/// every digit a double has, and a bound on what the lexer reads.
+const MAX_NUMBER_CHARS: usize = 40;
 
 /// How an out-of-range integer literal is named in a message: itself, or its
 /// length when it is too long to show.
@@ -109,12 +123,39 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
             while i < chars.len() && chars[i].is_ascii_digit() {
                 i += 1;
             }
+            // A fraction: digits, `.`, digits (`x.name` never follows a
+            // number, so a `.` before a digit is the point).
+            let fraction = i + 1 < chars.len() && chars[i] == '.' && chars[i + 1].is_ascii_digit();
+            if fraction {
+                i += 1;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
             let text: String = chars[start..i].iter().collect();
             if i < chars.len() && is_word_char(chars[i]) {
                 return Err(LexError {
                     col,
                     message: format!("expected a number, found `{text}{}`", chars[i]),
                 });
+            }
+            if fraction || text == "-0" {
+                let value = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| text.len() <= MAX_NUMBER_CHARS && v.abs() <= MAX_SAFE_INTEGER as f64)
+                    .ok_or_else(|| LexError {
+                        col,
+                        message: format!(
+                            "expected a number of at most {MAX_NUMBER_CHARS} characters from -{MAX_SAFE_INTEGER} to {MAX_SAFE_INTEGER}, found {}",
+                            shown_number(&text)
+                        ),
+                    })?;
+                out.push(Spanned {
+                    tok: Tok::Number(value.to_bits()),
+                    col,
+                });
+                continue;
             }
             let value = text
                 .parse::<i64>()
@@ -190,6 +231,12 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
                 tok: Tok::Str(s),
                 col,
             });
+        } else if c == '{' && chars.get(i + 1) == Some(&'}') {
+            out.push(Spanned {
+                tok: Tok::EmptyObject,
+                col,
+            });
+            i += 2;
         } else if "=[],{}.()".contains(c) {
             out.push(Spanned {
                 tok: Tok::Punct(c),

@@ -278,10 +278,10 @@ fn async_bodies_and_await_round_trip_where_await_is_allowed() {
 fn validated_arguments_take_values_of_any_kind() {
     assert_round_trips("let c = controller\nlet t = target\nlet d = addAbortListener 5 c\nlet e = addAbortListener t \"s\"\nlet s = any [c, 1, null]\non t go null\non t go \"str\" signal 5\noff t go 7 capture\noff t go undefined\n");
     assert_eq!(
-        errors("let c = controller\non c.signal go c\noff c.signal go true\n"),
+        errors("let c = controller\non c.signal go c\noff c.signal go c.signal\n"),
         vec![
-            "bad.scn:2:16: expected a function or an EventListener object, found `c`, which is an AbortController",
-            "bad.scn:3:17: expected a function or an EventListener object, found `true`, which is a plain value",
+            "bad.scn:2:16: expected a function, an EventListener object or a plain value, found `c`, which is an AbortController",
+            "bad.scn:3:17: expected a function, an EventListener object or a plain value, found `c.signal`, which is an AbortSignal",
         ]
     );
 }
@@ -353,6 +353,25 @@ fn conditions_assignments_and_arithmetic_round_trip() {
             "bad.scn:3:5: unknown binding `m`",
             "bad.scn:4:9: expected a value, found `add` (`same`, `typeof`, `instanceof`, `add` and `less` take a value, a binding or a property, not another operator)",
             "bad.scn:5:5: `if` is reserved and cannot name a binding",
+        ]
+    );
+}
+
+#[test]
+fn numbers_symbols_and_plain_objects_round_trip_in_canonical_form() {
+    assert_round_trips(
+        "let a = 1.5\nlet z = -0\nlet n = NaN\nlet i = Infinity\nlet s = Symbol(\"tag\")\nlet b = Symbol()\nlet o = {}\nlog a z n i s b o add 0.1 -2.25\nlet t = target\non t e {}\non t e o\noff t e Symbol(\"x\")\nlet c = controller\nonabort c.signal {}\nabort c Symbol()\n",
+    );
+    // A fraction whose value is an integer is that integer; -0 is not 0.
+    let scenario = parse("f.scn", "log 2.0 -0 0.50\n").expect("valid");
+    assert_eq!(print(&scenario), "log 2 -0 0.5\n");
+    assert_eq!(
+        errors("log 1.\nlog 1.5x\nlog 0.1234567890123456789012345678901234567890123\nlog { }\n"),
+        vec![
+            "bad.scn:1:7: expected a property name after `.`, found the end of the line",
+            "bad.scn:2:5: expected a number, found `1.5x`",
+            "bad.scn:3:5: expected a number of at most 40 characters from -9007199254740991 to 9007199254740991, found a number of 45 digits",
+            "bad.scn:4:5: expected a value, found `{`",
         ]
     );
 }

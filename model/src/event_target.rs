@@ -562,19 +562,39 @@ fn call_a_user_objects_operation(
     current_target: ObjectId,
     event: ObjectId,
 ) -> Completion {
-    let ObjectData::ListenerObject { handle_event } = *rt.heap.get(callback) else {
+    if rt.is_function(&Value::Object(callback)) {
         return rt.call_function(
             callback,
             Value::Object(current_target),
             &[Value::Object(event)],
         );
-    };
+    }
     // The async arrow function's promise (15.8.4 EvaluateAsyncFunctionBody).
     let PromiseCapability {
         promise,
         resolve,
         reject,
     } = rt.new_promise_capability();
+    // `if (listener.handleEvent)`, read at each call: an object without
+    // one (`{}`) is a listener that does nothing, its promise fulfilled.
+    let handle_event = match rt.get_property(&Value::Object(callback), "handleEvent") {
+        Ok(Value::Object(f)) if rt.is_function(&Value::Object(f)) => f,
+        Ok(other) if !other.to_boolean() => {
+            rt.call_function(resolve, Value::Undefined, &[Value::Undefined])?;
+            return Ok(Value::Object(promise));
+        }
+        // MODEL: the language gives no object a `handleEvent` that is
+        // neither a function nor absent; Reflect.apply would throw.
+        Ok(_) => {
+            let error = rt.new_error("TypeError", "handleEvent is not a function");
+            rt.call_function(reject, Value::Undefined, &[error])?;
+            return Ok(Value::Object(promise));
+        }
+        Err(thrown) => {
+            rt.call_function(reject, Value::Undefined, &[thrown])?;
+            return Ok(Value::Object(promise));
+        }
+    };
     // `await ReflectApply(listener.handleEvent, listener, args)`.
     match rt.call_function(
         handle_event,

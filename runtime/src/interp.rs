@@ -10,7 +10,8 @@ use std::rc::Rc;
 use nodesem_lang::{Block, Callback, Class, EventAttribute, Expr, Handler, Op, Stmt};
 
 use crate::value::{
-    number_to_string, Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Value,
+    number_to_string, Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Symbol,
+    Value,
 };
 use crate::{HostClass, Job, Library, Runtime, Task};
 
@@ -305,6 +306,11 @@ impl<L: Library> Runtime<L> {
             Expr::Null => Value::Null,
             Expr::Bool(b) => Value::Bool(*b),
             Expr::Int(i) => Value::Number(*i as f64),
+            Expr::Number(n) => Value::Number(n.value()),
+            Expr::Symbol(description) => {
+                Value::Symbol(Symbol::new(description.as_deref().unwrap_or("")))
+            }
+            Expr::Object => Value::Object(self.heap.alloc(ObjectData::Plain)),
             Expr::Str(s) => Value::string(s),
             Expr::Var(name) => env.lookup(name).unwrap_or(Value::Undefined),
             Expr::Prop(obj, prop) => {
@@ -525,15 +531,27 @@ impl<L: Library> Runtime<L> {
             Value::Bool(b) => f64::from(u8::from(*b)),
             Value::Number(n) => *n,
             Value::String(s) => string_to_number(s),
-            Value::Object(_) => unreachable!("refused above"),
+            Value::Symbol(_) | Value::Object(_) => unreachable!("refused before"),
+        };
+        // ToString and ToNumber of a Symbol throw (7.1.17 step 2, 7.1.4
+        // step 2), with V8's messages; the left operand converts first.
+        let symbol = |rt: &mut Self, to: &str| {
+            Err(rt.new_error(
+                "TypeError",
+                &format!("Cannot convert a Symbol value to a {to}"),
+            ))
         };
         Ok(if add {
             match (x, y) {
                 (Value::String(_), _) | (_, Value::String(_)) => {
+                    if matches!(x, Value::Symbol(_)) || matches!(y, Value::Symbol(_)) {
+                        return symbol(self, "string");
+                    }
                     let mut out = self.fmt(x);
                     self.fmt_into(&mut out, y);
                     Value::string(&out)
                 }
+                (Value::Symbol(_), _) | (_, Value::Symbol(_)) => return symbol(self, "number"),
                 _ => Value::Number(number(x) + number(y)),
             }
         } else {
@@ -542,6 +560,7 @@ impl<L: Library> Runtime<L> {
                 (Value::String(a), Value::String(b)) => {
                     Value::Bool(a.encode_utf16().lt(b.encode_utf16()))
                 }
+                (Value::Symbol(_), _) | (_, Value::Symbol(_)) => return symbol(self, "number"),
                 _ => Value::Bool(number(x) < number(y)),
             }
         })
@@ -555,6 +574,7 @@ impl<L: Library> Runtime<L> {
             Value::Bool(_) => "boolean",
             Value::Number(_) => "number",
             Value::String(_) => "string",
+            Value::Symbol(_) => "symbol",
             Value::Object(_) if self.is_function(value) => "function",
             Value::Object(_) => "object",
         }
@@ -635,6 +655,7 @@ impl<L: Library> Runtime<L> {
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Value::Number(n) => out.push_str(&number_to_string(*n)),
             Value::String(s) => out.push_str(s),
+            Value::Symbol(s) => out.push_str(&s.descriptive_string()),
             Value::Object(id) => match self.heap.get(*id) {
                 ObjectData::Error { name, message, .. } => {
                     out.push_str(name);

@@ -33,7 +33,7 @@ pub use event_loop::Task;
 
 pub use promise::{PromiseCapability, PromiseReaction, PromiseState};
 pub use value::{
-    Completion, Env, ErrorClass, FunctionData, Heap, NativeFn, ObjectData, ObjectId, Value,
+    Completion, Env, ErrorClass, FunctionData, Heap, NativeFn, ObjectData, ObjectId, Symbol, Value,
 };
 
 /// The kinds of the library's objects, as the log and `instanceof` tell

@@ -76,6 +76,7 @@ impl<L: Library> Runtime<L> {
             Value::Number(n) if *n == 0.0 && n.is_sign_negative() => "type number (-0)".into(),
             Value::Number(_) => format!("type number ({})", self.fmt(value)),
             Value::Bool(b) => format!("type boolean ({b})"),
+            Value::Symbol(s) => format!("type symbol ({})", s.descriptive_string()),
             Value::String(s) => {
                 // `value.length > 28`: a length in UTF-16 code units.
                 let units: Vec<u16> = s.encode_utf16().collect();

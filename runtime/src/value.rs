@@ -32,8 +32,36 @@ pub enum Value {
     Number(f64),
     /// A string.
     String(Rc<str>),
+    /// A symbol.
+    Symbol(Symbol),
     /// An object.
     Object(ObjectId),
+}
+
+/// A symbol: a primitive value with an identity of its own and a
+/// description (empty when it has none: `String(Symbol())` and
+/// `String(Symbol(""))` are both `Symbol()`, and the language reads no
+/// `description`). Two symbols are equal only when they are one.
+#[derive(Clone, Debug)]
+pub struct Symbol(Rc<str>);
+
+impl Symbol {
+    /// A new symbol, `Symbol(description)`.
+    pub fn new(description: &str) -> Symbol {
+        Symbol(Rc::from(description))
+    }
+
+    /// `String(symbol)` (ECMA-262 20.4.3.3.1 SymbolDescriptiveString):
+    /// `Symbol(` description `)`.
+    pub fn descriptive_string(&self) -> String {
+        format!("Symbol({})", self.0)
+    }
+}
+
+impl PartialEq for Symbol {
+    fn eq(&self, other: &Symbol) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Value {
@@ -50,7 +78,7 @@ impl Value {
             Value::Bool(b) => *b,
             Value::Number(n) => !(*n == 0.0 || n.is_nan()),
             Value::String(s) => !s.is_empty(),
-            Value::Object(_) => true,
+            Value::Symbol(_) | Value::Object(_) => true,
         }
     }
 
@@ -407,21 +435,7 @@ impl Env {
 /// Formats a number as JavaScript's `Number.prototype.toString` does, for
 /// the integers and simple fractions scenarios produce.
 pub fn number_to_string(n: f64) -> String {
-    if n.is_nan() {
-        "NaN".into()
-    } else if n.is_infinite() {
-        if n > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else if n == 0.0 {
-        "0".into()
-    } else if n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{}", n as i128)
-    } else {
-        format!("{n}")
-    }
+    nodesem_lang::number_to_string(n)
 }
 
 #[cfg(test)]
