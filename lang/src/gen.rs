@@ -2252,9 +2252,13 @@ impl<'u, 'a> Generator<'u, 'a> {
     }
 
     /// A reason: strings, numbers, `Error("...")` and the other error
-    /// classes, `undefined`, another signal's reason, or the reason this
-    /// callback received.
+    /// classes, `undefined`, another signal's reason, the reason this
+    /// callback received, and now and then a fraction, -0, NaN, a symbol or
+    /// a plain object.
     fn reason(&mut self, ctx: &Ctx) -> Expr {
+        if self.chance(10) {
+            return self.unusual_value();
+        }
         match self.below(8) {
             0 | 1 => Expr::Str(self.pick_str(STRINGS)),
             2 => Expr::Int(i64::from(self.range(0, 200)) - 100),
@@ -2267,6 +2271,21 @@ impl<'u, 'a> Generator<'u, 'a> {
             },
             _ if ctx.reason => Expr::var("reason"),
             _ => Expr::Bool(self.chance(50)),
+        }
+    }
+
+    /// A value of the kinds few tests try: a number that is no integer
+    /// (`-0` and `NaN` among them), a symbol, a plain object.
+    fn unusual_value(&mut self) -> Expr {
+        match self.below(6) {
+            0 => Expr::Number(crate::ast::Number::new(-0.0)),
+            1 => Expr::Number(crate::ast::Number::new(f64::NAN)),
+            2 => Expr::Number(crate::ast::Number::new(
+                f64::from(self.range(0, 40)) / 4.0 + 0.125,
+            )),
+            3 => Expr::Symbol(None),
+            4 => Expr::Symbol(Some(self.pick_str(STRINGS))),
+            _ => Expr::Object,
         }
     }
 
@@ -2882,10 +2901,11 @@ impl<'u, 'a> Generator<'u, 'a> {
     fn try_invalid(&mut self, out: &mut Vec<Stmt>) {
         let signal = self.pick(&self.signals());
         let target = self.pick(&self.targets()).map(|(t, _)| t);
-        let wrong = match self.below(4) {
+        let wrong = match self.below(5) {
             0 => Expr::Int(i64::from(self.range(0, 9))),
             1 => Expr::Str(self.pick_str(STRINGS)),
             2 => Expr::Null,
+            3 => self.unusual_value(),
             _ => Expr::Undefined,
         };
         let op = match (self.below(7), signal, target) {
