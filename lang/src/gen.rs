@@ -2186,6 +2186,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             let prop = self.pick_str(EVENT_PROPS);
             log.push(Expr::var("event").prop(prop));
         }
+        self.call_shape(&mut log);
         self.block(&inner, vec![Stmt::Log(log)])
     }
 
@@ -2196,7 +2197,20 @@ impl<'u, 'a> Generator<'u, 'a> {
         let mut inner = self.callback_ctx(ctx);
         inner.after = ctx.after.as_ref().map(|a| a.deferred_by(ms));
         self.note_async(&inner.after);
-        self.block(&inner, vec![Stmt::Log(vec![Expr::Str(label)])])
+        let mut log = vec![Expr::Str(label)];
+        self.call_shape(&mut log);
+        self.block(&inner, vec![Stmt::Log(log)])
+    }
+
+    /// Now and then, how the callback was called: `arguments.length`, or
+    /// `typeof this` (the receiver is a target, a timer's handle or
+    /// undefined, each as Node passes it).
+    fn call_shape(&mut self, log: &mut Vec<Expr>) {
+        match self.below(16) {
+            0 => log.push(Expr::ArgumentCount),
+            1 => log.push(Expr::TypeOf(Box::new(Expr::This))),
+            _ => {}
+        }
     }
 
     /// A `then` body (sees `value`) or an `else`/`catch` body (sees `reason`).
@@ -2214,10 +2228,9 @@ impl<'u, 'a> Generator<'u, 'a> {
         } else {
             inner.reason = true;
         }
-        self.block(
-            &inner,
-            vec![Stmt::Log(vec![Expr::Str(label), Expr::var(param)])],
-        )
+        let mut log = vec![Expr::Str(label), Expr::var(param)];
+        self.call_shape(&mut log);
+        self.block(&inner, vec![Stmt::Log(log)])
     }
 
     // ---- operands ------------------------------------------------------------
