@@ -356,6 +356,7 @@ enum Action {
     SetInterval,
     Count,
     IfCount,
+    WithResolvers,
 }
 
 /// A live binding.
@@ -1290,6 +1291,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         let counting = ctx.in_callback && !self.counters.is_empty();
         add(Count, counting, 3);
         add(IfCount, counting && nest, 1);
+        add(WithResolvers, knows && nest, 1);
         add(ComposedPath, ctx.event, 1);
         add(SetEventAttribute, ctx.event, 1);
         c
@@ -1643,6 +1645,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             }
             Action::Resolve | Action::Reject => self.settle(action == Action::Resolve, ctx, out),
             Action::Combinator => self.combinator(out),
+            Action::WithResolvers => self.with_resolvers(ctx, out),
             Action::Async => self.async_body(ctx, out),
             Action::TryInvalid => self.try_invalid(out),
             Action::Count => {
@@ -2013,6 +2016,40 @@ impl<'u, 'a> Generator<'u, 'a> {
             Some((name, Kind::Promise)),
             Op::Combinator { kind, values },
         );
+    }
+
+    /// `let w = withResolvers`, `then w.promise {` a reaction `}` (or its
+    /// `else`), then `resolve w.promise V` or `reject w.promise V`: the
+    /// record's promise settles through its own functions, a microtask
+    /// after the statement that settles it.
+    fn with_resolvers(&mut self, ctx: &Ctx, out: &mut Vec<Stmt>) {
+        let name = self.fresh("w");
+        let fulfil = self.chance(70);
+        self.declare(&name, Kind::Resolvers);
+        out.push(Stmt::Let {
+            name: name.clone().into(),
+            op: Op::WithResolvers,
+        });
+        let promise = Expr::var(&name).prop("promise");
+        let after = ctx.after.clone().map(|a| a.deferred_by(0));
+        let body = self.reaction_body(ctx, fulfil, after);
+        let (on_fulfilled, on_rejected) = if fulfil {
+            (Some(body), None)
+        } else {
+            (None, Some(body))
+        };
+        out.push(Stmt::Do(Op::Then {
+            promise: promise.clone(),
+            on_fulfilled,
+            on_rejected,
+        }));
+        let value = Some(self.reason(ctx));
+        out.push(Stmt::Do(if fulfil {
+            Op::Resolve { promise, value }
+        } else {
+            Op::Reject { promise, value }
+        }));
+        self.statements += 2;
     }
 
     /// `let p = async {` a log, `let aw = await V` over a value that

@@ -673,8 +673,30 @@ fn later_ops(s: &Scenario, at: usize) -> Vec<&Op> {
 
 /// Whether the main script dispatches `event_type` on `target` after `at`.
 fn dispatched_later(s: &Scenario, at: usize, target: &Expr, event_type: &str) -> bool {
-    later_ops(s, at).into_iter().any(|op| {
-        matches!(op, Op::Dispatch { target: t, event_type: ty, .. } if t == target && ty == event_type)
+    // The main script's held events of this type: `dispatchEvent T e` of
+    // one dispatches it as `dispatch T TYPE` does.
+    let held: Vec<Expr> = s
+        .body
+        .iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                name,
+                op: Op::NewEvent {
+                    event_type: Some(ty),
+                    ..
+                },
+            } if ty == event_type => Some(Expr::var(&**name)),
+            _ => None,
+        })
+        .collect();
+    later_ops(s, at).into_iter().any(|op| match op {
+        Op::Dispatch {
+            target: t,
+            event_type: ty,
+            ..
+        } => t == target && ty == event_type,
+        Op::DispatchEvent { target: t, event } => t == target && held.contains(event),
+        _ => false,
     })
 }
 
