@@ -24,6 +24,13 @@ const createScenario = (() => {
   let anyScenarioStarted = false;
   let handlersInstalled = false;
 
+  // The scenario's view of process 'unhandledRejection'. `process off unhandledRejection` really
+  // removes it for the scenario's run, so that Node's default mode raises each unhandled
+  // rejection as an uncaught exception from a promise, as in a program that never listened.
+  function onUnhandledRejection(reason) {
+    if (current !== null) current.log('unhandled rejection', reason);
+  }
+
   function installProcessHandlers() {
     if (handlersInstalled) return;
     handlersInstalled = true;
@@ -32,9 +39,9 @@ const createScenario = (() => {
     process.stdout.on('error', (error) => {
       if (error && error.code === 'EPIPE') process.exit(0);
     });
-    process.on('uncaughtException', (error) => {
+    process.on('uncaughtException', (error, origin) => {
       if (current !== null) {
-        current.uncaught(error);
+        current.uncaught(error, origin);
       } else if (anyScenarioStarted) {
         // A late exception of a finished (budget-stopped) scenario: real Node would report it in
         // that scenario, whose log is already closed. It belongs to no other scenario.
@@ -44,9 +51,7 @@ const createScenario = (() => {
         process.exitCode = 1;
       }
     });
-    process.on('unhandledRejection', (reason) => {
-      if (current !== null) current.log('unhandled rejection', reason);
-    });
+    process.on('unhandledRejection', onUnhandledRejection);
     // A rejection reported as unhandled that got a handler since (Node's processPromiseRejections).
     process.on('rejectionHandled', (promise) => {
       if (current !== null) current.log('rejection handled', promise);
@@ -743,10 +748,35 @@ const createScenario = (() => {
     // one here mirrors it (Node's real one, queued when Node itself reports a microtask's
     // exception, runs only after the scenario, which runs inside one real callback); it is not a
     // script callback, so it does not count against the budget.
-    function uncaught(error) {
+    //
+    // The handler's `origin` is 'unhandledRejection' for an error from a promise (only without an
+    // 'unhandledRejection' listener). After `process off uncaughtException` there is no handler:
+    // Node would emit 'exit' with code 1, print the error and exit (lib/internal/process/
+    // execution.js, createOnGlobalUncaughtException). The worker must live on, so this ends the
+    // scenario as that exit would: the line, then nothing more runs. (selftest.mjs checks the rule
+    // against a real process that dies.)
+    function uncaught(error, origin) {
+      const from = origin === 'unhandledRejection' ? ' from unhandledRejection' : '';
+      if (uncaughtHandlerOff) {
+        log(`exit 1 after uncaught ${fmt(error)}${from}`);
+        stopped = true;
+        return;
+      }
       drainMaybeDeferred = true;
-      log('uncaught', error);
+      log(`uncaught ${fmt(error)}${from}`);
       if (!stopped) setImmediateV(noop);
+    }
+
+    // `process off uncaughtException` / `process off unhandledRejection`.
+    let uncaughtHandlerOff = false;
+    let rejectionListenerRemoved = false;
+    function processOff(event) {
+      if (event === 'uncaughtException') {
+        uncaughtHandlerOff = true;
+      } else if (event === 'unhandledRejection' && !rejectionListenerRemoved) {
+        rejectionListenerRemoved = true;
+        process.removeListener('unhandledRejection', onUnhandledRejection);
+      }
     }
     function noop() {}
 
@@ -756,6 +786,10 @@ const createScenario = (() => {
       stopped = true;
       for (const entry of realTimeouts) releaseReal(entry);
       if (current === self) current = null;
+      if (rejectionListenerRemoved) {
+        rejectionListenerRemoved = false;
+        process.on('unhandledRejection', onUnhandledRejection);
+      }
       // A scenario stopped by its budget may leave Node's queues non-empty (the callbacks are
       // no-ops now, but Node's own jobs, such as the nextTick that rethrows a listener's error,
       // still run). Drain them here, while no scenario is current, until a drain completes:
@@ -809,6 +843,7 @@ const createScenario = (() => {
       same: Object.is,
       eventType,
       withResolvers,
+      processOff,
       add,
       less,
       segment,

@@ -136,8 +136,40 @@ const ORDERING_EXPECTED = ['l1 foo false', 'dispatched true', 'tick', 'micro', '
 // A macrotask body that queues a tick and a microtask (in the "wrong" order) and logs.
 const macro = (name) => `$.cb(() => { queueMicrotask($.cb(() => $.log("${name}.micro"))); process.nextTick($.cb(() => $.log("${name}.tick"))); $.log("${name}"); })`;
 
+// A program without an uncaughtException handler: a real process dies at the first uncaught
+// exception, after 'exit' (code 1) and before anything else queued runs. The prelude cannot let
+// the worker die, so it ends the scenario there instead (`process off uncaughtException`);
+// exitChecks() holds that rule against a real process that really dies.
+const EXIT_REAL = `'use strict';
+process.on('exit', (code) => console.log(\`exit \${code}\`));
+setTimeout(() => {
+  console.log('timeout');
+  queueMicrotask(() => { console.log('m1'); throw new Error('boom'); });
+  queueMicrotask(() => console.log('m2'));
+  process.nextTick(() => console.log('t2'));
+  setImmediate(() => console.log('immediate'));
+}, 1);
+setTimeout(() => console.log('never'), 5);
+`;
+const EXIT_SCENARIO = `$.segment(() => {
+  $.processOff('uncaughtException');
+  $.setTimeout(1, $.cb(() => {
+    $.log('timeout');
+    queueMicrotask($.cb(() => { $.log('m1'); throw new Error('boom'); }));
+    queueMicrotask($.cb(() => $.log('m2')));
+    process.nextTick($.cb(() => $.log('t2')));
+    $.setImmediate($.cb(() => $.log('immediate')));
+  }));
+  $.setTimeout(5, $.cb(() => $.log('never')));
+});`;
+
 const cases = [
   { name: 'ordering example from the contract', standalone: true, code: ORDERING_EXAMPLE, expect: ORDERING_EXPECTED },
+  {
+    name: 'without an uncaughtException handler the first uncaught exception ends the run',
+    code: EXIT_SCENARIO,
+    expect: ['timeout', 't2', 'm1', 'exit 1 after uncaught Error: boom'],
+  },
   {
     name: 'nextTicks before microtasks after every macrotask',
     code: `$.segment(${macro('seg')}); $.segment(() => { $.setTimeout(1, ${macro('A')}); $.setTimeout(1, ${macro('B')}); $.setImmediate(${macro('I')}); $.setImmediate(${macro('J')}); });`,
@@ -658,6 +690,21 @@ function plainChecks() {
   }
 }
 
+function exitChecks() {
+  const dir = mkdtempSync(join(tmpdir(), 'nodesem-selftest-'));
+  const file = join(dir, 'exit.js');
+  writeFileSync(file, EXIT_REAL);
+  try {
+    const r = spawnSync(NODE, [file], { env: ENV, encoding: 'utf8' });
+    const lines = r.stdout.split('\n').filter((l) => l !== '');
+    check('[real node] without an uncaughtException handler the process exits with 1 at the first one',
+      { status: r.status, lines, printed: r.stderr.includes('Error: boom') },
+      { status: 1, lines: ['timeout', 't2', 'm1', 'exit 1'], printed: true });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // ---- standalone mode (what `nodesem emit-js` prints) -------------------------------------------
 
 function standalone(body, flags, options = '{ print: (line) => console.log(line) }') {
@@ -710,6 +757,7 @@ for (const mode of Object.keys(SERVER_MODES)) {
   await attributionChecks(mode);
 }
 plainChecks();
+exitChecks();
 standaloneChecks();
 await throughput();
 console.log(`\n${passes} passed, ${failures} failed`);

@@ -512,6 +512,7 @@ impl Emitter {
             // ---- promises
             Op::NewPromise => "$.deferred()".to_string(),
             Op::WithResolvers => "$.withResolvers()".to_string(),
+            Op::ProcessOff(event) => format!("$.processOff('{}')", event.name()),
             Op::Assign { target, value } => format!("({} = {})", expr(target), expr(value)),
             Op::Resolve { promise, value } => match value {
                 Some(value) => format!("$.resolve({}, {})", expr(promise), expr(value)),

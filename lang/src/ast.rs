@@ -406,6 +406,10 @@ pub enum Op {
     /// `withResolvers`: `Promise.withResolvers()`, a `{ promise, resolve,
     /// reject }` record; `resolve R.promise V` calls its resolve.
     WithResolvers,
+    /// `process off uncaughtException` or `process off unhandledRejection`:
+    /// the run goes on without the engine's handler of that process event,
+    /// as a program that never installed one.
+    ProcessOff(ProcessEvent),
     /// `resolve P [V]`: calls P's resolve function with V (a thenable V takes
     /// the extra ticks of NewPromiseResolveThenableJob).
     Resolve {
@@ -608,6 +612,35 @@ pub enum Expr {
     /// `instanceof A CLASS`: JavaScript's `A instanceof CLASS`. The operand
     /// is not a `same`, `typeof` or `instanceof`.
     InstanceOf(Box<Expr>, Class),
+}
+
+/// A process event whose handler a scenario can go without
+/// ([`Op::ProcessOff`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ProcessEvent {
+    /// `uncaughtException`: without a handler, the first uncaught exception
+    /// ends the process with exit code 1.
+    UncaughtException,
+    /// `unhandledRejection`: without a handler, Node's default
+    /// `--unhandled-rejections=throw` raises each unhandled rejection as an
+    /// uncaught exception whose origin is `unhandledRejection`.
+    UnhandledRejection,
+}
+
+impl ProcessEvent {
+    /// Every process event, in the order the language reference lists them.
+    pub const ALL: [ProcessEvent; 2] = [
+        ProcessEvent::UncaughtException,
+        ProcessEvent::UnhandledRejection,
+    ];
+
+    /// The event's name, as `process.on` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProcessEvent::UncaughtException => "uncaughtException",
+            ProcessEvent::UnhandledRejection => "unhandledRejection",
+        }
+    }
 }
 
 /// The value of a number literal that is no safe integer ([`Expr::Number`]),
@@ -933,7 +966,8 @@ macro_rules! op_exprs {
             | Op::SetImmediate(_)
             | Op::NewAbortSignal
             | Op::NewPromise
-            | Op::WithResolvers => Vec::new(),
+            | Op::WithResolvers
+            | Op::ProcessOff(_) => Vec::new(),
         }
     }};
 }

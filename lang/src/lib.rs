@@ -180,6 +180,8 @@
 //! | `setInterval MS {` / `clearInterval H` | `setInterval(() => {...}, MS)`: fires every MS until cleared (`clearTimeout` clears it too); after each call it is due again MS later, behind the timers its callback made for the same moment |
 //! | `unref H` / `ref H` | `H.unref()` / `H.ref()` on a timer: whether it keeps the loop alive (`run idle` ends when only unref'd timers are left); the value is the timer |
 //! | `setImmediate {` / `clearImmediate H` | immediates |
+//! | `process off uncaughtException` | from here on, the engine's `process.on('uncaughtException')` handler is gone: the next uncaught exception ends the process with exit code 1 (logged as `exit 1 after uncaught <value>`), and nothing after it runs |
+//! | `process off unhandledRejection` | from here on, no `process.on('unhandledRejection')` listener: Node's default mode raises each unhandled rejection as an uncaught exception whose origin is `unhandledRejection` (an error-like reason itself, any other in an `UnhandledPromiseRejection`, code `ERR_UNHANDLED_REJECTION`) |
 //! | `promise` | a new pending promise whose resolving functions the script keeps |
 //! | `withResolvers` | `Promise.withResolvers()`: a record whose `promise` works with `resolve` and `reject` as a `promise`'s does (`resolve R.promise V`), and whose `resolve` and `reject` are its functions |
 //! | `resolve P [V]` / `reject P [V]` | call P's resolving functions |
@@ -211,7 +213,12 @@
 //!
 //! - `caught <value>` for an exception stopped by `try`;
 //! - `uncaught <value>` for an exception that reaches
-//!   `process.on('uncaughtException')`;
+//!   `process.on('uncaughtException')`, `uncaught <value> from
+//!   unhandledRejection` when its `origin` argument says it came from a
+//!   promise (only after `process off unhandledRejection`);
+//! - `exit 1 after uncaught <value>` (with the same `from` suffix) once,
+//!   for the uncaught exception that ends the process after `process off
+//!   uncaughtException`: the run stops there;
 //! - `unhandled rejection <value>` for `process.on('unhandledRejection')`;
 //! - `rejection handled [Promise]` for `process.on('rejectionHandled')`: a
 //!   rejection reported as unhandled got a handler later (Node emits it at
@@ -271,7 +278,7 @@ pub mod syntax;
 pub use ast::number_to_string;
 pub use ast::{
     Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
-    ListenerOptions, Number, Op, RunMode, Scenario, Stmt,
+    ListenerOptions, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};

@@ -20,7 +20,7 @@ use std::fmt;
 
 use crate::ast::{
     Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
-    ListenerOptions, Name, Number, Op, RunMode, Scenario, Stmt,
+    ListenerOptions, Name, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,
 };
 use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
 use crate::syntax::{lex_line, Spanned, Tok};
@@ -216,6 +216,7 @@ pub const KEYWORDS: &[&str] = &[
     "rejected",
     "thenable",
     "withResolvers",
+    "process",
     "setInterval",
     "clearInterval",
     "ref",
@@ -1459,6 +1460,20 @@ impl<'a> Parser<'a> {
             ),
             "promise" => (Op::NewPromise, Kind::Deferred),
             "withResolvers" => (Op::WithResolvers, Kind::Resolvers),
+            "process" => {
+                if line.peek_word() != Some("off") {
+                    return Err(self.expected(line, "`off` after `process`"));
+                }
+                line.bump();
+                let event = line
+                    .peek_word()
+                    .and_then(|w| ProcessEvent::ALL.into_iter().find(|e| e.name() == w));
+                let Some(event) = event else {
+                    return Err(self.expected(line, "`uncaughtException` or `unhandledRejection`"));
+                };
+                line.bump();
+                (Op::ProcessOff(event), Kind::Value)
+            }
             "resolve" => {
                 let promise = self.expr_of(line, Kind::Deferred)?;
                 (

@@ -274,6 +274,10 @@ impl Printer {
             }
             Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
             Op::WithResolvers => self.out.push_str("withResolvers"),
+            Op::ProcessOff(event) => {
+                self.out.push_str("process off ");
+                self.out.push_str(event.name());
+            }
             Op::Assign { target, value } => {
                 self.out.push_str("set ");
                 write_expr(&mut self.out, target);

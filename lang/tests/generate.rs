@@ -681,10 +681,11 @@ fn dispatched_later(s: &Scenario, at: usize, target: &Expr, event_type: &str) ->
         .filter_map(|stmt| match stmt {
             Stmt::Let {
                 name,
-                op: Op::NewEvent {
-                    event_type: Some(ty),
-                    ..
-                },
+                op:
+                    Op::NewEvent {
+                        event_type: Some(ty),
+                        ..
+                    },
             } if ty == event_type => Some(Expr::var(&**name)),
             _ => None,
         })

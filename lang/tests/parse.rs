@@ -375,3 +375,17 @@ fn numbers_symbols_and_plain_objects_round_trip_in_canonical_form() {
         ]
     );
 }
+
+#[test]
+fn process_off_round_trips_for_both_events_only() {
+    assert_round_trips(
+        "process off unhandledRejection\nmicrotask {\n  process off uncaughtException\n}\n",
+    );
+    assert_eq!(
+        errors("process off exit\nprocess on uncaughtException\n"),
+        vec![
+            "bad.scn:1:13: expected `uncaughtException` or `unhandledRejection`, found `exit`",
+            "bad.scn:2:9: expected `off` after `process`, found `on`",
+        ]
+    );
+}

@@ -250,8 +250,34 @@ impl<L: Library> Runtime<L> {
     /// an interrupted drain left, which is observable when a second exception
     /// interrupts the next drain too.
     pub fn report_uncaught(&mut self, error: &Value) {
-        let line = format!("uncaught {}", self.fmt(error));
-        self.log_line(line);
+        self.trigger_uncaught_exception(error, false);
+    }
+
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/execution.js#L168-L210>
+    /// `onGlobalUncaughtException(er, fromPromise)`: the `type` (the
+    /// handler's `origin` argument) is `unhandledRejection` for an error
+    /// that comes from a promise, else `uncaughtException`. Without a
+    /// listener (L192-L199), `process.exitCode = 1` and
+    /// `process.emit('exit', 1)`; then the process prints the error and
+    /// exits, and nothing else of the program runs.
+    pub fn trigger_uncaught_exception(&mut self, error: &Value, from_promise: bool) {
+        let origin = if from_promise {
+            " from unhandledRejection"
+        } else {
+            ""
+        };
+        let shown = self.fmt(error);
+        if !self.uncaught_handler {
+            self.log_line(format!("exit 1 after uncaught {shown}{origin}"));
+            // (Unless that line took the log past its budget, which stopped
+            // the run already.)
+            if !self.stopped {
+                self.exited = true;
+                self.stopped = true;
+            }
+            return;
+        }
+        self.log_line(format!("uncaught {shown}{origin}"));
         self.set_immediate(Task::Native(Box::new(|_| Ok(Value::Undefined))));
     }
 

@@ -1042,6 +1042,15 @@ impl<L: Library> Runtime<L> {
                 }
                 value
             }
+            Op::ProcessOff(event) => {
+                match event {
+                    nodesem_lang::ProcessEvent::UncaughtException => self.uncaught_handler = false,
+                    nodesem_lang::ProcessEvent::UnhandledRejection => {
+                        self.rejection_handler = false
+                    }
+                }
+                Value::Undefined
+            }
             Op::WithResolvers => {
                 // 27.2.4.9 Promise.withResolvers: NewPromiseCapability(%Promise%),
                 // then an object with its three fields.

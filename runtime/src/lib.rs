@@ -296,6 +296,14 @@ pub struct Runtime<L: 'static> {
     /// Whether to record which bodies ran ([`RunStats`]).
     pub(crate) collect_stats: bool,
     stopped: bool,
+    /// Whether the engine's `process.on('uncaughtException')` handler is
+    /// installed (until `process off uncaughtException`).
+    pub(crate) uncaught_handler: bool,
+    /// Whether its `process.on('unhandledRejection')` handler is.
+    pub(crate) rejection_handler: bool,
+    /// Whether the process exited (an uncaught exception without a
+    /// handler): the run is stopped, though not by its budget.
+    pub(crate) exited: bool,
 }
 
 impl<L: Library> Runtime<L> {
@@ -334,6 +342,9 @@ impl<L: Library> Runtime<L> {
             main: None,
             collect_stats: false,
             stopped: false,
+            uncaught_handler: true,
+            rejection_handler: true,
+            exited: false,
         }
     }
 
@@ -464,6 +475,9 @@ impl<L: Library> Runtime<L> {
             main,
             collect_stats,
             stopped,
+            uncaught_handler,
+            rejection_handler,
+            exited,
         } = self;
         // Tasks and jobs first: their closures hold values of the heap.
         ticks.clear();
@@ -494,6 +508,9 @@ impl<L: Library> Runtime<L> {
         *main = None;
         *collect_stats = false;
         *stopped = false;
+        *uncaught_handler = true;
+        *rejection_handler = true;
+        *exited = false;
     }
 
     /// The next creation sequence number (shared by timers and immediates).
@@ -551,7 +568,7 @@ pub fn run_scenario_with_stats<L: Library>(
     let stats = RunStats {
         bodies: bodies.len(),
         bodies_run: bodies.iter().filter(|b| rt.bodies_run.contains(b)).count(),
-        budget_exhausted: rt.stopped,
+        budget_exhausted: rt.stopped && !rt.exited,
         work: rt.work,
     };
     (rt.into_log(), stats)

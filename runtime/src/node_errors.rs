@@ -60,6 +60,52 @@ impl<L: Library> Runtime<L> {
         )
     }
 
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L147-L151>
+    /// `isErrorLike(obj)`: an object with an own `stack`, which every error
+    /// object has (Error and its subclasses, DOMException, Node's coded
+    /// errors, AggregateError) and no other object of a scenario.
+    pub fn is_error_like(&self, value: &Value) -> bool {
+        matches!(value, Value::Object(id) if matches!(self.heap.get(*id), ObjectData::Error { .. }))
+    }
+
+    /// V8's `%NoSideEffectsToString`, as the message of Node's
+    /// UnhandledPromiseRejection uses it
+    /// (<https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L46-L58>),
+    /// for the values a non-error-like reason can be: a primitive as
+    /// `String` writes it, an object as `#<Tag>` after its constructor or
+    /// `Symbol.toStringTag`, an array as `[object Array]` and an object
+    /// without a prototype as `[object Object]` (all read from the pinned
+    /// Node 26.12.1).
+    pub fn no_side_effects_to_string(&self, value: &Value) -> String {
+        let Value::Object(id) = value else {
+            return self.fmt(value);
+        };
+        match self.heap.get(*id) {
+            ObjectData::Array(_) => "[object Array]".into(),
+            ObjectData::Promise(_) => "#<Promise>".into(),
+            // FIXME: V8 prints a function's source text, which the engines
+            // do not share (the emitted callbacks are wrapped).
+            ObjectData::Function(_) => "function () { [script] }".into(),
+            ObjectData::Error { name, message, .. } => format!("{name}: {message}"),
+            ObjectData::Host => match L::host_class(self, *id) {
+                HostClass::AbortController => "#<AbortController>".into(),
+                HostClass::AbortSignal => "#<AbortSignal>".into(),
+                HostClass::EventTarget => "#<EventTarget>".into(),
+                // FIXME: a CustomEvent is `#<CustomEvent>` in V8; the
+                // library's class does not say which constructor made it.
+                HostClass::Event(_) => "#<Event>".into(),
+                HostClass::Disposable => "[object Object]".into(),
+            },
+            ObjectData::Thenable { .. }
+            | ObjectData::Settled { .. }
+            | ObjectData::ListenerObject { .. }
+            | ObjectData::Resolvers { .. }
+            | ObjectData::Timer(_)
+            | ObjectData::Immediate(_)
+            | ObjectData::Plain => "#<Object>".into(),
+        }
+    }
+
     /// How Node's messages describe a value it refused.
     ///
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1009-L1058>

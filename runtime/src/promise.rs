@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use nodesem_lang::Combinator;
 
-use crate::value::{Completion, FunctionData, ObjectData, ObjectId, Value};
+use crate::value::{Completion, ErrorClass, FunctionData, ObjectData, ObjectId, Value};
 use crate::{Job, Library, Runtime};
 
 /// [[PromiseState]].
@@ -714,11 +714,37 @@ impl<L: Library> Runtime<L> {
                 continue;
             }
             let reason = data.result.clone();
-            let line = format!("unhandled rejection {}", self.fmt(&reason));
-            self.log_line(line);
             // `promiseInfo.warned = true`: a handler added later is reported.
             self.reported_rejections.insert(promise);
             reported = true;
+            if self.rejection_handler {
+                let line = format!("unhandled rejection {}", self.fmt(&reason));
+                self.log_line(line);
+                continue;
+            }
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/promises.js#L316-L327>
+            // `throwUnhandledRejectionsMode`, Node's default: no
+            // 'unhandledRejection' listener handled it, so an error-like
+            // reason (an object with an own `stack`), or else an
+            // UnhandledPromiseRejection describing it, is raised as an
+            // uncaught exception from a promise.
+            let error = if self.is_error_like(&reason) {
+                reason
+            } else {
+                let shown = self.no_side_effects_to_string(&reason);
+                let message = format!("This error originated either by throwing inside of an async function without a catch block, or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason \"{shown}\".");
+                Value::Object(self.heap.alloc(ObjectData::Error {
+                    class: ErrorClass::Node {
+                        code: "ERR_UNHANDLED_REJECTION",
+                    },
+                    name: std::rc::Rc::from("UnhandledPromiseRejection"),
+                    message: std::rc::Rc::from(message.as_str()),
+                }))
+            };
+            self.trigger_uncaught_exception(&error, true);
+            if self.stopped {
+                break;
+            }
         }
         reported
     }
