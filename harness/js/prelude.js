@@ -56,6 +56,13 @@ const createScenario = (() => {
     process.on('rejectionHandled', (promise) => {
       if (current !== null) current.log('rejection handled', promise);
     });
+    // process.emitWarning(w) emits 'warning' from a process.nextTick queued where it was called
+    // (lib/internal/process/warning.js): the scenario's MaxListenersExceededWarning and
+    // AddEventListenerArgumentTypeWarning, logged as `warning Name: message` (Runtime::emit_warning).
+    // Node's own listener still prints them to stderr, which the worker protocol does not read.
+    process.on('warning', (warning) => {
+      if (current !== null) current.log('warning', warning);
+    });
   }
 
   // Node's clamp for timer durations (lib/internal/timers.js, class Timeout): anything outside

@@ -497,6 +497,22 @@ const cases = [
     expect: ['t', 'm', 'handled Error: late', 'unhandled rejection Error: r'],
   },
   {
+    name: "process.emitWarning's tick: a warning is logged where a tick queued at that point runs",
+    code: `$.segment(() => {
+        process.nextTick($.cb(() => $.log("tick before")));
+        queueMicrotask($.cb(() => $.log("micro")));
+        new EventTarget().addEventListener("x", null);
+        const t = new EventTarget();
+        for (let i = 0; i < 11; i++) t.addEventListener("foo", () => {});
+        process.nextTick($.cb(() => $.log("tick after")));
+        $.log("macrotask end");
+      });`,
+    expect: ['macrotask end', 'tick before',
+      'warning AddEventListenerArgumentTypeWarning: addEventListener called with null which has no effect.',
+      'warning MaxListenersExceededWarning: Possible EventTarget memory leak detected. 11 foo listeners added to EventTarget. MaxListeners is 10. Use events.setMaxListeners() to increase limit',
+      'tick after', 'micro'],
+  },
+  {
     name: 'NODE_FACTS 2: a throwing microtask does not interrupt the drain',
     code: `$.segment(() => {
         queueMicrotask($.cb(() => { $.log("m1 throws"); process.nextTick($.cb(() => $.log("tick queued by m1"))); throw new Error("m1"); }));

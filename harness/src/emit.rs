@@ -364,6 +364,11 @@ impl Emitter {
                 format!("$.addAbortListener({}, {listener})", expr(signal))
             }
             Op::Dispose { disposable } => format!("$.dispose({})", expr(disposable)),
+            Op::SetMaxListeners { n, targets } => {
+                let args: Vec<String> = std::iter::once(n).chain(targets).map(expr).collect();
+                format!("events.setMaxListeners({})", args.join(", "))
+            }
+            Op::GetMaxListeners { target } => format!("events.getMaxListeners({})", expr(target)),
 
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),

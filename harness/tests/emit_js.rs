@@ -81,6 +81,20 @@ log gone.reason plain.aborted slow.aborted
 }
 
 #[test]
+fn max_listeners_operations() {
+    assert_snapshot!(body(
+        r#"let t = target
+let c = controller
+setMaxListeners 2 t c.signal
+setMaxListeners undefined t
+let m = getMaxListeners c.signal
+log m
+on t go null
+"#
+    ));
+}
+
+#[test]
 fn listeners_options_and_dispatch() {
     assert_snapshot!(body(
         r#"let c = controller

@@ -128,10 +128,20 @@ fn new_signal(rt: &mut Rt, aborted: bool, reason: Value, composite: bool) -> u32
     let index = rt.lib.signals.len() as u32;
     let target = rt.lib.targets.len() as u32;
     let obj = alloc_host(rt, |_| Slot::Signal(index));
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L247>
+    // the AbortSignal constructor sets `kMaxEventTargetListeners` to 0,
+    // after initEventTarget's default: no limit for signals.
+    let max_listeners = if rt.lib.mutant == Some(Mutant::SignalMaxListenersTen) {
+        crate::event_target::DEFAULT_MAX_LISTENERS
+    } else {
+        0.0
+    };
     rt.lib.targets.push(TargetData {
         obj,
         types: Vec::new(),
         signal: Some(index),
+        max_listeners,
+        warned: false,
     });
     rt.lib.signals.push(SignalData {
         obj,

@@ -31,7 +31,15 @@ pub(crate) struct TargetData {
     /// The signal's index when this target is an AbortSignal (its listener
     /// hooks run then).
     pub(crate) signal: Option<u32>,
+    /// `kMaxEventTargetListeners` (0: no limit).
+    pub(crate) max_listeners: f64,
+    /// `kMaxEventTargetListenersWarned`.
+    pub(crate) warned: bool,
 }
+
+/// `EventEmitter.defaultMaxListeners`, which every `initEventTarget`
+/// copies. NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L262>
+pub(crate) const DEFAULT_MAX_LISTENERS: f64 = 10.0;
 
 impl TargetData {
     /// `this[kEvents]?.get(type)`.
@@ -49,6 +57,8 @@ pub(crate) fn new_target(rt: &mut Rt) -> Value {
         obj,
         types: Vec::new(),
         signal: None,
+        max_listeners: DEFAULT_MAX_LISTENERS,
+        warned: false,
     });
     Value::Object(obj)
 }
@@ -122,9 +132,17 @@ pub(crate) fn op_add_event_listener(
         add_listener(rt, signal_target, ABORT, remover, ONCE | WEAK | RESIST);
     }
     let Value::Object(listener) = *listener else {
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L675-L686> a listener that fails `validateEventListener`: ignored with a
-        // warning (which the log does not show) when null or undefined.
-        return invalid_listener(rt, listener);
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L675-L686> a listener that fails `validateEventListener`: when null or
+        // undefined, an AddEventListenerArgumentTypeWarning and nothing
+        // added; otherwise ERR_INVALID_ARG_TYPE.
+        invalid_listener(rt, listener)?;
+        let text = if matches!(listener, Value::Null) {
+            "addEventListener called with null which has no effect."
+        } else {
+            "addEventListener called with undefined which has no effect."
+        };
+        rt.emit_warning("AddEventListenerArgumentTypeWarning", text);
+        return Ok(Value::Undefined);
     };
     add_listener(rt, target, ty, Callback::Function(listener), flags);
     Ok(Value::Undefined)
@@ -173,15 +191,104 @@ pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback
 }
 
 /// `kNewListener`. Seed ("AbortSignal calls the EventTarget hooks directly
-/// instead of through keyed super"): one plain call; the signal half runs
-/// for signals only. The EventTarget half (the MaxListeners warning) prints
-/// nothing a script observes.
+/// instead of through keyed super"): one plain call; the EventTarget half
+/// (the MaxListeners warning) first, then the signal half, for signals only.
 pub(crate) fn new_listener_hook(rt: &mut Rt, target: u32, ty: u32, size: i32, weak: bool) {
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L597-L613>
+    // `max > 0 && size > max && !warned`: warn once, until setMaxListeners.
+    let data = &rt.lib.targets[target as usize];
+    if data.max_listeners > 0.0 && f64::from(size) > data.max_listeners && !data.warned {
+        max_listeners_exceeded(rt, target, ty, size);
+    }
     if let Some(signal) = rt.lib.targets[target as usize].signal {
         if ty == ABORT && size == 1 {
             abort::signal_new_abort_listener(rt, signal, weak);
         }
     }
+}
+
+/// The cold half of `kNewListener`: marks the target warned and emits the
+/// MaxListenersExceededWarning. `inspect(this, { depth: -1 })` is
+/// `EventTarget` for a plain target (its custom inspect returns the class
+/// name, NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L896-L899>)
+/// and `[AbortSignal]` for a signal (its custom inspect returns the signal
+/// itself, NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L124-L126>).
+#[cold]
+fn max_listeners_exceeded(rt: &mut Rt, target: u32, ty: u32, size: i32) {
+    let data = &mut rt.lib.targets[target as usize];
+    data.warned = true;
+    let inspected = if data.signal.is_some() {
+        "[AbortSignal]"
+    } else {
+        "EventTarget"
+    };
+    let max = Value::Number(data.max_listeners);
+    let ty = rt.lib.types[ty as usize].clone();
+    let max = rt.fmt(&max);
+    let message = format!(
+        "Possible EventTarget memory leak detected. {size} {ty} listeners added to {inspected}. \
+         MaxListeners is {max}. Use events.setMaxListeners() to increase limit"
+    );
+    rt.emit_warning("MaxListenersExceededWarning", &message);
+}
+
+/// `events.setMaxListeners(n, ...eventTargets)` with at least one target.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L304-L328>
+/// `n = defaultMaxListeners` when undefined, `validateNumber(n,
+/// 'setMaxListeners', 0)`, then for each target in turn: an EventTarget's
+/// `kMaxEventTargetListeners = n` and `kMaxEventTargetListenersWarned =
+/// false`; else `target.setMaxListeners`, which no scenario value has
+/// (ERR_INVALID_ARG_TYPE; V8's TypeError on undefined and null).
+pub(crate) fn op_set_max_listeners(rt: &mut Rt, n: &Value, targets: &[Value]) -> Completion {
+    let n = match *n {
+        Value::Undefined => DEFAULT_MAX_LISTENERS,
+        Value::Number(n) if n >= 0.0 => n,
+        // validateNumber (lib/internal/validators.js#L188-L199): NaN and
+        // numbers below 0 are out of range.
+        Value::Number(n) => return Err(rt.err_out_of_range("setMaxListeners", ">= 0", n)),
+        ref other => return Err(rt.err_invalid_arg_type("setMaxListeners", "number", other)),
+    };
+    for value in targets {
+        let index = match value.as_object().map(|obj| rt.lib.slot(obj)) {
+            Some(Slot::Target(t)) => t,
+            Some(Slot::Signal(s)) => rt.lib.signals[s as usize].target,
+            _ if matches!(value, Value::Undefined | Value::Null) => {
+                return Err(rt.cannot_read_properties(value, "setMaxListeners"));
+            }
+            _ => {
+                return Err(rt.err_invalid_arg_type_classes(
+                    "eventTargets",
+                    &["EventEmitter", "EventTarget"],
+                    value,
+                ));
+            }
+        };
+        let data = &mut rt.lib.targets[index as usize];
+        data.max_listeners = n;
+        data.warned = false;
+    }
+    Ok(Value::Undefined)
+}
+
+/// `events.getMaxListeners(emitterOrTarget)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L962-L973>
+/// `emitterOrTarget?.[kMaxEventTargetListeners]` when it is a number, else
+/// ERR_INVALID_ARG_TYPE naming "emitter".
+pub(crate) fn op_get_max_listeners(rt: &mut Rt, value: &Value) -> Completion {
+    let index = match value.as_object().map(|obj| rt.lib.slot(obj)) {
+        Some(Slot::Target(t)) => t,
+        Some(Slot::Signal(s)) => rt.lib.signals[s as usize].target,
+        _ => {
+            return Err(rt.err_invalid_arg_type_classes(
+                "emitter",
+                &["EventEmitter", "EventTarget"],
+                value,
+            ))
+        }
+    };
+    Ok(Value::Number(rt.lib.targets[index as usize].max_listeners))
 }
 
 /// `kRemoveListener`, the same way.

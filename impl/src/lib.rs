@@ -286,6 +286,14 @@ impl Library for Impl {
         abort::op_dispose(rt, &disposable)
     }
 
+    fn set_max_listeners(rt: &mut Rt, n: Value, targets: Vec<Value>) -> Completion {
+        event_target::op_set_max_listeners(rt, &n, &targets)
+    }
+
+    fn get_max_listeners(rt: &mut Rt, target: Value) -> Completion {
+        event_target::op_get_max_listeners(rt, &target)
+    }
+
     fn new_event_target(rt: &mut Rt) -> Completion {
         Ok(event_target::new_target(rt))
     }

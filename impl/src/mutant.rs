@@ -112,11 +112,17 @@ pub enum Mutant {
     /// same dispatch reads `event.eventPhase` 2 and `event.currentTarget`
     /// the target (Node: 0 and null).
     DispatchFlagHoisted,
+    /// `abort.rs`, `new_signal`: an AbortSignal keeps `initEventTarget`'s
+    /// maximum of 10 listeners per type, as Node 20's did, instead of the
+    /// 0 (no limit) that Node 26's constructor sets. Observable: an
+    /// eleventh abort listener on a signal logs a
+    /// MaxListenersExceededWarning, and `getMaxListeners` reads 10.
+    SignalMaxListenersTen,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 15] = [
+    pub const ALL: [Mutant; 16] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -132,6 +138,7 @@ impl Mutant {
         Mutant::ReaddOverwritesFlags,
         Mutant::RemovalListenerDropped,
         Mutant::DispatchFlagHoisted,
+        Mutant::SignalMaxListenersTen,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -152,6 +159,7 @@ impl Mutant {
             Mutant::ReaddOverwritesFlags => "readd-overwrites-flags",
             Mutant::RemovalListenerDropped => "removal-listener-dropped",
             Mutant::DispatchFlagHoisted => "dispatch-flag-hoisted",
+            Mutant::SignalMaxListenersTen => "signal-max-listeners-ten",
         }
     }
 }

@@ -269,6 +269,21 @@ fn dispatch_flag_hoisted() {
 }
 
 #[test]
+fn signal_max_listeners_ten() {
+    exposes(
+        Mutant::SignalMaxListenersTen,
+        "an_abort_signal_has_no_listener_limit.scn",
+        &["max 0", "added", "abort 11"],
+        &[
+            "max 10", // mutant: the signal keeps EventTarget's default
+            "added",
+            "warning MaxListenersExceededWarning: Possible EventTarget memory leak detected. 11 abort listeners added to [AbortSignal]. MaxListeners is 10. Use events.setMaxListeners() to increase limit",
+            "abort 11",
+        ],
+    );
+}
+
+#[test]
 fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     let tested = [
         "dependants-aborted-late",
@@ -286,6 +301,7 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "readd-overwrites-flags",
         "removal-listener-dropped",
         "dispatch-flag-hoisted",
+        "signal-max-listeners-ten",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);

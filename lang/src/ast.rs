@@ -223,6 +223,20 @@ pub enum Op {
         /// The disposable returned by `addAbortListener`.
         disposable: Expr,
     },
+    /// `setMaxListeners N T...`: `events.setMaxListeners(N, T...)`, with one
+    /// target or more (without any, Node changes `events.defaultMaxListeners`
+    /// for the whole process, which a scenario cannot do).
+    SetMaxListeners {
+        /// The new maximum (any value: Node validates it).
+        n: Expr,
+        /// The targets (any values: Node validates each in turn).
+        targets: Vec<Expr>,
+    },
+    /// `getMaxListeners T`: `events.getMaxListeners(T)`.
+    GetMaxListeners {
+        /// The target (any value: Node validates it).
+        target: Expr,
+    },
 
     // ---- dispatch ----------------------------------------------------
     /// `target`: `new EventTarget()`.
@@ -902,6 +916,7 @@ macro_rules! op_exprs {
             | Op::Await(e)
             | Op::ThrowIfAborted { signal: e }
             | Op::Dispose { disposable: e }
+            | Op::GetMaxListeners { target: e }
             | Op::PreventDefault { event: e }
             | Op::StopPropagation { event: e }
             | Op::StopImmediatePropagation { event: e }
@@ -925,6 +940,7 @@ macro_rules! op_exprs {
             Op::Abort { controller, reason } => std::iter::once(controller).chain(reason).collect(),
             Op::SignalAbort { reason } => reason.into_iter().collect(),
             Op::SignalAny { signals, .. } => signals.into_iter().collect(),
+            Op::SetMaxListeners { n, targets } => std::iter::once(n).chain(targets).collect(),
             Op::SetOnAbort { signal, handler } => {
                 let mut out = vec![signal];
                 match handler {

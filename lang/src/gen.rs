@@ -357,6 +357,7 @@ enum Action {
     Count,
     IfCount,
     WithResolvers,
+    ManyListeners,
 }
 
 /// A live binding.
@@ -1294,6 +1295,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         add(WithResolvers, knows && nest, 1);
         add(ComposedPath, ctx.event, 1);
         add(SetEventAttribute, ctx.event, 1);
+        add(ManyListeners, top && main && main_target, 3);
         c
     }
 
@@ -1648,6 +1650,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             Action::WithResolvers => self.with_resolvers(ctx, out),
             Action::Async => self.async_body(ctx, out),
             Action::TryInvalid => self.try_invalid(out),
+            Action::ManyListeners => self.many_listeners(out),
             Action::Count => {
                 let counters = self.counters.clone();
                 let n = Expr::var(self.pick(&counters).unwrap_or_default());
@@ -2546,6 +2549,60 @@ impl<'u, 'a> Generator<'u, 'a> {
         }));
     }
 
+    /// `repeat N { on T TYPE { log ... } }` in the main script: more
+    /// listeners of one type than the target's maximum, so that Node's
+    /// MaxListenersExceededWarning shows (11 on a plain EventTarget, whose
+    /// maximum is 10). An AbortSignal has no maximum until
+    /// `setMaxListeners` gives it one, and sometimes a target gets a
+    /// smaller one (0 lifts it); now and then `getMaxListeners` reads it.
+    fn many_listeners(&mut self, out: &mut Vec<Stmt>) {
+        let targets = self.main_targets();
+        let Some((target, is_signal)) = self.pick(&targets) else {
+            return;
+        };
+        let event_type = self.event_type_for(is_signal);
+        let mut count = 11;
+        if (is_signal && self.chance(70)) || self.chance(20) {
+            let (n, repeat) = match self.below(8) {
+                0 => (Expr::Undefined, 11),
+                1 => (Expr::Int(0), 11),
+                _ => {
+                    let max = self.range(1, 3);
+                    (Expr::Int(i64::from(max)), max + 1)
+                }
+            };
+            count = repeat;
+            out.push(Stmt::Do(Op::SetMaxListeners {
+                n,
+                targets: vec![target.clone()],
+            }));
+            self.statements += 1;
+        }
+        if self.chance(30) {
+            let name = self.fresh("max");
+            self.emit(
+                out,
+                Some((name.clone(), Kind::Value)),
+                Op::GetMaxListeners {
+                    target: target.clone(),
+                },
+            );
+            out.push(Stmt::Log(vec![Expr::var(name)]));
+            self.statements += 2;
+        }
+        let label = self.fresh("many");
+        out.push(Stmt::Repeat {
+            count,
+            body: Block::new(vec![Stmt::Do(Op::AddEventListener {
+                target,
+                event_type,
+                listener: Callback::Inline(Block::new(vec![Stmt::Log(vec![Expr::Str(label)])])),
+                options: ListenerOptions::default(),
+            })]),
+        });
+        self.statements += 2;
+    }
+
     /// Whether `signal` as the `signal` option of a listener on `target`
     /// leaves the listener to run: live, aborted only by controllers (the
     /// epilogue's first `run` fires timeouts; a signal that cannot abort may
@@ -2958,7 +3015,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             3 => self.unusual_value(),
             _ => Expr::Undefined,
         };
-        let op = match (self.below(7), signal, target) {
+        let op = match (self.below(10), signal, target) {
             // No inline listener: the try block is the one level this nests.
             (0, _, _) => Op::AddAbortListener {
                 signal: wrong.clone(),
@@ -2972,19 +3029,29 @@ impl<'u, 'a> Generator<'u, 'a> {
                 from_set: false,
                 signals: vec![s, wrong],
             },
-            (3, _, Some(t)) if !matches!(wrong, Expr::Null | Expr::Undefined) => {
-                Op::AddEventListener {
-                    target: t,
-                    event_type: "foo".into(),
-                    listener: Callback::Value(wrong),
-                    options: ListenerOptions::default(),
-                }
-            }
+            // A null or undefined listener throws nothing: Node warns.
+            (3, _, Some(t)) => Op::AddEventListener {
+                target: t,
+                event_type: "foo".into(),
+                listener: Callback::Value(wrong),
+                options: ListenerOptions::default(),
+            },
             (4, _, Some(t)) => Op::DispatchEvent {
                 target: t,
                 event: wrong,
             },
             (5, _, _) => Op::NewAbortSignal,
+            // Node's validateNumber (an integer passes, undefined is the
+            // default) and its check of each target.
+            (6, _, Some(t)) => Op::SetMaxListeners {
+                n: wrong,
+                targets: vec![t],
+            },
+            (7, _, _) => Op::SetMaxListeners {
+                n: Expr::Int(i64::from(self.range(0, 3))),
+                targets: vec![wrong],
+            },
+            (8, _, _) => Op::GetMaxListeners { target: wrong },
             _ => Op::NewEvent {
                 custom: self.chance(50),
                 event_type: None,

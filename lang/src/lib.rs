@@ -127,6 +127,8 @@
 //! | `onabort S {` / `onabort S F` / `onabort S null` / `onabort S VALUE` (a string, number, boolean, symbol, `undefined`, `{}` or error literal) | `S.onabort = ...`: Node 26 keeps a function or an object and turns any other value into `null` |
 //! | `addAbortListener S {` / `addAbortListener S F` | `events.addAbortListener(S, ...)`, a Disposable |
 //! | `dispose D` | `D[Symbol.dispose]()` |
+//! | `setMaxListeners N T...` | `events.setMaxListeners(N, T...)` with one target or more (the form without targets, which changes `events.defaultMaxListeners` for the whole process, is not in the language): each EventTarget or AbortSignal T warns once its listeners of one type exceed N; 0 is no limit, `undefined` the default, 10 |
+//! | `getMaxListeners T` | `events.getMaxListeners(T)`: 10 for a new EventTarget, 0 (no limit) for an AbortSignal |
 //!
 //! Dispatch:
 //!
@@ -164,7 +166,12 @@
 //! errors are TypeErrors with a `code` (such as `ERR_INVALID_ARG_TYPE`) and
 //! its exact message, `The "signal" argument must be an instance of
 //! AbortSignal. Received type number (5)`; a `null` or `undefined` listener
-//! is ignored (Node's warning about it is not logged). To read an error's
+//! is ignored, with a warning (see [The log](#the-log)). The operands of
+//! `setMaxListeners` and `getMaxListeners` may be values of any kind too:
+//! N must be a number from 0 up (`undefined` is the default), and a
+//! target that is no EventTarget is refused with `The "eventTargets"
+//! argument must be an instance of EventEmitter or EventTarget` (for
+//! `getMaxListeners`, `"emitter"`). To read an error's
 //! `code`, let an `async {` body throw it and read `reason.code` in its
 //! `catch`.
 //!
@@ -223,6 +230,21 @@
 //! - `rejection handled [Promise]` for `process.on('rejectionHandled')`: a
 //!   rejection reported as unhandled got a handler later (Node emits it at
 //!   the end of a later drain, before that drain's own unhandled ones);
+//! - `warning <Name>: <message>` for `process.on('warning')`. Node's
+//!   `process.emitWarning` emits the event from a `process.nextTick`
+//!   queued where the warning arose: the line comes where a `tick { log
+//!   ... }` written at that point would log. Two warnings exist in
+//!   scenarios:
+//!   `MaxListenersExceededWarning: Possible EventTarget memory leak
+//!   detected. 11 foo listeners added to EventTarget. MaxListeners is 10.
+//!   Use events.setMaxListeners() to increase limit` when adding a listener
+//!   takes Node's count of one type's listeners past the target's maximum
+//!   (once per target, whatever the type, until `setMaxListeners` sets a
+//!   maximum again; an AbortSignal is written `[AbortSignal]`, and has no
+//!   maximum until it is given one; the listeners of the `signal` option,
+//!   of `addAbortListener` and of `onabort` count), and
+//!   `AddEventListenerArgumentTypeWarning: addEventListener called with
+//!   null which has no effect.` (or `undefined`) for `on T TYPE null`;
 //! - `budget exhausted: ...` once, when a scenario runs more than
 //!   [`RunConfig::budget`] callbacks, nests them deeper than
 //!   [`RunConfig::max_depth`], does more than [`RunConfig::work`] steps of

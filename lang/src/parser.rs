@@ -192,6 +192,8 @@ pub const KEYWORDS: &[&str] = &[
     "onabort",
     "addAbortListener",
     "dispose",
+    "setMaxListeners",
+    "getMaxListeners",
     "target",
     "fn",
     "on",
@@ -1376,6 +1378,43 @@ impl<'a> Parser<'a> {
             "dispose" => (
                 Op::Dispose {
                     disposable: self.expr_of(line, Kind::Disposable)?,
+                },
+                Kind::Value,
+            ),
+            "setMaxListeners" => {
+                // Any values: events.setMaxListeners validates N, then each
+                // target in turn.
+                let (n, _) = self.expr(line)?;
+                let mut targets = Vec::new();
+                let mut count = 0usize;
+                let mut past_limit = 0;
+                while !line.at_end() {
+                    if count == MAX_LIST {
+                        past_limit = line.col();
+                    }
+                    let (target, _) = self.expr(line)?;
+                    count += 1;
+                    if count <= MAX_LIST {
+                        targets.push(target);
+                    }
+                }
+                if targets.is_empty() {
+                    return Err(self.expected(line, "a target after the maximum"));
+                }
+                if count > MAX_LIST {
+                    return Err(self.error(
+                        line.number,
+                        past_limit,
+                        format!(
+                            "expected at most {MAX_LIST} targets in one `setMaxListeners`, found {count}"
+                        ),
+                    ));
+                }
+                (Op::SetMaxListeners { n, targets }, Kind::Value)
+            }
+            "getMaxListeners" => (
+                Op::GetMaxListeners {
+                    target: self.expr(line)?.0,
                 },
                 Kind::Value,
             ),

@@ -325,6 +325,17 @@ impl Printer {
                 self.out.push_str("dispose");
                 self.expr(disposable);
             }
+            Op::SetMaxListeners { n, targets } => {
+                self.out.push_str("setMaxListeners");
+                self.expr(n);
+                for target in targets {
+                    self.expr(target);
+                }
+            }
+            Op::GetMaxListeners { target } => {
+                self.out.push_str("getMaxListeners");
+                self.expr(target);
+            }
             Op::NewTarget => self.out.push_str("target"),
             Op::Function(b) => {
                 self.out.push_str("fn");

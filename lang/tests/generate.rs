@@ -495,6 +495,8 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
         Op::DispatchEvent { .. } => "dispatchEvent",
         Op::ComposedPath { .. } => "composedPath",
         Op::SetEventAttribute { .. } => "set",
+        Op::SetMaxListeners { .. } => "setMaxListeners",
+        Op::GetMaxListeners { .. } => "getMaxListeners",
         _ => return,
     };
     out.push(name.into());
@@ -554,6 +556,8 @@ const REQUIRED: &[&str] = &[
     "onabort null",
     "addAbortListener",
     "dispose",
+    "setMaxListeners",
+    "getMaxListeners",
     "target",
     "fn",
     "on",

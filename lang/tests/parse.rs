@@ -389,3 +389,18 @@ fn process_off_round_trips_for_both_events_only() {
         ]
     );
 }
+
+#[test]
+fn max_listeners_round_trip_and_need_a_target() {
+    let text = "let t = target\nlet c = controller\nsetMaxListeners 2 t c.signal\nsetMaxListeners undefined t\nsetMaxListeners -1 \"x\" null\nlet m = getMaxListeners c.signal\nlog m\ngetMaxListeners 5\non t go null\n";
+    assert_round_trips(text);
+    assert_eq!(
+        errors("let t = target\nsetMaxListeners 2\nsetMaxListeners\ngetMaxListeners\nlet setMaxListeners = 1\n"),
+        vec![
+            "bad.scn:2:18: expected a target after the maximum, found the end of the line",
+            "bad.scn:3:16: expected a value, found the end of the line",
+            "bad.scn:4:16: expected a value, found the end of the line",
+            "bad.scn:5:5: `setMaxListeners` is reserved and cannot name a binding",
+        ]
+    );
+}

@@ -55,6 +55,10 @@ pub fn new_abort_controller(rt: &mut Runtime<Model>) -> ObjectId {
 pub fn new_abort_signal(rt: &mut Runtime<Model>) -> ObjectId {
     let id = rt.heap.alloc(ObjectData::Host);
     event_target::init_event_target(rt, id);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L247>
+    // `this[kMaxEventTargetListeners] = 0`: a signal has no limit (and so no
+    // MaxListenersExceededWarning) until `events.setMaxListeners` gives it one.
+    event_target::set_max_listeners(rt, id, 0.0);
     rt.lib.signals.insert(
         id,
         AbortSignalState {

@@ -92,6 +92,12 @@ pub struct EventTargetState {
     events: BTreeMap<String, RootId>,
     /// Node's `kHandlers`: event type to its event handler.
     handlers: BTreeMap<String, EventHandler>,
+    /// Node's `kMaxEventTargetListeners`: above this many listeners of one
+    /// type, a MaxListenersExceededWarning; 0 is no limit.
+    max_listeners: f64,
+    /// Node's `kMaxEventTargetListenersWarned`: the warning was given, for
+    /// whichever type, and is not given again until `setMaxListeners`.
+    max_listeners_warned: bool,
 }
 
 /// The flattened options of `addEventListener`, including Node's internal ones.
@@ -116,9 +122,79 @@ pub fn new_event_target(rt: &mut Runtime<Model>) -> ObjectId {
     id
 }
 
-/// Node's `initEventTarget(self)`: an empty listener map.
+/// Node's `initEventTarget(self)`: an empty listener map, the default
+/// maximum of listeners and no warning given.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L574-L579>
+/// `self[kMaxEventTargetListeners] = EventEmitter.defaultMaxListeners`,
+/// which is 10 (lib/events.js#L262; a scenario cannot change it).
 pub fn init_event_target(rt: &mut Runtime<Model>, id: ObjectId) {
-    rt.lib.targets.insert(id, EventTargetState::default());
+    rt.lib.targets.insert(
+        id,
+        EventTargetState {
+            max_listeners: DEFAULT_MAX_LISTENERS,
+            ..EventTargetState::default()
+        },
+    );
+}
+
+/// What `events.setMaxListeners(n, target)` does to an EventTarget: sets
+/// its maximum and forgets that it warned.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L315-L317>
+pub fn set_max_listeners(rt: &mut Runtime<Model>, event_target: ObjectId, n: f64) {
+    let state = target_state_mut(rt, event_target);
+    state.max_listeners = n;
+    state.max_listeners_warned = false;
+}
+
+/// `target[kMaxEventTargetListeners]`, or `None` for an object that is no
+/// EventTarget.
+pub fn max_listeners(rt: &Runtime<Model>, object: ObjectId) -> Option<f64> {
+    rt.lib.targets.get(&object).map(|state| state.max_listeners)
+}
+
+/// `EventEmitter.defaultMaxListeners`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L262>
+pub const DEFAULT_MAX_LISTENERS: f64 = 10.0;
+
+/// `EventTarget.prototype[kNewListener](size, type, ...)`, run after a
+/// listener of `event_type` was counted into its root (`size` is the new
+/// count): the memory-leak warning, once per target.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L597-L613>
+/// a positive maximum that `size` exceeds, on a target not yet warned,
+/// sets the warned flag and emits a MaxListenersExceededWarning naming the
+/// size, the type, the target as `inspect(this, { depth: -1 })` prints it
+/// and the maximum. AbortSignal's override (lib/internal/abort_controller.js#L393-L394)
+/// calls this first; its own half only keeps signals alive for GC.
+fn event_target_new_listener(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    size: i64,
+    event_type: &str,
+) {
+    let state = target_state(rt, event_target);
+    let max = state.max_listeners;
+    if max > 0.0 && size as f64 > max && !state.max_listeners_warned {
+        target_state_mut(rt, event_target).max_listeners_warned = true;
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L896-L899>
+        // an EventTarget inspects at depth -1 as its constructor's name;
+        // an AbortSignal's customInspect (lib/internal/abort_controller.js#L124-L126)
+        // returns the signal itself, which inspect prints as `[AbortSignal]`.
+        let shown = if rt.lib.signals.contains_key(&event_target) {
+            "[AbortSignal]"
+        } else {
+            "EventTarget"
+        };
+        let max_shown = rt.fmt(&Value::Number(max));
+        let message = format!(
+            "Possible EventTarget memory leak detected. {size} {event_type} listeners added to \
+             {shown}. MaxListeners is {max_shown}. Use events.setMaxListeners() to increase limit"
+        );
+        rt.emit_warning("MaxListenersExceededWarning", &message);
+    }
 }
 
 /// The number of listeners `events.getEventListeners(target, type)` returns:
@@ -255,8 +331,15 @@ pub fn add_event_listener_steps(
         return Ok(Value::Undefined);
     }
     validate_event_listener(rt, &callback)?;
-    // MODEL: the AddEventListenerArgumentTypeWarning Node emits here goes
-    // to the process's 'warning' event, which the log does not show.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L675-L686>
+    // "The DOM silently allows passing undefined as a second argument":
+    // Node warns, `addEventListener called with ${listener} which has no
+    // effect.`, and adds nothing.
+    let shown = rt.fmt(&callback);
+    rt.emit_warning(
+        "AddEventListenerArgumentTypeWarning",
+        &format!("addEventListener called with {shown} which has no effect."),
+    );
     Ok(Value::Undefined)
 }
 
@@ -414,6 +497,7 @@ pub fn add_an_event_listener(
             resist_stop_propagation: options.resist_stop_propagation,
         });
         new_listener(rt, Link::Root(root_id), callback, &options);
+        event_target_new_listener(rt, event_target, 1, event_type);
         target_state_mut(rt, event_target)
             .events
             .insert(event_type.to_string(), root_id);
@@ -433,6 +517,9 @@ pub fn add_an_event_listener(
     let r = root_mut(rt, root_id);
     r.size += 1;
     r.resist_stop_propagation |= options.resist_stop_propagation;
+    let size = r.size;
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L727>
+    event_target_new_listener(rt, event_target, size, event_type);
     Ok(Value::Undefined)
 }
 
@@ -823,7 +910,14 @@ pub fn set_event_handler(
                 .handler = value;
             if is_function {
                 match target_state(rt, target).events.get(event_type).copied() {
-                    Some(r) => root_mut(rt, r).size += 1,
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1204-L1206>
+                    // the count goes up and kNewListener runs, with the
+                    // count as Node keeps it.
+                    Some(r) => {
+                        root_mut(rt, r).size += 1;
+                        let size = root(rt, r).size;
+                        event_target_new_listener(rt, target, size, event_type);
+                    }
                     // The wrapper was removed from kEvents: re-register it.
                     None => {
                         add_an_event_listener(

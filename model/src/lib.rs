@@ -209,6 +209,69 @@ impl Library for Model {
         Ok(Value::Undefined)
     }
 
+    // ---- events.setMaxListeners and events.getMaxListeners ----
+
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L304-L328>
+    /// `function(n = defaultMaxListeners, ...eventTargets)`:
+    /// `validateNumber(n, 'setMaxListeners', 0)`, then each target in
+    /// order: an EventTarget gets the maximum and is no longer marked as
+    /// warned; an object with a `setMaxListeners` method (an EventEmitter,
+    /// none in scenarios) gets a call; anything else throws
+    /// ERR_INVALID_ARG_TYPE, and `target.setMaxListeners` on undefined or
+    /// null throws V8's TypeError, after the earlier targets were set.
+    fn set_max_listeners(rt: &mut Runtime<Self>, n: Value, targets: Vec<Value>) -> Completion {
+        let n = match n {
+            // MODEL: a scenario cannot change the default, so it is the
+            // initial one.
+            Value::Undefined => event_target::DEFAULT_MAX_LISTENERS,
+            Value::Number(n) => n,
+            other => return Err(rt.err_invalid_arg_type("setMaxListeners", "number", &other)),
+        };
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js#L188-L199>
+        // `validateNumber(value, name, min = 0)`: below the minimum, or NaN,
+        // is ERR_OUT_OF_RANGE ">= 0".
+        if n.is_nan() || n < 0.0 {
+            return Err(rt.err_out_of_range("setMaxListeners", ">= 0", n));
+        }
+        for target in targets {
+            match target {
+                Value::Object(id) if rt.lib.targets.contains_key(&id) => {
+                    event_target::set_max_listeners(rt, id, n);
+                }
+                Value::Undefined | Value::Null => {
+                    return Err(rt.cannot_read_properties(&target, "setMaxListeners"))
+                }
+                other => {
+                    return Err(rt.err_invalid_arg_type_classes(
+                        "eventTargets",
+                        &["EventEmitter", "EventTarget"],
+                        &other,
+                    ))
+                }
+            }
+        }
+        Ok(Value::Undefined)
+    }
+
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L962-L973>
+    /// `getMaxListeners(emitterOrTarget)`: an EventEmitter's own maximum,
+    /// else a number in `kMaxEventTargetListeners`, else
+    /// ERR_INVALID_ARG_TYPE for "emitter" (undefined and null included,
+    /// through `?.`).
+    fn get_max_listeners(rt: &mut Runtime<Self>, target: Value) -> Completion {
+        let max = target
+            .as_object()
+            .and_then(|id| event_target::max_listeners(rt, id));
+        match max {
+            Some(max) => Ok(Value::Number(max)),
+            None => Err(rt.err_invalid_arg_type_classes(
+                "emitter",
+                &["EventEmitter", "EventTarget"],
+                &target,
+            )),
+        }
+    }
+
     // ---- dispatch ----
 
     fn new_event_target(rt: &mut Runtime<Self>) -> Completion {

@@ -62,6 +62,25 @@ impl<L: Library> Runtime<L> {
         self.ticks.push_back(task);
     }
 
+    /// `process.emitWarning(warning)` for a warning object whose `name` and
+    /// `message` are given: the 'warning' event comes a tick later, as the
+    /// line `warning NAME: MESSAGE` (the prelude's
+    /// `process.on('warning', ...)` on real Node).
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/warning.js#L180>
+    /// `process.nextTick(doEmitWarning, warning)`, queued where
+    /// `emitWarning` is called, behind the ticks already queued; and
+    /// `doEmitWarning` (L84-L86) is `process.emit('warning', warning)`.
+    /// MODEL: nothing else observes the warning object, so only its text
+    /// is kept.
+    pub fn emit_warning(&mut self, name: &str, message: &str) {
+        let line = format!("warning {name}: {message}");
+        self.next_tick(Task::Native(Box::new(move |rt: &mut Runtime<L>| {
+            rt.log_line(line);
+            Ok(Value::Undefined)
+        })));
+    }
+
     /// HostEnqueuePromiseJob, or `queueMicrotask`.
     pub fn enqueue_microtask(&mut self, job: Job<L>) {
         self.microtasks.push_back(job);

@@ -794,6 +794,20 @@ impl<L: Library> Runtime<L> {
                 }
                 made
             }
+            Op::SetMaxListeners { n, targets } => {
+                // `events.setMaxListeners(N, T...)`: N, then the targets,
+                // left to right; the function validates them.
+                let n = self.eval(n, env)?;
+                let mut values = Vec::with_capacity(targets.len());
+                for target in targets {
+                    values.push(self.eval(target, env)?);
+                }
+                L::set_max_listeners(self, n, values)?
+            }
+            Op::GetMaxListeners { target } => {
+                let target = self.eval(target, env)?;
+                L::get_max_listeners(self, target)?
+            }
             Op::Dispose { disposable } => {
                 let disposable = self.eval(disposable, env)?;
                 let signal = disposable

@@ -136,6 +136,15 @@ pub trait Library: Sized + 'static {
     /// `disposable[Symbol.dispose]()`.
     fn dispose(rt: &mut Runtime<Self>, disposable: Value) -> Completion;
 
+    // ---- events.setMaxListeners and events.getMaxListeners --------------
+
+    /// `events.setMaxListeners(n, ...targets)`, with one target or more;
+    /// its validation errors included.
+    fn set_max_listeners(rt: &mut Runtime<Self>, n: Value, targets: Vec<Value>) -> Completion;
+
+    /// `events.getMaxListeners(target)`, for any value.
+    fn get_max_listeners(rt: &mut Runtime<Self>, target: Value) -> Completion;
+
     // ---- EventTarget and Event -----------------------------------------
 
     /// `new EventTarget()`.

@@ -47,6 +47,59 @@ impl<L: Library> Runtime<L> {
         self.node_error("TypeError", "ERR_INVALID_ARG_TYPE", &message)
     }
 
+    /// `new ERR_INVALID_ARG_TYPE(name, [A, B], actual)` for two or more
+    /// expected classes: "must be an instance of A or B" (with three or
+    /// more, "A, B, or C").
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1413-L1483>
+    /// the classes go through `formatList(instances, 'or')` (L1072-L1083).
+    pub fn err_invalid_arg_type_classes(
+        &mut self,
+        name: &str,
+        classes: &[&str],
+        actual: &Value,
+    ) -> Value {
+        let kind = if name.contains('.') {
+            "property"
+        } else {
+            "argument"
+        };
+        let list = match classes {
+            [] => String::new(),
+            [one] => (*one).to_string(),
+            [a, b] => format!("{a} or {b}"),
+            [rest @ .., last] => format!("{}, or {last}", rest.join(", ")),
+        };
+        let received = self.determine_specific_type(actual);
+        let message =
+            format!("The \"{name}\" {kind} must be an instance of {list}. Received {received}");
+        self.node_error("TypeError", "ERR_INVALID_ARG_TYPE", &message)
+    }
+
+    /// `new ERR_OUT_OF_RANGE(name, range, number)`: a RangeError, "The value
+    /// of "NAME" is out of range. It must be RANGE. Received N", where an
+    /// integer beyond 2^32 in magnitude is written with `_` between groups
+    /// of three digits.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1660-L1679>
+    /// `addNumericalSeparator(String(input))` for large integers, else
+    /// `inspect(input)`.
+    pub fn err_out_of_range(&mut self, name: &str, range: &str, actual: f64) -> Value {
+        let received =
+            if actual.is_finite() && actual.fract() == 0.0 && actual.abs() > 2f64.powi(32) {
+                let text = self.fmt(&Value::Number(actual));
+                add_numerical_separator(&text)
+            } else if actual == 0.0 && actual.is_sign_negative() {
+                "-0".to_string()
+            } else {
+                self.fmt(&Value::Number(actual))
+            };
+        let message = format!(
+            "The value of \"{name}\" is out of range. It must be {range}. Received {received}"
+        );
+        self.node_error("RangeError", "ERR_OUT_OF_RANGE", &message)
+    }
+
     /// Node's WebIDL converters' TypeError (lib/internal/webidl.js
     /// `makeException`): `{context} {message}` with the code
     /// ERR_INVALID_ARG_TYPE, such as "signals[0] is not of type AbortSignal.".
@@ -169,4 +222,19 @@ impl<L: Library> Runtime<L> {
             },
         }
     }
+}
+
+/// Node's `addNumericalSeparator`: `_` between groups of three digits,
+/// counted from the right, after an optional sign.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L884-L892>
+fn add_numerical_separator(text: &str) -> String {
+    let start = usize::from(text.starts_with('-'));
+    let mut end = text.len();
+    let mut groups = String::new();
+    while end >= start + 4 {
+        groups = format!("_{}{groups}", &text[end - 3..end]);
+        end -= 3;
+    }
+    format!("{}{groups}", &text[..end])
 }

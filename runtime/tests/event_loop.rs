@@ -70,6 +70,12 @@ impl Library for NoLibrary {
     fn dispose(_: &mut Runtime<Self>, _: Value) -> Completion {
         none()
     }
+    fn set_max_listeners(_: &mut Runtime<Self>, _: Value, _: Vec<Value>) -> Completion {
+        none()
+    }
+    fn get_max_listeners(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
     fn new_event_target(_: &mut Runtime<Self>) -> Completion {
         none()
     }
