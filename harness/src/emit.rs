@@ -44,7 +44,9 @@
 use std::fmt::Write;
 
 use crate::js_source::{identifier, line_comment, string_literal};
-use nodesem_lang::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
+use nodesem_lang::{
+    Block, Callback, Directive, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt,
+};
 
 /// The prelude that every emitted body runs on, as the standalone program
 /// inlines it.
@@ -59,11 +61,22 @@ pub const NODE_FLAGS: &[&str] = &["--expose-gc", "--expose-internals"];
 /// body's own (`$` and `events` cannot be bindings of the language).
 const PROGRAM_NAMES: &[&str] = &["createScenario"];
 
-/// The body of a scenario, for the prelude's `$` (see the module doc).
+/// The body of a scenario, for the prelude's `$` (see the module doc): for
+/// a `use module` scenario, the code of an ES module (see
+/// [`Emitter::module_top_level`]), which needs `$.startModule()` before it.
 pub fn emit_body(scenario: &Scenario) -> String {
     let mut emitter = Emitter::default();
-    emitter.top_level(&scenario.body);
+    if is_module(scenario) {
+        emitter.module_top_level(&scenario.body);
+    } else {
+        emitter.top_level(&scenario.body);
+    }
     emitter.out
+}
+
+/// Whether the scenario's main script is an ES module (`use module`).
+pub fn is_module(scenario: &Scenario) -> bool {
+    scenario.uses(Directive::Module)
 }
 
 /// A standalone ES module that runs the scenario and prints its log, one line
@@ -82,6 +95,16 @@ pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
         "// budget and a virtual clock that drives timers, immediates and AbortSignal.timeout.\n",
     );
     out.push_str("//\n");
+    if is_module(scenario) {
+        out.push_str(
+            "// The scenario says `use module`: its main script is this ES module's own top-level\n",
+        );
+        out.push_str(
+            "// code, so the microtasks it queues run before its process.nextTick callbacks (a\n",
+        );
+        out.push_str("// CommonJS main script runs them the other way round).\n");
+        out.push_str("//\n");
+    }
     out.push_str("// Run with: node --expose-internals --expose-gc file.mjs\n");
     out.push_str("// (the oracle nodesem pins is Node.js 26.12.1)\n");
     out.push_str("//\n");
@@ -102,6 +125,13 @@ pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
     }
     out.push_str("\n// ---- the scenario ----\n\n");
     out.push_str("const $ = createScenario({ print: (line) => console.log(line) });\n\n");
+    let module = is_module(scenario);
+    if module {
+        out.push_str(
+            "// The virtual loop, queued behind this module's evaluation and the drain after it.\n",
+        );
+        out.push_str("$.startModule();\n\n");
+    }
     let body = emit_body(scenario);
     if top_level_names(&scenario.body)
         .iter()
@@ -121,7 +151,9 @@ pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
     } else {
         out.push_str(&body);
     }
-    out.push_str("\n$.start();\n");
+    if !module {
+        out.push_str("\n$.start();\n");
+    }
     out
 }
 
@@ -201,6 +233,54 @@ impl Emitter {
             }
         }
         self.segment(&part);
+    }
+
+    /// The main script of a `use module` scenario: its first part is the
+    /// module's own top-level code, in `if ($.evaluate(COST)) { ...;
+    /// $.evaluated(); }` (it pays for its statements up front, and
+    /// `$.evaluated()` tells the prelude it did not throw). The parts after
+    /// it, and the `run`s between them, are declared first, so that a
+    /// throw of the first part does not keep them from the prelude: its
+    /// `run`s still let the loop run, as in the Rust runtime.
+    fn module_top_level(&mut self, body: &[Stmt]) {
+        let names = top_level_names(body);
+        if !names.is_empty() {
+            let list: Vec<String> = names.iter().map(|n| identifier(n)).collect();
+            let declaration = format!("let {};", list.join(", "));
+            self.line(&declaration);
+        }
+        let first_run = body
+            .iter()
+            .position(|stmt| matches!(stmt, Stmt::Run(_)))
+            .unwrap_or(body.len());
+        let (first, rest) = body.split_at(first_run);
+        if !rest.is_empty() {
+            self.line("// The parts of the main script after its first `run`: macrotasks of the virtual loop.");
+            let mut part: Vec<&Stmt> = Vec::new();
+            let mut runs = rest.iter().peekable();
+            while let Some(stmt) = runs.next() {
+                if let Stmt::Run(mode) = stmt {
+                    self.line(&run_call(*mode));
+                    part.clear();
+                    while let Some(next) = runs.next_if(|s| !matches!(s, Stmt::Run(_))) {
+                        part.push(next);
+                    }
+                    self.segment(&part);
+                }
+            }
+        }
+        self.line("// The main script's first part: this ES module's own top-level code.");
+        self.line(&format!(
+            "if ($.evaluate({})) {{",
+            nodesem_lang::statement_cost(first)
+        ));
+        self.indent += 1;
+        for stmt in first {
+            self.stmt(stmt, true);
+        }
+        self.line("$.evaluated();");
+        self.indent -= 1;
+        self.line("}");
     }
 
     /// One part of the main script between `run` statements: a macrotask.
@@ -290,6 +370,10 @@ impl Emitter {
             // Only valid at the top level, where `top_level` handles it; inside
             // a callback the prelude refuses it with a clear error.
             Stmt::Run(mode) => self.line(&run_call(*mode)),
+            // The program's shape says it (see `emit_program`, `module_top_level`).
+            Stmt::Use(directive) => {
+                self.line(&line_comment(&format!("use {}", directive.word())));
+            }
         }
     }
 

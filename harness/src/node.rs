@@ -33,7 +33,13 @@
 //! A request is `{"id", "code", "budget", "maxDepth", "work",
 //! "maxLogBytes"}`; `code` is a body as [`crate::emit::emit_body`] writes it,
 //! which the server runs as a function of `$` (the prelude's scenario object)
-//! and `events` (`node:events`). For each request the worker prints:
+//! and `events` (`node:events`). A `use module` scenario's request also
+//! says `"module": true`: its `code` is then the code of an ES module, which
+//! the worker evaluates through Node's own ESM loader, as `node main.mjs`
+//! evaluates its main script (see `harness/js/server.js`). Node never frees
+//! a module record, so a worker that has run [`MAX_MODULES_PER_WORKER`] of
+//! them is settled and retired, and the next request gets a fresh one.
+//! For each request the worker prints:
 //!
 //! 1. `{"id", "started": true}`, the acknowledgement, which reaches the pipe
 //!    before anything of the request runs (and after the answer of the
@@ -94,7 +100,7 @@ use nix::unistd::Pid;
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use serde::{Deserialize, Serialize};
 
-use crate::emit::{emit_body, NODE_FLAGS};
+use crate::emit::{emit_body, is_module, NODE_FLAGS};
 
 /// The Node.js version nodesem targets, installed by `scripts/install-node.sh`.
 pub const PINNED_NODE_VERSION: &str = "26.12.1";
@@ -115,6 +121,34 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// How many failed worker starts in a row stop a batch.
 const MAX_FAILED_STARTS: usize = 2;
+
+/// How many `use module` scenarios a worker runs before it is retired: each
+/// leaves a module record, its source and its compiled code in Node's
+/// loader for good (measured on 26.12.1: 1,000 modules of a 3.4 KiB body
+/// grew the heap by 55 MiB), so this bounds a long fuzz run's memory per
+/// worker to some 15 MiB of them.
+pub const MAX_MODULES_PER_WORKER: usize = 256;
+
+/// A body for the Node engine: JavaScript for the prelude's `$`, as
+/// [`emit_body`] writes it, and whether it is an ES module's code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsBody {
+    /// The JavaScript.
+    pub code: String,
+    /// Whether the worker evaluates it as an ES module (`use module`)
+    /// instead of as the body of a function.
+    pub module: bool,
+}
+
+impl JsBody {
+    /// The body of a scenario, of the kind its main script is.
+    pub fn of(scenario: &Scenario) -> JsBody {
+        JsBody {
+            code: emit_body(scenario),
+            module: is_module(scenario),
+        }
+    }
+}
 
 /// How long a crash report waits for the rest of a dead worker's stderr.
 const STDERR_DRAIN: Duration = Duration::from_secs(1);
@@ -292,7 +326,7 @@ pub struct NodeEngine {
 
 /// What the threads of one batch share.
 struct Batch<'a> {
-    bodies: &'a [String],
+    bodies: &'a [JsBody],
     config: &'a RunConfig,
     next: AtomicUsize,
     /// Failed worker starts since the last successful one, over all threads.
@@ -380,6 +414,22 @@ impl NodeEngine {
         bodies: &[String],
         config: &RunConfig,
     ) -> Vec<Result<Log, EngineError>> {
+        let bodies: Vec<JsBody> = bodies
+            .iter()
+            .map(|code| JsBody {
+                code: code.clone(),
+                module: false,
+            })
+            .collect();
+        self.run_bodies(&bodies, config)
+    }
+
+    /// [`NodeEngine::run_js_batch`] of bodies that may be ES modules.
+    pub fn run_bodies(
+        &self,
+        bodies: &[JsBody],
+        config: &RunConfig,
+    ) -> Vec<Result<Log, EngineError>> {
         let workers = self.workers.min(bodies.len());
         if workers == 0 {
             return Vec::new();
@@ -438,21 +488,47 @@ impl NodeEngine {
             let result = self.run_one(batch, index, &mut server, &mut last, &mut done);
             done.push((index, result));
             last = server.as_ref().map(|_| done.len() - 1);
-        }
-        if let Some(mut s) = server.take() {
-            // The settle probe: an empty scenario, acknowledged only once the
-            // last one has settled.
-            match s.run("", batch.config, self.timeout) {
-                Outcome::Ran(Ok(_), true) => self.put_idle(s),
-                Outcome::Ran(..) => {}
-                Outcome::NotStarted(fault) => {
-                    if let Some(prev) = last {
-                        done[prev].1 = Err(fault.after_log_complete());
-                    }
+            if server
+                .as_ref()
+                .is_some_and(|s| s.modules >= MAX_MODULES_PER_WORKER)
+            {
+                // Retired: settled first, so that a death while settling is
+                // still blamed on the scenario that caused it.
+                if let Some(s) = server.take() {
+                    drop(self.settle(s, batch, last, &mut done));
                 }
+                last = None;
+            }
+        }
+        if let Some(s) = server.take() {
+            if let Some(s) = self.settle(s, batch, last, &mut done) {
+                self.put_idle(s);
             }
         }
         done
+    }
+
+    /// The settle probe: an empty scenario, acknowledged only once the last
+    /// one has settled. Returns the worker when it is alive and settled; a
+    /// death before the acknowledgement is the scenario answered last's
+    /// (`last`, in `done`).
+    fn settle(
+        &self,
+        mut s: Server,
+        batch: &Batch,
+        last: Option<usize>,
+        done: &mut Done,
+    ) -> Option<Server> {
+        match s.run("", false, batch.config, self.timeout) {
+            Outcome::Ran(Ok(_), true) => Some(s),
+            Outcome::Ran(..) => None,
+            Outcome::NotStarted(fault) => {
+                if let Some(prev) = last {
+                    done[prev].1 = Err(fault.after_log_complete());
+                }
+                None
+            }
+        }
     }
 
     /// Runs one body, on `server` or a fresh worker, and returns its result.
@@ -482,7 +558,8 @@ impl NodeEngine {
                     self.fresh_or_idle(batch)?
                 }
             };
-            match current.run(&batch.bodies[index], batch.config, timeout) {
+            let body = &batch.bodies[index];
+            match current.run(&body.code, body.module, batch.config, timeout) {
                 Outcome::Ran(Err(EngineError::TimedOut(_)), false) if !retried => {
                     drop(current);
                     retried = true;
@@ -572,7 +649,7 @@ impl Engine for NodeEngine {
     }
 
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
-        self.run_js_batch(&[emit_body(scenario)], config)
+        self.run_bodies(&[JsBody::of(scenario)], config)
             .pop()
             .unwrap_or_else(|| Err(EngineError::Failed("no result".into())))
     }
@@ -582,8 +659,8 @@ impl Engine for NodeEngine {
         scenarios: &[Scenario],
         config: &RunConfig,
     ) -> Vec<Result<Log, EngineError>> {
-        let bodies: Vec<String> = scenarios.iter().map(emit_body).collect();
-        self.run_js_batch(&bodies, config)
+        let bodies: Vec<JsBody> = scenarios.iter().map(JsBody::of).collect();
+        self.run_bodies(&bodies, config)
     }
 }
 
@@ -599,6 +676,9 @@ struct Request<'a> {
     work: u64,
     #[serde(rename = "maxLogBytes")]
     max_log_bytes: u64,
+    /// Sent only when true, so a CommonJS request is what it always was.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    module: bool,
 }
 
 #[derive(Deserialize)]
@@ -688,6 +768,8 @@ struct Server {
     /// Disconnected when the stderr reader has read everything.
     stderr_done: Receiver<()>,
     next_id: u64,
+    /// How many ES module requests it was sent (see [`MAX_MODULES_PER_WORKER`]).
+    modules: usize,
 }
 
 impl Server {
@@ -738,6 +820,7 @@ impl Server {
             stderr_tail: Arc::clone(&stderr_tail),
             stderr_done,
             next_id: 0,
+            modules: 0,
         };
         let (Some(stdin), Some(stdout), Some(mut stderr)) = (stdin, stdout, stderr) else {
             return Err(format!("node at {} has no pipes", node.display()));
@@ -841,9 +924,10 @@ impl Server {
     }
 
     /// Sends one body and reads what happens to it, all within `timeout`.
-    fn run(&mut self, code: &str, config: &RunConfig, timeout: Duration) -> Outcome {
+    fn run(&mut self, code: &str, module: bool, config: &RunConfig, timeout: Duration) -> Outcome {
         let id = self.next_id;
         self.next_id += 1;
+        self.modules += usize::from(module);
         let request = Request {
             id,
             code,
@@ -851,6 +935,7 @@ impl Server {
             max_depth: config.max_depth,
             work: config.work,
             max_log_bytes: config.max_log_bytes,
+            module,
         };
         let mut line = match serde_json::to_vec(&request) {
             Ok(line) => line,

@@ -23,6 +23,12 @@
 //!    for a target, ... in order of declaration) and the result printed in
 //!    canonical form.
 //!
+//! A directive (`use module`) is a statement like any other here: removing
+//! it is tried too, and kept only when the divergence survives without it
+//! (the signature check is what keeps a divergence that needs the ES module
+//! order), so the finding is as small as the bug allows and says `use
+//! module` only when the bug needs it.
+//!
 //! Every candidate is validated (printed and parsed back) before it runs,
 //! so the result is always a valid scenario. Candidates run in batches
 //! through [`Engine::run_batch`], so that shrinking against a Node engine

@@ -563,3 +563,63 @@ fn the_standalone_program_prints_what_batch_mode_returns() {
         );
     }
 }
+
+/// A `use module` scenario is a real ES module in both forms: batch mode
+/// (the worker imports it through Node's ESM loader) and the standalone
+/// program, and both print the model's log, microtasks before ticks.
+#[test]
+fn a_module_scenario_runs_as_an_es_module_in_batch_and_standalone() {
+    let text = "# ES module order.\nuse module\ntick {\n  log \"tick\"\n}\nmicrotask {\n  log \"micro\"\n}\nrun turn\ntick {\n  log \"tick 2\"\n}\nmicrotask {\n  log \"micro 2\"\n}\n";
+    let scenario = parse("module.scn", text).unwrap();
+    let expected = log(&["micro", "tick", "tick 2", "micro 2"]);
+    assert_eq!(engine().run(&scenario, &RunConfig::default()), expected);
+    let program = emit_program(&scenario, "module.scn");
+    assert!(
+        program.contains("// The scenario says `use module`"),
+        "{program}"
+    );
+    assert!(program.contains("\n$.startModule();\n"), "{program}");
+    assert!(!program.contains("\n$.start();\n"), "{program}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("module.mjs");
+    std::fs::write(&file, &program).unwrap();
+    let out = Command::new(engine().node_path())
+        .args(NODE_FLAGS)
+        .arg(&file)
+        .env_remove("NODE_OPTIONS")
+        .env_remove("NODE_EXTRA_CA_CERTS")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(Ok(Log { lines }), expected);
+    // The same statements without the directive: CommonJS order.
+    let commonjs = parse("commonjs.scn", &text.replace("use module\n", "")).unwrap();
+    assert_eq!(
+        engine().run(&commonjs, &RunConfig::default()),
+        log(&["tick", "micro", "tick 2", "micro 2"])
+    );
+}
+
+/// Node never frees a module record, so a worker is retired after
+/// `MAX_MODULES_PER_WORKER` module scenarios; a batch longer than that
+/// still gets every log.
+#[test]
+fn module_scenarios_beyond_a_workers_share_all_run() {
+    let scenario = parse(
+        "m.scn",
+        "use module\ntick {\n  log \"t\"\n}\nmicrotask {\n  log \"m\"\n}\n",
+    )
+    .unwrap();
+    let count = nodesem_harness::node::MAX_MODULES_PER_WORKER * 2 + 3;
+    let scenarios = vec![scenario; count];
+    let results = engine().run_batch(&scenarios, &RunConfig::default());
+    assert_eq!(results.len(), count);
+    for result in results {
+        assert_eq!(result, log(&["m", "t"]));
+    }
+}

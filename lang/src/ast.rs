@@ -30,6 +30,13 @@ impl Scenario {
     pub fn body_mut(&mut self) -> &mut Vec<Stmt> {
         Arc::make_mut(&mut self.body)
     }
+
+    /// Whether the scenario says `use DIRECTIVE`.
+    pub fn uses(&self, directive: Directive) -> bool {
+        self.body
+            .iter()
+            .any(|stmt| matches!(stmt, Stmt::Use(d) if *d == directive))
+    }
 }
 
 /// A block of statements: the body of a callback or of a `try`.
@@ -101,6 +108,9 @@ pub enum Stmt {
     /// `run turn | run idle | run advance MS`: pauses the main script and
     /// lets the event loop run. Top level only.
     Run(RunMode),
+    /// `use module`: a directive about the whole scenario. Top level only,
+    /// before every statement but comments.
+    Use(Directive),
 }
 
 /// How far a `run` statement lets the event loop go before the main script
@@ -115,6 +125,30 @@ pub enum RunMode {
     Idle,
     /// Iterations until the virtual clock reaches now + the given ms.
     Advance(u32),
+}
+
+/// A directive: `use WORD`, a statement that says how the whole scenario
+/// runs. Directives come first in a scenario (only comments may precede
+/// them) and only at the top level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Directive {
+    /// `use module`: the main script is an ES module, not CommonJS. Its
+    /// first part (up to the first `run`) runs as the module's evaluation,
+    /// so the microtasks it queues run before its `process.nextTick` ticks.
+    Module,
+}
+
+impl Directive {
+    /// The word after `use`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Directive::Module => "module",
+        }
+    }
+
+    /// Every directive, for the parser's "expected" list and the generators.
+    pub const ALL: &'static [Directive] = &[Directive::Module];
 }
 
 /// The options of `addEventListener`, flattened.

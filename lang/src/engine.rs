@@ -91,7 +91,8 @@ impl RunConfig {
 pub fn statement_cost(body: &[Stmt]) -> u64 {
     body.iter()
         .map(|stmt| match stmt {
-            Stmt::Comment(_) | Stmt::Run(_) => 0,
+            // A directive is no work: it says how the script runs.
+            Stmt::Comment(_) | Stmt::Run(_) | Stmt::Use(_) => 0,
             Stmt::Try(block) => 1 + statement_cost(&block.body),
             // Both branches: what either could cost.
             Stmt::If {

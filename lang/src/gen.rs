@@ -119,8 +119,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use proptest::strategy::Strategy;
 
 use crate::ast::{
-    Block, Callback, Combinator, EventAttribute, Expr, Handler, ListenerOptions, Name, Op, RunMode,
-    Scenario, Stmt,
+    Block, Callback, Combinator, Directive, EventAttribute, Expr, Handler, ListenerOptions, Name,
+    Op, RunMode, Scenario, Stmt,
 };
 use crate::limits::{MAX_NESTING, MAX_SOURCE_BYTES};
 use crate::parser::Kind;
@@ -678,6 +678,12 @@ impl<'u, 'a> Generator<'u, 'a> {
             self.statement(&ctx, &mut body);
         }
         self.epilogue(&mut body);
+        // One scenario in ten has an ES module main script. Drawn last, so
+        // that it changes nothing else a seed generates; a directive comes
+        // first.
+        if self.chance(10) {
+            body.insert(0, Stmt::Use(Directive::Module));
+        }
         Scenario::new(body)
     }
 

@@ -111,6 +111,7 @@
 //! | `run turn` | top level only: let the loop run one iteration, then resume |
 //! | `run idle` | top level only: let the loop run until nothing keeps it alive |
 //! | `run advance MS` | top level only: let the loop run until the clock has advanced MS |
+//! | `use module` | a directive: the main script is an ES module, not CommonJS (see [The event loop](#the-event-loop)); at the top level, before every other statement but comments, at most once |
 //!
 //! ## Operations
 //!
@@ -288,6 +289,26 @@
 //! the clock jumps to the next timer's deadline. The loop stops when no
 //! immediate and no ref'd timer is pending; `AbortSignal.timeout` timers are
 //! unref'd, as in Node.
+//!
+//! By default the main script is a CommonJS module, and that first drain
+//! runs its ticks before its microtasks. With `use module` it is an ES
+//! module, as `node main.mjs` runs it, and the order is the other way
+//! round: Node evaluates an ES module inside a promise job of its loader
+//! (`ModuleJob.run` awaits `module.evaluate()`,
+//! <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/modules/esm/module_job.js#L558-L575>),
+//! so the microtasks the main script queues run in the same microtask
+//! checkpoint, microtasks they queue included, and only then does the
+//! usual drain begin with the ticks. A main script that queues a tick and
+//! a microtask logs the microtask first. An exception at an ES module's top
+//! level reaches `uncaughtException` only after it has travelled through
+//! the loader's `await`s, in the fourth of a chain of microtask jobs that
+//! begins at the throw on Node 26 (the third on Node 20), so the
+//! microtasks queued before the throw, and the first ones they queue, run
+//! before the `uncaught` line; the rest of the main script never runs. Only
+//! the first part of the main script, up to its first `run`, is the
+//! module's evaluation; the parts after a `run` are macrotasks like any
+//! other in both kinds. `await` at the top level (top-level await) is not
+//! part of the language.
 
 pub mod ast;
 pub mod engine;
@@ -299,7 +320,7 @@ pub mod syntax;
 
 pub use ast::number_to_string;
 pub use ast::{
-    Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
+    Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr, Handler,
     ListenerOptions, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};

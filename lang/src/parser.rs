@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::ast::{
-    Block, BuiltinError, Callback, Class, Combinator, EventAttribute, Expr, Handler,
+    Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr, Handler,
     ListenerOptions, Name, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,
 };
 use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
@@ -180,6 +180,7 @@ pub const KEYWORDS: &[&str] = &[
     "throw",
     "return",
     "run",
+    "use",
     "turn",
     "idle",
     "advance",
@@ -508,6 +509,8 @@ fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scen
         next_block_awaits: false,
         under_typeof: false,
         top_level_lets,
+        first_statement: None,
+        directives: Vec::new(),
         invalid,
         next_invalid: 0,
     };
@@ -566,6 +569,11 @@ struct Parser<'a> {
     /// The bindings the main script's own `let`s make (not those of its
     /// blocks), with the line of the first: callbacks may read them before.
     top_level_lets: HashMap<String, usize>,
+    /// The line of the first statement that is not a directive: no
+    /// directive may follow it.
+    first_statement: Option<usize>,
+    /// The line of each directive given so far.
+    directives: Vec<(Directive, usize)>,
     /// The lines that are not valid UTF-8, in order.
     invalid: Vec<InvalidLine>,
     /// The first entry of `invalid` not yet reached.
@@ -921,6 +929,12 @@ impl<'a> Parser<'a> {
 
     /// A statement, up to where its words end.
     fn statement_words(&mut self, line: &mut Line) -> PResult<Stmt> {
+        if line.peek_word() == Some("use") {
+            return self.use_statement(line);
+        }
+        if self.first_statement.is_none() {
+            self.first_statement = Some(line.number);
+        }
         match line.peek_word() {
             Some("let") => self.let_statement(line),
             Some("log") => self.log_statement(line),
@@ -1020,6 +1034,53 @@ impl<'a> Parser<'a> {
         } else {
             Ok(Stmt::Return(Some(self.expr(line)?.0)))
         }
+    }
+
+    /// `use module`: a directive, at the top level before every other
+    /// statement (comments aside), each at most once.
+    fn use_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        let col = line.col();
+        if self.scopes.len() != 1 {
+            return Err(self.error(
+                line.number,
+                col,
+                "`use` is only allowed at the top level of the script, before its other statements",
+            ));
+        }
+        if let Some(first) = self.first_statement {
+            return Err(self.error(
+                line.number,
+                col,
+                format!("`use` must come before every other statement (comments aside), and the statement at line {first} comes first"),
+            ));
+        }
+        line.bump();
+        let word_col = line.col();
+        let Some(directive) = Directive::ALL
+            .iter()
+            .copied()
+            .find(|d| line.peek_word() == Some(d.word()))
+        else {
+            let words: Vec<String> = Directive::ALL
+                .iter()
+                .map(|d| format!("`{}`", d.word()))
+                .collect();
+            return Err(self.expected(
+                line,
+                &format!("a directive ({}) after `use`", words.join(", ")),
+            ));
+        };
+        if let Some((_, at)) = self.directives.iter().find(|(d, _)| *d == directive) {
+            let at = *at;
+            return Err(self.error(
+                line.number,
+                word_col,
+                format!("`use {}` is already given at line {at}", directive.word()),
+            ));
+        }
+        line.bump();
+        self.directives.push((directive, line.number));
+        Ok(Stmt::Use(directive))
     }
 
     /// `run turn`, `run idle` or `run advance MS`.

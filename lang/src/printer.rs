@@ -139,6 +139,9 @@ impl Printer {
                 }
                 self.out.push('\n');
             }
+            Stmt::Use(directive) => {
+                let _ = writeln!(self.out, "use {}", directive.word());
+            }
         }
     }
 

@@ -404,3 +404,56 @@ fn max_listeners_round_trip_and_need_a_target() {
         ]
     );
 }
+
+#[test]
+fn use_module_round_trips_after_comments_and_is_a_directive() {
+    let text = "# An ES module.\nuse module\n# The script.\ntick {\n  log \"t\"\n}\nrun turn\nlog \"after\"\n";
+    assert_round_trips(text);
+    let s = parse("ok.scn", text).unwrap();
+    assert!(s.uses(nodesem_lang::Directive::Module));
+    assert_eq!(
+        s.body[1],
+        nodesem_lang::Stmt::Use(nodesem_lang::Directive::Module)
+    );
+    assert!(!parse("ok.scn", "log 1\n")
+        .unwrap()
+        .uses(nodesem_lang::Directive::Module));
+    let json = serde_json::to_string(&s).unwrap();
+    assert_eq!(
+        serde_json::from_str::<nodesem_lang::Scenario>(&json).unwrap(),
+        s
+    );
+}
+
+#[test]
+fn a_misplaced_unknown_or_repeated_directive_says_where_and_what() {
+    assert_eq!(
+        errors("log 1\nuse module\n"),
+        ["bad.scn:2:1: `use` must come before every other statement (comments aside), and the statement at line 1 comes first"]
+    );
+    assert_eq!(
+        errors("use strict\nuse\n"),
+        [
+            "bad.scn:1:5: expected a directive (`module`) after `use`, found `strict`",
+            "bad.scn:2:4: expected a directive (`module`) after `use`, found the end of the line",
+        ]
+    );
+    assert_eq!(
+        errors("use module\nuse module\n"),
+        ["bad.scn:2:5: `use module` is already given at line 1"]
+    );
+    assert_eq!(
+        errors("use module extra\n"),
+        ["bad.scn:1:12: expected the end of the line, found `extra`"]
+    );
+    assert_eq!(
+        errors("microtask {\n  use module\n}\n"),
+        ["bad.scn:2:3: `use` is only allowed at the top level of the script, before its other statements"]
+    );
+    assert_eq!(
+        errors("let use = 1\n"),
+        ["bad.scn:1:5: `use` is reserved and cannot name a binding"]
+    );
+    // Top-level await stays outside the language in a module too.
+    assert!(errors("use module\nawait 1\n")[0].starts_with("bad.scn:2:1: `await` is only valid"));
+}

@@ -19,13 +19,17 @@
 //!   The loop ends when no immediate and no ref'd timer is pending; pending
 //!   ticks and microtasks are drained first (Node's `beforeExit` callback
 //!   scope drains them).
+//! - With `use module` the main script's first part is an ES module's
+//!   evaluation, which runs inside a promise job of Node's loader: the
+//!   microtasks it queues run before the drain, so before its ticks (see
+//!   `Runtime::evaluate_module`).
 //! - MODEL: a 0 ms timer and an immediate scheduled by the main script race
 //!   in real Node (it depends on whether 1 ms passed before the loop
 //!   started); here the loop starts at virtual time 0, the timer is due at 1,
 //!   so the immediate runs first. The Node engine's driver makes the same
 //!   choice.
 
-use nodesem_lang::{RunMode, Scenario, Stmt};
+use nodesem_lang::{Directive, RunMode, Scenario, Stmt};
 
 use crate::value::{Completion, Env, ObjectData, ObjectId, Value};
 use crate::{Job, Library, Runtime, TimerEntry};
@@ -522,11 +526,74 @@ impl<L: Library> Runtime<L> {
         }
     }
 
+    /// The first part of a `use module` main script: an ES module's
+    /// evaluation. Returns whether it threw.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/modules/esm/module_job.js#L558-L575>
+    /// `ModuleJob.run` evaluates the module after `await this.#instantiate()`,
+    /// that is inside a promise job: the microtasks the module's code
+    /// queues run in the same microtask checkpoint, the ones they queue
+    /// too, and only when it is empty does the callback scope's close run
+    /// `processTicksAndRejections()`, ticks first. Measured on the pinned
+    /// binary: a module that queues a tick, then a microtask, logs the
+    /// microtask first (CommonJS: the tick), and a tick queued by such a
+    /// microtask runs after the ticks queued before it.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/modules/run_main.js#L90-L116>
+    /// a throw at the module's top level rejects the evaluation's promise;
+    /// it travels through the `await`s of `ModuleJob.run`, the loader's
+    /// `import` (<https://github.com/nodejs/node/blob/v26.12.1/lib/internal/modules/esm/loader.js#L634-L656>)
+    /// and `asyncRunEntryPointWithESMLoader`, whose `catch` calls
+    /// `triggerUncaughtException`. Measured on the pinned binary: the
+    /// report is the fourth of a chain of microtask jobs whose first is
+    /// queued at the throw ([`MODULE_THROW_HOPS`]; three on Node 20), so the
+    /// microtasks queued before the throw, and the first ones they queue,
+    /// run before it. The rest of the main script never runs.
+    fn evaluate_module(&mut self, evaluation: Task<L>) -> bool {
+        let threw = match self.run_task(evaluation) {
+            Ok(_) => false,
+            Err(error) => {
+                self.enqueue_module_rejection(error, MODULE_THROW_HOPS);
+                true
+            }
+        };
+        // The rest of the checkpoint the evaluation ran in, then the close
+        // of the callback scope around it.
+        self.run_microtasks();
+        if !self.stopped {
+            self.drain();
+        }
+        threw
+    }
+
+    /// One hop of a top-level throw's way to `uncaughtException`: a
+    /// microtask job that queues the next, the last of `hops` reporting it.
+    fn enqueue_module_rejection(&mut self, error: Value, hops: u32) {
+        self.enqueue_microtask(Job::Task(Task::Native(Box::new(
+            move |rt: &mut Runtime<L>| {
+                if hops > 1 {
+                    rt.enqueue_module_rejection(error, hops - 1);
+                } else {
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/modules/run_main.js#L106-L114>
+                    // `triggerUncaughtException(err, true /* fromPromise */)`:
+                    // the handler's origin is `unhandledRejection`.
+                    rt.trigger_uncaught_exception(&error, true);
+                }
+                Ok(Value::Undefined)
+            },
+        ))));
+    }
+
     /// Runs the main script: its segments between `run` statements are
     /// macrotasks, and the loop runs after each as the `run` says, then
-    /// until idle.
+    /// until idle. With `use module` the first segment is an ES module's
+    /// evaluation instead ([`Runtime::evaluate_module`]); the others are
+    /// macrotasks in both kinds of main script, since a module's top-level
+    /// code cannot resume after the loop has run without top-level await,
+    /// which the language does not have.
     pub fn run_main(&mut self, scenario: &Scenario) {
         let global = Env::default();
+        let module = scenario.uses(Directive::Module);
         let mut aborted = false;
         // The runtime keeps the statements for the whole run (see
         // `Runtime::main`); the parts run from them, uncopied.
@@ -543,6 +610,7 @@ impl<L: Library> Runtime<L> {
                 _ => None,
             };
             let segment = start..end;
+            let first = segment.start == 0;
             start = end + 1;
             if !aborted && !self.stopped {
                 let (main, env) = (std::sync::Arc::clone(&main), global.clone());
@@ -555,19 +623,24 @@ impl<L: Library> Runtime<L> {
                     }
                     rt.exec_stmts(body, &env).map(|_| Value::Undefined)
                 }));
-                let mut task = Some(task);
-                // A segment is a phase of one macrotask. MODEL: an exception
-                // at the top level is reported like Node's uncaughtException
-                // handler sees a module's top-level throw, and the rest of the
-                // main script never runs.
-                let pending = std::cell::Cell::new(true);
-                aborted = self.run_phase(
-                    |_, _| pending.get(),
-                    |_| {
-                        pending.set(false);
-                        task.take()
-                    },
-                );
+                if module && first {
+                    aborted = self.evaluate_module(task);
+                } else {
+                    let mut task = Some(task);
+                    // A segment is a phase of one macrotask. MODEL: an
+                    // exception at the top level is reported like Node's
+                    // uncaughtException handler sees a CommonJS module's
+                    // top-level throw, and the rest of the main script never
+                    // runs.
+                    let pending = std::cell::Cell::new(true);
+                    aborted = self.run_phase(
+                        |_, _| pending.get(),
+                        |_| {
+                            pending.set(false);
+                            task.take()
+                        },
+                    );
+                }
             }
             match mode {
                 Some(RunMode::Turn) => self.iteration(),
@@ -581,6 +654,11 @@ impl<L: Library> Runtime<L> {
         }
     }
 }
+
+/// How many microtask jobs a top-level throw of an ES module main script
+/// takes to reach `uncaughtException` on Node 26.12.1, the first queued at
+/// the throw (see [`Runtime::evaluate_module`]).
+pub const MODULE_THROW_HOPS: u32 = 4;
 
 /// A timer's delay as Node takes it: below 1, or above 2^31-1, it is 1 ms.
 ///

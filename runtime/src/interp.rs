@@ -220,7 +220,8 @@ impl<L: Library> Runtime<L> {
 
     pub(crate) fn exec_stmt(&mut self, stmt: &Stmt, env: &Env) -> Result<Flow, Value> {
         match stmt {
-            Stmt::Comment(_) | Stmt::Run(_) => {}
+            // A directive was read before the script began (Runtime::run_main).
+            Stmt::Comment(_) | Stmt::Run(_) | Stmt::Use(_) => {}
             Stmt::Let { name, op } => {
                 let v = self.exec_op(op, env)?;
                 env.define(name, v);
