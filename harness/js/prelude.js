@@ -350,7 +350,7 @@ const createScenario = (() => {
     // when it is called.
     function cb(fn, cost = 0) {
       if (typeof fn !== 'function') throw new TypeError('$.cb expects a function');
-      return function (...args) {
+      const wrapper = function (...args) {
         if (stopped) return undefined;
         if (++steps > budget) {
           stop(`budget exhausted: more than ${budget} callbacks`);
@@ -368,6 +368,10 @@ const createScenario = (() => {
           depth--;
         }
       };
+      // An async function's wrapper is still one to `constructor.name` (AsyncFunction).
+      const proto = Object.getPrototypeOf(fn);
+      if (proto !== Function.prototype) Object.setPrototypeOf(wrapper, proto);
+      return wrapper;
     }
 
     function tryRun(fn) {

@@ -733,6 +733,8 @@ fn expr(value: &Expr) -> String {
         Expr::Symbol(None) => "Symbol()".into(),
         Expr::Symbol(Some(description)) => format!("Symbol({})", js_string(description)),
         Expr::Object => "({})".into(),
+        Expr::ConstructorName(a) => format!("({}).constructor.name", expr(a)),
+        Expr::ClassConstant(class, name) => format!("{}.{name}", class.name()),
         Expr::Str(s) => js_string(s),
         Expr::Var(name) => identifier(name),
         Expr::Prop(base, name) => {

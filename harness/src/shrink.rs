@@ -628,9 +628,10 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
                 *n = new.clone();
             }
         }
-        Expr::Prop(base, _) | Expr::TypeOf(base) | Expr::InstanceOf(base, _) => {
-            rename_expr(base, names)
-        }
+        Expr::Prop(base, _)
+        | Expr::TypeOf(base)
+        | Expr::InstanceOf(base, _)
+        | Expr::ConstructorName(base) => rename_expr(base, names),
         Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
             rename_expr(a, names);
             rename_expr(b, names);
@@ -646,6 +647,7 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
         | Expr::Number(_)
         | Expr::Symbol(_)
         | Expr::Object
+        | Expr::ClassConstant(..)
         | Expr::Str(_)
         | Expr::NewError(_)
         | Expr::NewBuiltinError { .. }

@@ -403,8 +403,13 @@ impl Library for Impl {
             Slot::Signal(_) => HostClass::AbortSignal,
             Slot::Target(_) => HostClass::EventTarget,
             Slot::Event(e) => {
-                let ty = rt.lib.events[e as usize].ty;
-                HostClass::Event(rt.lib.types[ty as usize].clone())
+                let data = rt.lib.events[e as usize];
+                let ty = rt.lib.types[data.ty as usize].clone();
+                if data.flags & event::CUSTOM != 0 {
+                    HostClass::CustomEvent(ty)
+                } else {
+                    HostClass::Event(ty)
+                }
             }
             Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }

@@ -615,6 +615,13 @@ pub enum Expr {
     Symbol(Option<String>),
     /// `{}`: a new plain object each time it is evaluated.
     Object,
+    /// `A.constructor.name`: the name of A's constructor (`AbortSignal`,
+    /// `CustomEvent`, `AsyncFunction`, `Number`, ...).
+    ConstructorName(Box<Expr>),
+    /// `Event.AT_TARGET`, `DOMException.ABORT_ERR`: a constant of the
+    /// Event or DOMException interface object ([`EVENT_CONSTANTS`],
+    /// [`DOM_EXCEPTION_CONSTANTS`]).
+    ClassConstant(Class, Name),
     /// A string literal such as `"boom"`.
     Str(String),
     /// A binding, or one of the implicit parameters `event`, `value`, `reason`.
@@ -660,6 +667,56 @@ pub enum Expr {
     /// `instanceof A CLASS`: JavaScript's `A instanceof CLASS`. The operand
     /// is not a `same`, `typeof` or `instanceof`.
     InstanceOf(Box<Expr>, Class),
+}
+
+/// The constants of the Event interface (DOM Standard, interface Event),
+/// with their values.
+pub const EVENT_CONSTANTS: [(&str, u16); 4] = [
+    ("NONE", 0),
+    ("CAPTURING_PHASE", 1),
+    ("AT_TARGET", 2),
+    ("BUBBLING_PHASE", 3),
+];
+
+/// The legacy code constants of DOMException (Web IDL, DOMException), with
+/// their values.
+pub const DOM_EXCEPTION_CONSTANTS: [(&str, u16); 25] = [
+    ("INDEX_SIZE_ERR", 1),
+    ("DOMSTRING_SIZE_ERR", 2),
+    ("HIERARCHY_REQUEST_ERR", 3),
+    ("WRONG_DOCUMENT_ERR", 4),
+    ("INVALID_CHARACTER_ERR", 5),
+    ("NO_DATA_ALLOWED_ERR", 6),
+    ("NO_MODIFICATION_ALLOWED_ERR", 7),
+    ("NOT_FOUND_ERR", 8),
+    ("NOT_SUPPORTED_ERR", 9),
+    ("INUSE_ATTRIBUTE_ERR", 10),
+    ("INVALID_STATE_ERR", 11),
+    ("SYNTAX_ERR", 12),
+    ("INVALID_MODIFICATION_ERR", 13),
+    ("NAMESPACE_ERR", 14),
+    ("INVALID_ACCESS_ERR", 15),
+    ("VALIDATION_ERR", 16),
+    ("TYPE_MISMATCH_ERR", 17),
+    ("SECURITY_ERR", 18),
+    ("NETWORK_ERR", 19),
+    ("ABORT_ERR", 20),
+    ("URL_MISMATCH_ERR", 21),
+    ("QUOTA_EXCEEDED_ERR", 22),
+    ("TIMEOUT_ERR", 23),
+    ("INVALID_NODE_TYPE_ERR", 24),
+    ("DATA_CLONE_ERR", 25),
+];
+
+/// The value of constant `name` of `class` (Event or DOMException), if it
+/// has one.
+pub fn class_constant(class: Class, name: &str) -> Option<u16> {
+    let table: &[(&str, u16)] = match class {
+        Class::Event => &EVENT_CONSTANTS,
+        Class::DomException => &DOM_EXCEPTION_CONSTANTS,
+        _ => &[],
+    };
+    table.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
 }
 
 /// A process event whose handler a scenario can go without

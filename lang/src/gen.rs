@@ -2232,6 +2232,21 @@ impl<'u, 'a> Generator<'u, 'a> {
             let prop = self.pick_str(EVENT_PROPS);
             log.push(Expr::var("event").prop(prop));
         }
+        match self.below(16) {
+            // Whether the event is still at its target (Node clears that
+            // after the first listener returns), and what its target is.
+            0 => log.push(Expr::Same(
+                Box::new(Expr::var("event").prop("eventPhase")),
+                Box::new(Expr::ClassConstant(
+                    crate::ast::Class::Event,
+                    "AT_TARGET".into(),
+                )),
+            )),
+            1 => log.push(Expr::ConstructorName(Box::new(
+                Expr::var("event").prop("target"),
+            ))),
+            _ => {}
+        }
         self.call_shape(&mut log);
         self.block(&inner, vec![Stmt::Log(log)])
     }

@@ -86,6 +86,8 @@
 //! | `typeof A` | `typeof A` | `"undefined"`, `"object"` (null too), `"boolean"`, `"number"`, `"string"`, `"symbol"` or `"function"` |
 //! | `add A B` | `A + B` | for primitive values: numbers add, a string concatenates; an object is a TypeError in every engine (its ToPrimitive is not comparable); a symbol is V8's TypeError, `Cannot convert a Symbol value to a string` (or `a number`) |
 //! | `less A B` | `A < B` | for primitive values: two strings compare by code units, the rest as numbers; an object is a TypeError, a symbol V8's |
+//! | `A.constructor.name` | `A.constructor.name` | the name of the constructor on A's prototype chain: `AbortSignal`, `CustomEvent`, `AsyncFunction`, `Number`, `TypeError` (Node's coded errors too) ...; a TypeError for `undefined`, `null` and the null-prototype Disposable |
+//! | `Event.NAME`, `DOMException.NAME` | the same | the constants of the interface objects: `NONE`, `CAPTURING_PHASE`, `AT_TARGET`, `BUBBLING_PHASE`; `INDEX_SIZE_ERR` (1) to `DATA_CLONE_ERR` (25), `ABORT_ERR` and `TIMEOUT_ERR` among them. An error reads the DOMException ones as properties too (a DOMException has them, other errors read undefined), and an event reads Event's (Node 26 defines them on the constructor only, so an event's are undefined) |
 //! | `instanceof A CLASS` | `A instanceof CLASS` | `true` when CLASS's prototype is on A's chain; CLASS is one of `AbortController`, `AbortSignal`, `EventTarget`, `Event`, `Error`, `TypeError`, `RangeError`, `DOMException`, `AggregateError`, `Promise`, `Array`, `Function`, `Object` |
 //!
 //! Their operands are values, bindings or property reads, never another

@@ -2239,6 +2239,33 @@ impl<'a> Parser<'a> {
                     line.bump();
                     (Expr::InstanceOf(Box::new(a), class), Kind::Value)
                 }
+                "Event" | "DOMException" if line.peek() == Some(&Tok::Punct('.')) => {
+                    line.bump();
+                    let class = if w == "Event" {
+                        Class::Event
+                    } else {
+                        Class::DomException
+                    };
+                    let name = line.peek_word().map(str::to_string);
+                    match name {
+                        Some(name) if crate::ast::class_constant(class, &name).is_some() => {
+                            line.bump();
+                            (Expr::ClassConstant(class, name.into()), Kind::Value)
+                        }
+                        _ => {
+                            let table: &[(&str, u16)] = if class == Class::Event {
+                                &crate::ast::EVENT_CONSTANTS
+                            } else {
+                                &crate::ast::DOM_EXCEPTION_CONSTANTS
+                            };
+                            let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+                            return Err(self.expected(
+                                line,
+                                &format!("a constant of {w} ({})", names.join(", ")),
+                            ));
+                        }
+                    }
+                }
                 "Error" | "TypeError" | "RangeError" | "DOMException" => {
                     if line.peek() != Some(&Tok::Punct('(')) {
                         return Err(self.expected(line, &format!("`(` after `{w}`")));
@@ -2366,6 +2393,30 @@ impl<'a> Parser<'a> {
                 return Err(self.expected(line, "a property name after `.`"));
             };
             line.bump();
+            if prop == "constructor" {
+                // `A.constructor.name`, of a value of any kind.
+                if line.peek() != Some(&Tok::Punct('.')) {
+                    return Err(self.expected(line, "`.name` after `constructor`"));
+                }
+                line.bump();
+                if line.peek_word() != Some("name") {
+                    return Err(self.expected(line, "`name` after `constructor.`"));
+                }
+                line.bump();
+                e = Expr::ConstructorName(Box::new(e));
+                kind = Kind::Value;
+                continue;
+            }
+            let constant = match kind {
+                Kind::Event => crate::ast::class_constant(Class::Event, &prop),
+                Kind::Error | Kind::Value => crate::ast::class_constant(Class::DomException, &prop),
+                _ => None,
+            };
+            if constant.is_some() {
+                e = e.prop(prop);
+                kind = Kind::Value;
+                continue;
+            }
             let time = kind == Kind::Event && prop == "timeStamp" && self.under_typeof;
             let Some(k) = kind.property(&prop).or(time.then_some(Kind::Value)) else {
                 return Err(self.error(

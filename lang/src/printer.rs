@@ -553,6 +553,15 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr) {
             out.push(')');
         }
         Expr::Object => out.push_str("{}"),
+        Expr::ConstructorName(a) => {
+            write_expr(out, a);
+            out.push_str(".constructor.name");
+        }
+        Expr::ClassConstant(class, name) => {
+            out.push_str(class.name());
+            out.push('.');
+            out.push_str(name);
+        }
         Expr::Str(s) => out.push_str(&quote(s)),
         Expr::Var(name) => out.push_str(name),
         Expr::Prop(..) => {} // not reached: the loop above took every `Prop`

@@ -457,3 +457,17 @@ fn a_misplaced_unknown_or_repeated_directive_says_where_and_what() {
     // Top-level await stays outside the language in a module too.
     assert!(errors("use module\nawait 1\n")[0].starts_with("bad.scn:2:1: `await` is only valid"));
 }
+
+#[test]
+fn constructor_names_and_interface_constants_round_trip() {
+    assert_round_trips("let e = new CustomEvent go\nlog e.constructor.name e.target.constructor.name 1.constructor.name\nlog Event.AT_TARGET DOMException.ABORT_ERR e.NONE\nlet a = aborted\nlog a.reason.TIMEOUT_ERR\n");
+    assert_eq!(
+        errors("log Event.LATER\nlog DOMException.ABORT\nlet e = new Event go\nlog e.constructor\nlog e.ABORT_ERR\n"),
+        vec![
+            "bad.scn:1:11: expected a constant of Event (NONE, CAPTURING_PHASE, AT_TARGET, BUBBLING_PHASE), found `LATER`",
+            "bad.scn:2:18: expected a constant of DOMException (INDEX_SIZE_ERR, DOMSTRING_SIZE_ERR, HIERARCHY_REQUEST_ERR, WRONG_DOCUMENT_ERR, INVALID_CHARACTER_ERR, NO_DATA_ALLOWED_ERR, NO_MODIFICATION_ALLOWED_ERR, NOT_FOUND_ERR, NOT_SUPPORTED_ERR, INUSE_ATTRIBUTE_ERR, INVALID_STATE_ERR, SYNTAX_ERR, INVALID_MODIFICATION_ERR, NAMESPACE_ERR, INVALID_ACCESS_ERR, VALIDATION_ERR, TYPE_MISMATCH_ERR, SECURITY_ERR, NETWORK_ERR, ABORT_ERR, URL_MISMATCH_ERR, QUOTA_EXCEEDED_ERR, TIMEOUT_ERR, INVALID_NODE_TYPE_ERR, DATA_CLONE_ERR), found `ABORT`",
+            "bad.scn:4:18: expected `.name` after `constructor`, found the end of the line",
+            "bad.scn:5:7: an Event has no property `ABORT_ERR` (readable: type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement, detail; timeStamp under typeof)",
+        ]
+    );
+}

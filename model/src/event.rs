@@ -260,6 +260,11 @@ pub fn get(rt: &mut Runtime<Model>, event: ObjectId, prop: &str) -> Completion {
         // (the DOM unsets it: https://dom.spec.whatwg.org/#concept-event-dispatch step 9).
         "cancelBubble" => Value::Bool(e.stop_propagation),
         "target" | "srcElement" => target,
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L373-L387
+        // the constants are defined on the Event constructor only, not on
+        // Event.prototype as Web IDL puts an interface's constants on both
+        // (https://webidl.spec.whatwg.org/#es-constants): an event has none.
+        "NONE" | "CAPTURING_PHASE" | "AT_TARGET" | "BUBBLING_PHASE" => Value::Undefined,
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L203
         // `this[kIsBeingDispatched] ? this[kTarget] : null`, so null again from
         // the second listener on (see eventPhase).

@@ -425,7 +425,12 @@ impl Library for Model {
         } else if m.targets.contains_key(&obj) {
             HostClass::EventTarget
         } else if let Some(e) = m.events.get(&obj) {
-            HostClass::Event(e.event_type.clone())
+            // Only a CustomEvent has a detail (null when none was given).
+            if e.detail.is_some() {
+                HostClass::CustomEvent(e.event_type.clone())
+            } else {
+                HostClass::Event(e.event_type.clone())
+            }
         } else {
             // The Disposable of addAbortListener.
             HostClass::Disposable

@@ -312,6 +312,13 @@ impl<L: Library> Runtime<L> {
                 Value::Symbol(Symbol::new(description.as_deref().unwrap_or("")))
             }
             Expr::Object => Value::Object(self.heap.alloc(ObjectData::Plain)),
+            Expr::ConstructorName(a) => {
+                let a = self.eval(a, env)?;
+                return self.constructor_name(&a);
+            }
+            Expr::ClassConstant(class, name) => Value::Number(f64::from(
+                nodesem_lang::ast::class_constant(*class, name).unwrap_or_default(),
+            )),
             Expr::Str(s) => Value::string(s),
             Expr::Var(name) => env.lookup(name).unwrap_or(Value::Undefined),
             Expr::Prop(obj, prop) => {
@@ -379,6 +386,14 @@ impl<L: Library> Runtime<L> {
                         ErrorClass::Aggregate { errors } => Value::Object(*errors),
                         _ => Value::Undefined,
                     },
+                    // Web IDL puts an interface's constants on its prototype
+                    // too: every DOMException has ABORT_ERR and the rest.
+                    constant if *class == ErrorClass::DomException => {
+                        match nodesem_lang::ast::class_constant(Class::DomException, constant) {
+                            Some(v) => Value::Number(f64::from(v)),
+                            None => Value::Undefined,
+                        }
+                    }
                     _ => Value::Undefined,
                 }),
                 ObjectData::Host => L::get(self, *id, prop),
@@ -402,6 +417,55 @@ impl<L: Library> Runtime<L> {
             },
             _ => Ok(Value::Undefined),
         }
+    }
+
+    /// `value.constructor.name`: the name of the constructor on the value's
+    /// prototype chain, as the pinned Node 26.12.1 gives it (Node's coded
+    /// errors are made by their built-in class, so `TypeError`; the
+    /// prelude's virtual timer handles are plain objects). Undefined and
+    /// null have no `constructor`, and the null-prototype Disposable's
+    /// `constructor` is undefined: V8's TypeErrors.
+    pub fn constructor_name(&mut self, value: &Value) -> Completion {
+        let name: Rc<str> = match value {
+            Value::Undefined | Value::Null => {
+                return Err(self.cannot_read_properties(value, "constructor"))
+            }
+            Value::Bool(_) => Rc::from("Boolean"),
+            Value::Number(_) => Rc::from("Number"),
+            Value::String(_) => Rc::from("String"),
+            Value::Symbol(_) => Rc::from("Symbol"),
+            Value::Object(id) => match self.heap.get(*id) {
+                ObjectData::Error { class, name, .. } => match class {
+                    ErrorClass::DomException => Rc::from("DOMException"),
+                    ErrorClass::Aggregate { .. } => Rc::from("AggregateError"),
+                    ErrorClass::Error | ErrorClass::Node { .. } => name.clone(),
+                },
+                ObjectData::Function(FunctionData::Script { is_async: true, .. }) => {
+                    Rc::from("AsyncFunction")
+                }
+                ObjectData::Function(_) => Rc::from("Function"),
+                ObjectData::Promise(_) => Rc::from("Promise"),
+                ObjectData::Array(_) => Rc::from("Array"),
+                ObjectData::Thenable { .. }
+                | ObjectData::Settled { .. }
+                | ObjectData::ListenerObject { .. }
+                | ObjectData::Resolvers { .. }
+                | ObjectData::Timer(_)
+                | ObjectData::Immediate(_)
+                | ObjectData::Plain => Rc::from("Object"),
+                ObjectData::Host => match L::host_class(self, *id) {
+                    HostClass::AbortController => Rc::from("AbortController"),
+                    HostClass::AbortSignal => Rc::from("AbortSignal"),
+                    HostClass::EventTarget => Rc::from("EventTarget"),
+                    HostClass::Event(_) => Rc::from("Event"),
+                    HostClass::CustomEvent(_) => Rc::from("CustomEvent"),
+                    HostClass::Disposable => {
+                        return Err(self.cannot_read_properties(&Value::Undefined, "name"))
+                    }
+                },
+            },
+        };
+        Ok(Value::String(name))
     }
 
     /// V8's TypeError for reading `prop` (or calling a method named `prop`)
@@ -623,7 +687,7 @@ impl<L: Library> Runtime<L> {
                 (HostClass::AbortSignal, Class::AbortSignal | Class::EventTarget) => true,
                 (HostClass::AbortController, Class::AbortController)
                 | (HostClass::EventTarget, Class::EventTarget)
-                | (HostClass::Event(_), Class::Event) => true,
+                | (HostClass::Event(_) | HostClass::CustomEvent(_), Class::Event) => true,
                 _ => false,
             },
         }
@@ -701,7 +765,7 @@ impl<L: Library> Runtime<L> {
                     HostClass::AbortController => out.push_str("[AbortController]"),
                     HostClass::AbortSignal => out.push_str("[AbortSignal]"),
                     HostClass::EventTarget => out.push_str("[EventTarget]"),
-                    HostClass::Event(event_type) => {
+                    HostClass::Event(event_type) | HostClass::CustomEvent(event_type) => {
                         out.push_str("Event(");
                         out.push_str(&event_type);
                         out.push(')');
@@ -913,7 +977,7 @@ impl<L: Library> Runtime<L> {
                 let event = self.eval(event, env)?;
                 let event_type = match event {
                     Value::Object(id) => match L::host_class(self, id) {
-                        HostClass::Event(t) => Some(t),
+                        HostClass::Event(t) | HostClass::CustomEvent(t) => Some(t),
                         _ => None,
                     },
                     _ => None,

@@ -48,6 +48,8 @@ pub enum HostClass {
     EventTarget,
     /// An Event, with its type.
     Event(Rc<str>),
+    /// A CustomEvent (an Event too), with its type.
+    CustomEvent(Rc<str>),
     /// The Disposable `addAbortListener` returns: `{ __proto__: null }`, so
     /// not even an `Object`.
     Disposable,

@@ -144,9 +144,8 @@ impl<L: Library> Runtime<L> {
                 HostClass::AbortController => "#<AbortController>".into(),
                 HostClass::AbortSignal => "#<AbortSignal>".into(),
                 HostClass::EventTarget => "#<EventTarget>".into(),
-                // FIXME: a CustomEvent is `#<CustomEvent>` in V8; the
-                // library's class does not say which constructor made it.
                 HostClass::Event(_) => "#<Event>".into(),
+                HostClass::CustomEvent(_) => "#<CustomEvent>".into(),
                 HostClass::Disposable => "[object Object]".into(),
             },
             ObjectData::Thenable { .. }
@@ -217,6 +216,7 @@ impl<L: Library> Runtime<L> {
                     HostClass::AbortSignal => "an instance of AbortSignal".into(),
                     HostClass::EventTarget => "an instance of EventTarget".into(),
                     HostClass::Event(_) => "an instance of Event".into(),
+                    HostClass::CustomEvent(_) => "an instance of CustomEvent".into(),
                     HostClass::Disposable => "[Object: null prototype]".into(),
                 },
             },
