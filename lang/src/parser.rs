@@ -2250,7 +2250,7 @@ impl<'a> Parser<'a> {
                     match name {
                         Some(name) if crate::ast::class_constant(class, &name).is_some() => {
                             line.bump();
-                            (Expr::ClassConstant(class, name.into()), Kind::Value)
+                            (Expr::ClassConstant(class, name), Kind::Value)
                         }
                         _ => {
                             let table: &[(&str, u16)] = if class == Class::Event {
