@@ -684,6 +684,22 @@ impl<'u, 'a> Generator<'u, 'a> {
         if self.chance(10) {
             body.insert(0, Stmt::Use(Directive::Module));
         }
+        // Now and then without one of the engine's process handlers (drawn
+        // last too): unhandled rejections become uncaught exceptions from a
+        // promise, or the first uncaught exception ends the run.
+        let at = usize::from(matches!(body.first(), Some(Stmt::Use(_))));
+        if self.chance(6) {
+            body.insert(
+                at,
+                Stmt::Do(Op::ProcessOff(crate::ast::ProcessEvent::UnhandledRejection)),
+            );
+        }
+        if self.chance(2) {
+            body.insert(
+                at,
+                Stmt::Do(Op::ProcessOff(crate::ast::ProcessEvent::UncaughtException)),
+            );
+        }
         Scenario::new(body)
     }
 
