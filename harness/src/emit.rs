@@ -693,6 +693,9 @@ fn run_call(mode: RunMode) -> String {
 
 /// `, { once: true, ... }` with the options that are set, or nothing.
 fn listener_options(options: &ListenerOptions) -> String {
+    if let Some(value) = &options.value {
+        return format!(", {}", expr(value));
+    }
     if options.as_boolean {
         return format!(", {}", options.capture);
     }

@@ -97,6 +97,16 @@ pub(crate) fn op_add_event_listener(
     if options.passive {
         flags |= PASSIVE;
     }
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1109-L1125> `validateEventListenerOptions` of an options value:
+    // `true` is the capture flag; null, undefined (the default parameter,
+    // kEmptyObject) and any object (whose once, capture, passive and signal
+    // no object of the language has) set nothing; the rest fail
+    // `validateObject(options, 'options', kValidateObjectAllowObjects)`.
+    match &options.value {
+        None | Some(Value::Undefined | Value::Null | Value::Object(_) | Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => flags |= CAPTURE,
+        Some(other) => return Err(rt.err_invalid_arg_type("options", "object", other)),
+    }
     // Seed ("... and only validates signal when one is passed").
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L663> `validateAbortSignal(signal, 'options.signal')`; undefined is none.
     let signal = match &options.signal {

@@ -167,6 +167,11 @@ pub struct ListenerOptions {
     /// are then unset.
     #[serde(default)]
     pub as_boolean: bool,
+    /// `options V`: the third argument is the value V itself (a number, a
+    /// string, `null`, `{}` ...), which Node flattens or refuses; the flags
+    /// above are then unset.
+    #[serde(default)]
+    pub value: Option<Expr>,
 }
 
 /// A callback argument: an existing function binding or an inline block.
@@ -1052,6 +1057,7 @@ macro_rules! op_exprs {
             } => std::iter::once(target)
                 .chain(callback(listener))
                 .chain(& $($mutability)? options.signal)
+                .chain(& $($mutability)? options.value)
                 .collect(),
             Op::RemoveEventListener {
                 target, listener, ..

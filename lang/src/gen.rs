@@ -2524,6 +2524,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             passive: self.chance(20),
             signal,
             as_boolean: false,
+            value: None,
         };
         let removed_early = options
             .signal
@@ -3066,7 +3067,17 @@ impl<'u, 'a> Generator<'u, 'a> {
                 from_set: false,
                 signals: vec![s, wrong],
             },
-            // A null or undefined listener throws nothing: Node warns.
+            // A null or undefined listener throws nothing: Node warns. Or
+            // the options are the wrong value, refused before the listener.
+            (3, _, Some(t)) if self.chance(30) => Op::AddEventListener {
+                target: t,
+                event_type: "foo".into(),
+                listener: Callback::Value(Expr::Null),
+                options: ListenerOptions {
+                    value: Some(wrong),
+                    ..ListenerOptions::default()
+                },
+            },
             (3, _, Some(t)) => Op::AddEventListener {
                 target: t,
                 event_type: "foo".into(),

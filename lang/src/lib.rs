@@ -143,6 +143,7 @@
 //! | `fn async {` | an async function (`async function (event) { ... }`), usable as a listener by name: a call returns its promise, and Node's dispatch reports its rejection as an uncaught exception |
 //! | `on T TYPE [once] [capture] [passive] [signal S] {` | `T.addEventListener(TYPE, event => {...}, {...})` |
 //! | `on T TYPE F [once] [capture] [passive] [signal S]` | `T.addEventListener(TYPE, F, {...})` |
+//! | `on T TYPE [F] options V [{]` | `T.addEventListener(TYPE, F, V)` with the third argument a value of any kind: Node reads a boolean as `capture`, `null` and `undefined` as no options and an object's members, and refuses the rest (ERR_INVALID_ARG_TYPE) before it looks at the listener |
 //! | `off T TYPE F [capture]` | `T.removeEventListener(TYPE, F, { capture })` |
 //! | `on T TYPE [F] true` / `false`, `off T TYPE F true` / `false` | the capture flag as a bare boolean third argument: `T.addEventListener(TYPE, F, true)` |
 //! | `dispatch T TYPE [cancelable]` | `T.dispatchEvent(new Event(TYPE, { cancelable }))`, its boolean result |

@@ -220,6 +220,7 @@ pub const KEYWORDS: &[&str] = &[
     "thenable",
     "withResolvers",
     "process",
+    "options",
     "setInterval",
     "clearInterval",
     "ref",
@@ -1783,10 +1784,30 @@ impl<'a> Parser<'a> {
         if !line.at_block_open()
             && !matches!(
                 line.peek_word(),
-                Some("once" | "capture" | "passive" | "signal" | "true" | "false")
+                Some("once" | "capture" | "passive" | "signal" | "options" | "true" | "false")
             )
         {
             named = Some(self.listener_expr(line)?);
+        }
+        if line.peek_word() == Some("options") {
+            // The whole third argument, as a value of any kind.
+            line.bump();
+            let value = self.expr(line)?.0;
+            if let Some(w @ ("once" | "capture" | "passive" | "signal" | "true" | "false")) =
+                line.peek_word()
+            {
+                let message =
+                    format!("`options V` is the whole third argument: `{w}` cannot come with it");
+                return Err(self.error(line.number, line.col(), message));
+            }
+            if named.is_none() && !line.at_block_open() {
+                return Err(self.expected(line, "a listener: `{` at the end of the line"));
+            }
+            let options = ListenerOptions {
+                value: Some(value),
+                ..ListenerOptions::default()
+            };
+            return Ok((target, event_type, named, options));
         }
         let mut options = ListenerOptions::default();
         if let Some(b @ ("true" | "false")) = line.peek_word() {

@@ -197,6 +197,11 @@ impl Printer {
     }
 
     fn options(&mut self, o: &ListenerOptions) {
+        if let Some(value) = &o.value {
+            self.word("options");
+            self.expr(value);
+            return;
+        }
         if o.as_boolean {
             self.word(if o.capture { "true" } else { "false" });
             return;

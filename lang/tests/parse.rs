@@ -471,3 +471,17 @@ fn constructor_names_and_interface_constants_round_trip() {
         ]
     );
 }
+
+#[test]
+fn options_as_a_value_round_trip_alone() {
+    assert_round_trips(
+        "let t = target\nlet f = fn {\n}\non t go f options 5\non t go options {} {\n  log 1\n}\n",
+    );
+    assert_eq!(
+        errors("let t = target\nlet f = fn {\n}\non t go f options 5 once\non t go options 5\n"),
+        vec![
+            "bad.scn:4:21: `options V` is the whole third argument: `once` cannot come with it",
+            "bad.scn:5:18: expected a listener: `{` at the end of the line, found the end of the line",
+        ]
+    );
+}

@@ -343,6 +343,32 @@ pub fn add_event_listener_steps(
     Ok(Value::Undefined)
 }
 
+/// The DOM's "flatten more" (<https://dom.spec.whatwg.org/#event-flatten-more>)
+/// of an `options` argument given as a value: a boolean is `capture`, and
+/// a dictionary's members are read from an object.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1109-L1125>
+/// `validateEventListenerOptions`: `null` is no options, and anything that
+/// is not an object (or a function) throws ERR_INVALID_ARG_TYPE, where Web
+/// IDL would convert a primitive to an empty dictionary. An undefined
+/// argument never gets there: the default parameter makes it kEmptyObject
+/// (L636, L649).
+pub fn flatten_more(
+    rt: &mut Runtime<Model>,
+    options: Value,
+) -> Result<nodesem_runtime::AddListenerOptions, Value> {
+    let none = nodesem_runtime::AddListenerOptions::default();
+    match options {
+        Value::Undefined | Value::Null => Ok(none),
+        Value::Bool(capture) => Ok(nodesem_runtime::AddListenerOptions { capture, ..none }),
+        // MODEL: no object the language makes has an `once`, `capture`,
+        // `passive` or `signal` property: each reads undefined, which
+        // `Boolean(...)` makes false, and no signal.
+        Value::Object(_) => Ok(none),
+        other => Err(rt.err_invalid_arg_type("options", "object", &other)),
+    }
+}
+
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1092-L1107>
 /// `validateEventListener` for a callback that is no object: `null` and
 /// `undefined` pass as "no listener", anything else throws.

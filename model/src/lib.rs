@@ -286,6 +286,10 @@ impl Library for Model {
         options: AddListenerOptions,
     ) -> Completion {
         let t = target_operand(rt, target, "addEventListener")?;
+        let options = match options.value {
+            Some(value) => event_target::flatten_more(rt, value)?,
+            None => options,
+        };
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L663
         // `validateAbortSignal(signal, 'options.signal')`: undefined is no signal.
         let signal = match options.signal {

@@ -911,11 +911,13 @@ impl<L: Library> Runtime<L> {
                     return Err(self.cannot_read_properties(&target, "addEventListener"));
                 }
                 let listener = self.listener_value(listener, env)?;
+                let value = self.eval_optional(&options.value, env)?;
                 let options = crate::AddListenerOptions {
                     once: options.once,
                     capture: options.capture,
                     passive: options.passive,
                     signal,
+                    value,
                 };
                 L::add_event_listener(self, target, event_type, listener, options)?
             }

@@ -66,6 +66,12 @@ pub struct AddListenerOptions {
     pub passive: bool,
     /// The `signal` option's value, when one was given.
     pub signal: Option<Value>,
+    /// The third argument as a value (`options V`), when the script gave one
+    /// instead of the flags above: the library flattens it as Node's
+    /// `validateEventListenerOptions` does (a boolean is `capture`, `null`
+    /// and `undefined` are no options, an object has none of the flags the
+    /// language can set, anything else is refused).
+    pub value: Option<Value>,
 }
 
 /// The arguments of `new Event(...)` and `new CustomEvent(...)`, evaluated.
