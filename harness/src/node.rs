@@ -88,7 +88,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, Once, OnceLock};
 use std::thread;
@@ -273,25 +273,34 @@ pub fn kill_all_workers() {
     }
 }
 
-/// The CPU time the live workers of this process have used so far, all their
+/// The CPU time the workers of this process have used so far, all their
 /// threads (V8's helper threads and the watchdog included), read from
-/// `/proc/<pid>/task/*/schedstat` in nanoseconds. For measuring what a
-/// scenario costs on Node (the `generated` benchmark); zero where `/proc`
-/// has no such files.
+/// `/proc/<pid>/task/*/schedstat` in nanoseconds: the live ones', and what
+/// the ones killed since (a worker retired after its ES modules, a crashed
+/// one) had used when they were killed. For measuring what a scenario costs
+/// on Node (the `generated` benchmark); zero where `/proc` has no such
+/// files.
 pub fn workers_cpu_time() -> Duration {
     let groups = worker_groups();
+    let live: Duration = groups.iter().map(|&pid| process_cpu_time(pid)).sum();
+    live + Duration::from_nanos(KILLED_WORKERS_CPU_NANOS.load(Ordering::SeqCst))
+}
+
+/// What the workers killed so far had used ([`workers_cpu_time`]).
+static KILLED_WORKERS_CPU_NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// The CPU time of every thread of process `pid`, from `/proc`.
+fn process_cpu_time(pid: i32) -> Duration {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Duration::ZERO;
+    };
     let mut total = Duration::ZERO;
-    for &pid in groups.iter() {
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
             continue;
         };
-        for task in tasks.flatten() {
-            let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
-                continue;
-            };
-            let on_cpu = stat.split_whitespace().next().and_then(|n| n.parse().ok());
-            total += Duration::from_nanos(on_cpu.unwrap_or(0));
-        }
+        let on_cpu = stat.split_whitespace().next().and_then(|n| n.parse().ok());
+        total += Duration::from_nanos(on_cpu.unwrap_or(0));
     }
     total
 }
@@ -1048,6 +1057,11 @@ impl Server {
         self.requests = None;
         {
             let mut groups = worker_groups();
+            if groups.contains(&self.group) {
+                let used = process_cpu_time(self.group);
+                let nanos = u64::try_from(used.as_nanos()).unwrap_or(u64::MAX);
+                KILLED_WORKERS_CPU_NANOS.fetch_add(nanos, Ordering::SeqCst);
+            }
             if groups.remove(&self.group) {
                 // Not reaped yet, so the group id is still the worker's. A
                 // worker that exited (a zombie) is not affected; anything
