@@ -2,7 +2,8 @@
 //! the default generator mix: the model and impl run one after the other on
 //! one thread (one model-against-impl execution), and the pinned Node
 //! 26.12.1 through the Node engine with a single warm worker process. The
-//! same 1,000 pre-generated scenarios for all, so generation is not counted.
+//! same 1,000 pre-generated scenarios for all, so generation is not counted;
+//! then their CommonJS and ES module scenarios, each kind on its own.
 //!
 //! Each side is timed in CPU time, not wall-clock time: the bench process's
 //! own (`getrusage`, every thread: for Node that is emitting the JavaScript,
@@ -24,7 +25,7 @@ use nix::sys::resource::{getrusage, UsageWho};
 use nodesem_harness::node::{workers_cpu_time, NodeEngine};
 use nodesem_impl::ImplEngine;
 use nodesem_lang::gen::generate_from_seed;
-use nodesem_lang::{Engine, RunConfig, Scenario};
+use nodesem_lang::{Directive, Engine, RunConfig, Scenario};
 use nodesem_model::ModelEngine;
 
 #[global_allocator]
@@ -49,16 +50,16 @@ fn cpu_timed(iters: u64, mut work: impl FnMut()) -> Duration {
     cpu_time().saturating_sub(start)
 }
 
-fn generated(c: &mut Criterion) {
-    let scenarios: Vec<Scenario> = (0..1000).map(|s| generate_from_seed(s, 4096)).collect();
+/// Both sides over `scenarios`, as one benchmark group named `name`.
+fn measure(c: &mut Criterion, name: &str, scenarios: &[Scenario]) {
     let config = RunConfig::default();
-    let mut group = c.benchmark_group("1000 generated scenarios, CPU time");
+    let mut group = c.benchmark_group(name);
     group.throughput(Throughput::Elements(scenarios.len() as u64));
     group.sample_size(10);
     group.bench_function("model then impl, one thread", |b| {
         b.iter_custom(|iters| {
             cpu_timed(iters, || {
-                for s in &scenarios {
+                for s in scenarios {
                     let _ = ModelEngine.run(s, &config);
                     let _ = ImplEngine { mutant: None }.run(s, &config);
                 }
@@ -68,12 +69,12 @@ fn generated(c: &mut Criterion) {
     match NodeEngine::pinned() {
         Ok(node) => {
             let node = node.with_workers(1);
-            let warm = node.run_batch(&scenarios, &config);
+            let warm = node.run_batch(scenarios, &config);
             assert!(warm.iter().all(Result::is_ok), "node failed on a scenario");
             group.bench_function("node, one worker", |b| {
                 b.iter_custom(|iters| {
                     cpu_timed(iters, || {
-                        let _ = node.run_batch(&scenarios, &config);
+                        let _ = node.run_batch(scenarios, &config);
                     })
                 })
             });
@@ -81,6 +82,21 @@ fn generated(c: &mut Criterion) {
         Err(e) => eprintln!("skipping node: {e}"),
     }
     group.finish();
+}
+
+/// The default mix, then its CommonJS and its ES module scenarios apart:
+/// an ES module costs the Node engine several times what a CommonJS
+/// scenario does (Node's ESM loader, and a worker retired every
+/// `MAX_MODULES_PER_WORKER` modules), so the mix's ratio is not the
+/// ratio of either kind.
+fn generated(c: &mut Criterion) {
+    let scenarios: Vec<Scenario> = (0..1000).map(|s| generate_from_seed(s, 4096)).collect();
+    measure(c, "1000 generated scenarios, CPU time", &scenarios);
+    let (modules, commonjs): (Vec<Scenario>, Vec<Scenario>) = scenarios
+        .into_iter()
+        .partition(|s| s.uses(Directive::Module));
+    measure(c, "the CommonJS ones, CPU time", &commonjs);
+    measure(c, "the ES module ones, CPU time", &modules);
 }
 
 criterion_group!(benches, generated);
