@@ -420,10 +420,8 @@ impl<L: Library> Runtime<L> {
     }
 
     /// `value.constructor.name`: the name of the constructor on the value's
-    /// prototype chain, as the pinned Node 26.12.1 gives it (Node's coded
-    /// errors are made by their built-in class, so `TypeError`; the
-    /// prelude's virtual timer handles are plain objects). Undefined and
-    /// null have no `constructor`, and the null-prototype Disposable's
+    /// prototype chain ([`Runtime::class_name`] for an object). Undefined
+    /// and null have no `constructor`, and the null-prototype Disposable's
     /// `constructor` is undefined: V8's TypeErrors.
     pub fn constructor_name(&mut self, value: &Value) -> Completion {
         let name: Rc<str> = match value {
@@ -434,38 +432,50 @@ impl<L: Library> Runtime<L> {
             Value::Number(_) => Rc::from("Number"),
             Value::String(_) => Rc::from("String"),
             Value::Symbol(_) => Rc::from("Symbol"),
-            Value::Object(id) => match self.heap.get(*id) {
-                ObjectData::Error { class, name, .. } => match class {
-                    ErrorClass::DomException => Rc::from("DOMException"),
-                    ErrorClass::Aggregate { .. } => Rc::from("AggregateError"),
-                    ErrorClass::Error | ErrorClass::Node { .. } => name.clone(),
-                },
-                ObjectData::Function(FunctionData::Script { is_async: true, .. }) => {
-                    Rc::from("AsyncFunction")
-                }
-                ObjectData::Function(_) => Rc::from("Function"),
-                ObjectData::Promise(_) => Rc::from("Promise"),
-                ObjectData::Array(_) => Rc::from("Array"),
-                ObjectData::Thenable { .. }
-                | ObjectData::Settled { .. }
-                | ObjectData::ListenerObject { .. }
-                | ObjectData::Resolvers { .. }
-                | ObjectData::Timer(_)
-                | ObjectData::Immediate(_)
-                | ObjectData::Plain => Rc::from("Object"),
-                ObjectData::Host => match L::host_class(self, *id) {
-                    HostClass::AbortController => Rc::from("AbortController"),
-                    HostClass::AbortSignal => Rc::from("AbortSignal"),
-                    HostClass::EventTarget => Rc::from("EventTarget"),
-                    HostClass::Event(_) => Rc::from("Event"),
-                    HostClass::CustomEvent(_) => Rc::from("CustomEvent"),
-                    HostClass::Disposable => {
-                        return Err(self.cannot_read_properties(&Value::Undefined, "name"))
-                    }
-                },
+            Value::Object(id) => match self.class_name(*id) {
+                Some(name) => name,
+                None => return Err(self.cannot_read_properties(&Value::Undefined, "name")),
             },
         };
         Ok(Value::String(name))
+    }
+
+    /// The name of the constructor on an object's prototype chain, as the
+    /// pinned Node 26.12.1 gives it (`object.constructor.name`), or `None`
+    /// for the null-prototype Disposable, which has no constructor. Node's
+    /// coded errors are made by their built-in class (`TypeError`); the
+    /// prelude's virtual timer handles are plain objects. What Node's
+    /// `determineSpecificType` calls "an instance of" and V8's
+    /// `NoSideEffectsToString` writes as `#<...>`.
+    pub fn class_name(&self, id: ObjectId) -> Option<Rc<str>> {
+        Some(match self.heap.get(id) {
+            ObjectData::Error { class, name, .. } => match class {
+                ErrorClass::DomException => Rc::from("DOMException"),
+                ErrorClass::Aggregate { .. } => Rc::from("AggregateError"),
+                ErrorClass::Error | ErrorClass::Node { .. } => name.clone(),
+            },
+            ObjectData::Function(FunctionData::Script { is_async: true, .. }) => {
+                Rc::from("AsyncFunction")
+            }
+            ObjectData::Function(_) => Rc::from("Function"),
+            ObjectData::Promise(_) => Rc::from("Promise"),
+            ObjectData::Array(_) => Rc::from("Array"),
+            ObjectData::Thenable { .. }
+            | ObjectData::Settled { .. }
+            | ObjectData::ListenerObject { .. }
+            | ObjectData::Resolvers { .. }
+            | ObjectData::Timer(_)
+            | ObjectData::Immediate(_)
+            | ObjectData::Plain => Rc::from("Object"),
+            ObjectData::Host => match L::host_class(self, id) {
+                HostClass::AbortController => Rc::from("AbortController"),
+                HostClass::AbortSignal => Rc::from("AbortSignal"),
+                HostClass::EventTarget => Rc::from("EventTarget"),
+                HostClass::Event(_) => Rc::from("Event"),
+                HostClass::CustomEvent(_) => Rc::from("CustomEvent"),
+                HostClass::Disposable => return None,
+            },
+        })
     }
 
     /// V8's TypeError for reading `prop` (or calling a method named `prop`)

@@ -10,8 +10,8 @@
 
 use std::rc::Rc;
 
-use crate::value::{ErrorClass, FunctionData, ObjectData, Value};
-use crate::{HostClass, Library, Runtime};
+use crate::value::{ErrorClass, ObjectData, Value};
+use crate::{Library, Runtime};
 
 impl<L: Library> Runtime<L> {
     /// A new error of Node's `codes`: a `TypeError` (or another built-in
@@ -135,26 +135,14 @@ impl<L: Library> Runtime<L> {
         };
         match self.heap.get(*id) {
             ObjectData::Array(_) => "[object Array]".into(),
-            ObjectData::Promise(_) => "#<Promise>".into(),
             // FIXME: V8 prints a function's source text, which the engines
             // do not share (the emitted callbacks are wrapped).
             ObjectData::Function(_) => "function () { [script] }".into(),
             ObjectData::Error { name, message, .. } => format!("{name}: {message}"),
-            ObjectData::Host => match L::host_class(self, *id) {
-                HostClass::AbortController => "#<AbortController>".into(),
-                HostClass::AbortSignal => "#<AbortSignal>".into(),
-                HostClass::EventTarget => "#<EventTarget>".into(),
-                HostClass::Event(_) => "#<Event>".into(),
-                HostClass::CustomEvent(_) => "#<CustomEvent>".into(),
-                HostClass::Disposable => "[object Object]".into(),
+            _ => match self.class_name(*id) {
+                Some(name) => format!("#<{name}>"),
+                None => "[object Object]".into(),
             },
-            ObjectData::Thenable { .. }
-            | ObjectData::Settled { .. }
-            | ObjectData::ListenerObject { .. }
-            | ObjectData::Resolvers { .. }
-            | ObjectData::Timer(_)
-            | ObjectData::Immediate(_)
-            | ObjectData::Plain => "#<Object>".into(),
         }
     }
 
@@ -193,31 +181,12 @@ impl<L: Library> Runtime<L> {
             Value::Object(id) => match self.heap.get(*id) {
                 // A script function is made by `$.cb`, whose wrapper has no
                 // name.
-                ObjectData::Function(FunctionData::Script { .. } | FunctionData::Native(_)) => {
-                    "function ".into()
-                }
-                ObjectData::Error { class, name, .. } => match class {
-                    ErrorClass::DomException => "an instance of DOMException".into(),
-                    _ => format!("an instance of {name}"),
-                },
-                ObjectData::Promise(_) => "an instance of Promise".into(),
-                ObjectData::Array(_) => "an instance of Array".into(),
-                // The prelude's virtual timer and immediate handles are plain
-                // objects, as are thenables and allSettled records.
-                ObjectData::Thenable { .. }
-                | ObjectData::Settled { .. }
-                | ObjectData::ListenerObject { .. }
-                | ObjectData::Resolvers { .. }
-                | ObjectData::Timer(_)
-                | ObjectData::Immediate(_)
-                | ObjectData::Plain => "an instance of Object".into(),
-                ObjectData::Host => match L::host_class(self, *id) {
-                    HostClass::AbortController => "an instance of AbortController".into(),
-                    HostClass::AbortSignal => "an instance of AbortSignal".into(),
-                    HostClass::EventTarget => "an instance of EventTarget".into(),
-                    HostClass::Event(_) => "an instance of Event".into(),
-                    HostClass::CustomEvent(_) => "an instance of CustomEvent".into(),
-                    HostClass::Disposable => "[Object: null prototype]".into(),
+                ObjectData::Function(_) => "function ".into(),
+                // `an instance of` the constructor's name; the Disposable
+                // has none: util.inspect at depth -1.
+                _ => match self.class_name(*id) {
+                    Some(name) => format!("an instance of {name}"),
+                    None => "[Object: null prototype]".into(),
                 },
             },
         }
