@@ -16,7 +16,8 @@
 //! - Words: `[A-Za-z_$][A-Za-z0-9_$-]*`. Strings: `"..."` with the escapes
 //!   `\" \\ \n \t \r \u{hex}`. Integers: `-?[0-9]+`, within JavaScript's
 //!   safe range (see [Limits](#limits)). Fractions: `-?[0-9]+.[0-9]+`,
-//!   within the same range; `-0` is negative zero, and a fraction whose
+//!   within the same range, and `5e-7`, the exponent form JavaScript writes
+//!   below 1e-6 (and the printer with it); `-0` is negative zero, and a fraction whose
 //!   value is an integer is that integer (`2.0` is `2`). `{}`, without a
 //!   space, is an empty object literal.
 //! - A file is UTF-8 text. [`parse`] takes a `&str`; [`parse_bytes`] takes

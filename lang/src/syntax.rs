@@ -132,6 +132,18 @@ pub fn lex_line(line: &str) -> Result<Vec<Spanned>, LexError> {
                     i += 1;
                 }
             }
+            // An exponent, as JavaScript writes a fraction below 1e-6
+            // (`1e-7`, `2.5e-10`): what the printer gives such a value.
+            let exponent = chars.get(i) == Some(&'e')
+                && chars.get(i + 1) == Some(&'-')
+                && chars.get(i + 2).is_some_and(char::is_ascii_digit);
+            if exponent {
+                i += 2;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            let fraction = fraction || exponent;
             let text: String = chars[start..i].iter().collect();
             if i < chars.len() && is_word_char(chars[i]) {
                 return Err(LexError {

@@ -485,3 +485,11 @@ fn options_as_a_value_round_trip_alone() {
         ]
     );
 }
+
+#[test]
+fn a_tiny_fraction_prints_with_an_exponent_and_parses_back() {
+    // Number::toString writes 5e-7 in exponent notation; the lexer reads it.
+    let scenario = parse("f.scn", "log 0.0000005 -2.5e-10 1e-7\n").expect("valid");
+    assert_eq!(print(&scenario), "log 5e-7 -2.5e-10 1e-7\n");
+    assert_round_trips("log 5e-7 -2.5e-10\n");
+}
