@@ -33,6 +33,27 @@ const createScenario = (() => {
     if (current !== null) current.log('unhandled rejection', reason);
   }
 
+  // The virtual timer and immediate handles a script holds are of classes named as Node's
+  // (lib/internal/timers.js Timeout, lib/timers.js Immediate), so that `constructor.name` and
+  // Node's validators ("an instance of Timeout") read as they do on real handles.
+  class Timeout {
+    constructor(deadline, seq, fn, ref) {
+      this.kind = 'timeout';
+      this.deadline = deadline;
+      this.seq = seq;
+      this.fn = fn;
+      this.ref = ref;
+      this.active = true;
+    }
+  }
+  class Immediate {
+    constructor(fn) {
+      this.kind = 'immediate';
+      this.fn = fn;
+      this.active = true;
+    }
+  }
+
   function installProcessHandlers() {
     if (handlersInstalled) return;
     handlersInstalled = true;
@@ -385,7 +406,7 @@ const createScenario = (() => {
     // -- virtual timers and immediates --
 
     function addTimer(ms, fn, ref) {
-      const t = { kind: 'timeout', deadline: now + clampDelay(ms), seq: seq++, fn, ref, active: true };
+      const t = new Timeout(now + clampDelay(ms), seq++, fn, ref);
       heapPush(timerHeap, t);
       if (ref) refTimers++;
       return t;
@@ -454,7 +475,7 @@ const createScenario = (() => {
 
     function setImmediateV(fn) {
       if (typeof fn !== 'function') throw new TypeError('$.setImmediate(fn) expects a function');
-      const im = { kind: 'immediate', fn, active: true };
+      const im = new Immediate(fn);
       immediates.push(im);
       pendingImmediates++;
       return im;

@@ -443,8 +443,9 @@ impl<L: Library> Runtime<L> {
     /// The name of the constructor on an object's prototype chain, as the
     /// pinned Node 26.12.1 gives it (`object.constructor.name`), or `None`
     /// for the null-prototype Disposable, which has no constructor. Node's
-    /// coded errors are made by their built-in class (`TypeError`); the
-    /// prelude's virtual timer handles are plain objects. What Node's
+    /// coded errors are made by their built-in class (`TypeError`); a timer
+    /// is a `Timeout` and an immediate an `Immediate`, as Node's handles (and
+    /// the prelude's virtual ones) are. What Node's
     /// `determineSpecificType` calls "an instance of" and V8's
     /// `NoSideEffectsToString` writes as `#<...>`.
     pub fn class_name(&self, id: ObjectId) -> Option<Rc<str>> {
@@ -460,12 +461,12 @@ impl<L: Library> Runtime<L> {
             ObjectData::Function(_) => Rc::from("Function"),
             ObjectData::Promise(_) => Rc::from("Promise"),
             ObjectData::Array(_) => Rc::from("Array"),
+            ObjectData::Timer(_) => Rc::from("Timeout"),
+            ObjectData::Immediate(_) => Rc::from("Immediate"),
             ObjectData::Thenable { .. }
             | ObjectData::Settled { .. }
             | ObjectData::ListenerObject { .. }
             | ObjectData::Resolvers { .. }
-            | ObjectData::Timer(_)
-            | ObjectData::Immediate(_)
             | ObjectData::Plain => Rc::from("Object"),
             ObjectData::Host => match L::host_class(self, id) {
                 HostClass::AbortController => Rc::from("AbortController"),
