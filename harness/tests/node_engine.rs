@@ -542,19 +542,7 @@ fn the_standalone_program_prints_what_batch_mode_returns() {
     for (seed, (s, expected)) in scenarios.iter().zip(&batch).enumerate() {
         let file = dir.path().join(format!("seed-{seed}.mjs"));
         std::fs::write(&file, emit_program(s, &format!("seed {seed}"))).unwrap();
-        let out = Command::new(engine().node_path())
-            .args(NODE_FLAGS)
-            .arg(&file)
-            .env_remove("NODE_OPTIONS")
-            .env_remove("NODE_EXTRA_CA_CERTS")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "seed {seed}: {out:?}");
-        let lines: Vec<String> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(String::from)
-            .collect();
+        let lines = run_standalone(&file, &format!("seed {seed}"));
         assert_eq!(
             Ok(Log { lines }),
             *expected,
@@ -562,6 +550,24 @@ fn the_standalone_program_prints_what_batch_mode_returns() {
             emit_body(s)
         );
     }
+}
+
+/// Runs an emitted program file with the pinned Node as `nodesem emit-js`
+/// users would, asserts that it succeeded, and returns its output lines.
+fn run_standalone(file: &std::path::Path, what: &str) -> Vec<String> {
+    let out = Command::new(engine().node_path())
+        .args(NODE_FLAGS)
+        .arg(file)
+        .env_remove("NODE_OPTIONS")
+        .env_remove("NODE_EXTRA_CA_CERTS")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{what}: {out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// A `use module` scenario is a real ES module in both forms: batch mode
@@ -583,19 +589,7 @@ fn a_module_scenario_runs_as_an_es_module_in_batch_and_standalone() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("module.mjs");
     std::fs::write(&file, &program).unwrap();
-    let out = Command::new(engine().node_path())
-        .args(NODE_FLAGS)
-        .arg(&file)
-        .env_remove("NODE_OPTIONS")
-        .env_remove("NODE_EXTRA_CA_CERTS")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let lines: Vec<String> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(String::from)
-        .collect();
+    let lines = run_standalone(&file, "module.scn");
     assert_eq!(Ok(Log { lines }), expected);
     // The same statements without the directive: CommonJS order.
     let commonjs = parse("commonjs.scn", &text.replace("use module\n", "")).unwrap();
