@@ -486,17 +486,23 @@ impl NodeEngine {
     }
 
     /// One thread of a batch: takes bodies by index until none is left, on
-    /// one worker at a time (replaced whenever it dies).
+    /// one worker at a time for its CommonJS scenarios and another for its
+    /// ES module ones (see [`Server::for_modules`]), each replaced whenever
+    /// it dies.
     fn worker(&self, batch: &Batch) -> Done {
         let mut done = Done::new();
-        let mut server: Option<Server> = None;
-        // The entry of `done` that `server` answered last: a death of the
-        // server before it acknowledges its next request is that scenario's.
-        let mut last: Option<usize> = None;
+        // Indexed by `JsBody::module`.
+        let mut servers: [Option<Server>; 2] = [None, None];
+        // The entry of `done` that each server answered last: a death of
+        // the server before it acknowledges its next request is that
+        // scenario's.
+        let mut lasts: [Option<usize>; 2] = [None, None];
         while let Some(index) = batch.take() {
-            let result = self.run_one(batch, index, &mut server, &mut last, &mut done);
+            let kind = usize::from(batch.bodies[index].module);
+            let (server, last) = (&mut servers[kind], &mut lasts[kind]);
+            let result = self.run_one(batch, index, server, last, &mut done);
             done.push((index, result));
-            last = server.as_ref().map(|_| done.len() - 1);
+            *last = server.as_ref().map(|_| done.len() - 1);
             if server
                 .as_ref()
                 .is_some_and(|s| s.modules >= MAX_MODULES_PER_WORKER)
@@ -504,14 +510,16 @@ impl NodeEngine {
                 // Retired: settled first, so that a death while settling is
                 // still blamed on the scenario that caused it.
                 if let Some(s) = server.take() {
-                    drop(self.settle(s, batch, last, &mut done));
+                    drop(self.settle(s, batch, *last, &mut done));
                 }
-                last = None;
+                *last = None;
             }
         }
-        if let Some(s) = server.take() {
-            if let Some(s) = self.settle(s, batch, last, &mut done) {
-                self.put_idle(s);
+        for (server, last) in servers.iter_mut().zip(lasts) {
+            if let Some(s) = server.take() {
+                if let Some(s) = self.settle(s, batch, last, &mut done) {
+                    self.put_idle(s);
+                }
             }
         }
         done
@@ -560,14 +568,14 @@ impl NodeEngine {
         let mut timeout = self.timeout;
         let mut retried = false;
         loop {
+            let body = &batch.bodies[index];
             let mut current = match server.take() {
                 Some(s) => s,
                 None => {
                     *last = None;
-                    self.fresh_or_idle(batch)?
+                    self.fresh_or_idle(batch, body.module)?
                 }
             };
-            let body = &batch.bodies[index];
             match current.run(&body.code, body.module, batch.config, timeout) {
                 Outcome::Ran(Err(EngineError::TimedOut(_)), false) if !retried => {
                     drop(current);
@@ -607,8 +615,8 @@ impl NodeEngine {
 
     /// A settled idle worker, or a fresh one; the batch's error once starts
     /// failed [`MAX_FAILED_STARTS`] times in a row.
-    fn fresh_or_idle(&self, batch: &Batch) -> Result<Server, EngineError> {
-        if let Some(server) = self.take_idle() {
+    fn fresh_or_idle(&self, batch: &Batch, for_modules: bool) -> Result<Server, EngineError> {
+        if let Some(server) = self.take_idle(for_modules) {
             return Ok(server);
         }
         loop {
@@ -616,8 +624,9 @@ impl NodeEngine {
                 return Err(EngineError::Failed(message.clone()));
             }
             match Server::start(&self.node, self.startup_timeout) {
-                Ok(server) => {
+                Ok(mut server) => {
                     batch.failed_starts.store(0, Ordering::SeqCst);
+                    server.for_modules = for_modules;
                     return Ok(server);
                 }
                 Err(error) => {
@@ -634,9 +643,12 @@ impl NodeEngine {
         }
     }
 
-    fn take_idle(&self) -> Option<Server> {
+    /// An idle worker of the kind asked for (see [`Server::for_modules`]);
+    /// dead ones are dropped on the way.
+    fn take_idle(&self, for_modules: bool) -> Option<Server> {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        while let Some(mut server) = idle.pop() {
+        while let Some(at) = idle.iter().rposition(|s| s.for_modules == for_modules) {
+            let mut server = idle.swap_remove(at);
             if server.is_alive() {
                 return Some(server);
             }
@@ -646,7 +658,11 @@ impl NodeEngine {
 
     fn put_idle(&self, server: Server) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < self.workers {
+        let same = idle
+            .iter()
+            .filter(|s| s.for_modules == server.for_modules)
+            .count();
+        if same < self.workers {
             idle.push(server);
         }
     }
@@ -779,6 +795,11 @@ struct Server {
     next_id: u64,
     /// How many ES module requests it was sent (see [`MAX_MODULES_PER_WORKER`]).
     modules: usize,
+    /// Whether it runs the ES module scenarios of a batch. Each batch thread
+    /// keeps them apart from the CommonJS ones: the module records a worker
+    /// accumulates slow every scenario it runs after them, until it is
+    /// retired.
+    for_modules: bool,
 }
 
 impl Server {
@@ -830,6 +851,7 @@ impl Server {
             stderr_done,
             next_id: 0,
             modules: 0,
+            for_modules: false,
         };
         let (Some(stdin), Some(stdout), Some(mut stderr)) = (stdin, stdout, stderr) else {
             return Err(format!("node at {} has no pipes", node.display()));
