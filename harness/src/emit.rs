@@ -737,7 +737,7 @@ fn expr(value: &Expr) -> String {
         Expr::Symbol(Some(description)) => format!("Symbol({})", js_string(description)),
         Expr::Object => "({})".into(),
         Expr::ConstructorName(a) => format!("({}).constructor.name", expr(a)),
-        Expr::ClassConstant(class, name) => format!("{}.{name}", class.name()),
+        Expr::ClassConstant(class, name) => format!("{}.{}", class.name(), identifier(name)),
         Expr::Str(s) => js_string(s),
         Expr::Var(name) => identifier(name),
         Expr::Prop(base, name) => {

@@ -2274,12 +2274,7 @@ impl<'a> Parser<'a> {
                             (Expr::ClassConstant(class, name), Kind::Value)
                         }
                         _ => {
-                            let table: &[(&str, u16)] = if class == Class::Event {
-                                &crate::ast::EVENT_CONSTANTS
-                            } else {
-                                &crate::ast::DOM_EXCEPTION_CONSTANTS
-                            };
-                            let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+                            let names = crate::ast::class_constant_names(class);
                             return Err(self.expected(
                                 line,
                                 &format!("a constant of {w} ({})", names.join(", ")),

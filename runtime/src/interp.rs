@@ -51,39 +51,7 @@ pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) 
     }
 }
 
-/// A DOMException's `code`: the legacy code of its name in WebIDL's error
-/// names table (<https://webidl.spec.whatwg.org/#idl-DOMException-error-names>),
-/// 0 for a name the table gives none. The table leaves out three names that
-/// have legacy constants (`DOMStringSizeError` 2, `NoDataAllowedError` 6,
-/// `ValidationError` 16): their `code` is 0, as the pinned Node 26.12.1
-/// reports (scenario `identity/error_names_messages_and_codes`).
-pub fn dom_exception_code(name: &str) -> u16 {
-    match name {
-        "IndexSizeError" => 1,
-        "HierarchyRequestError" => 3,
-        "WrongDocumentError" => 4,
-        "InvalidCharacterError" => 5,
-        "NoModificationAllowedError" => 7,
-        "NotFoundError" => 8,
-        "NotSupportedError" => 9,
-        "InUseAttributeError" => 10,
-        "InvalidStateError" => 11,
-        "SyntaxError" => 12,
-        "InvalidModificationError" => 13,
-        "NamespaceError" => 14,
-        "InvalidAccessError" => 15,
-        "TypeMismatchError" => 17,
-        "SecurityError" => 18,
-        "NetworkError" => 19,
-        "AbortError" => 20,
-        "URLMismatchError" => 21,
-        "QuotaExceededError" => 22,
-        "TimeoutError" => 23,
-        "InvalidNodeTypeError" => 24,
-        "DataCloneError" => 25,
-        _ => 0,
-    }
-}
+pub use nodesem_lang::ast::dom_exception_code;
 
 /// SameValue(a, b) (ECMA-262, 7.2.9), which `Object.is` returns: numbers
 /// are the same when both are NaN, or equal with the same sign (so 0 and
