@@ -36,13 +36,20 @@ fn main() {
     };
     let scenarios: Vec<Scenario> = (0..1000).map(|s| generate_from_seed(s, 4096)).collect();
     let config = RunConfig::default();
+    run_reps(&engines, reps, &scenarios, &config);
+}
+
+/// The measured part, apart from generation: profile it alone with
+/// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*run_reps*'`.
+#[inline(never)]
+fn run_reps(engines: &str, reps: usize, scenarios: &[Scenario], config: &RunConfig) {
     for _ in 0..reps {
-        for s in &scenarios {
+        for s in scenarios {
             if engines != "impl" {
-                let _ = ModelEngine.run(s, &config);
+                let _ = ModelEngine.run(s, config);
             }
             if engines != "model" {
-                let _ = ImplEngine { mutant: None }.run(s, &config);
+                let _ = ImplEngine { mutant: None }.run(s, config);
             }
         }
     }

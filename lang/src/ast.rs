@@ -825,6 +825,22 @@ impl std::fmt::Debug for Number {
     }
 }
 
+/// [`number_to_string`], appended to `out`. A log is mostly integers: an
+/// integer of magnitude at most 2^53 is its decimal digits (step 6, whose
+/// shortest digits and zeros spell the integer), written without the
+/// general path's allocations.
+pub fn write_number(out: &mut String, x: f64) {
+    if x.fract() == 0.0 && x.abs() <= MAX_SAFE_INTEGER {
+        // -0 becomes 0 here, as step 2 prints it.
+        out.push_str(itoa::Buffer::new().format(x as i64));
+    } else {
+        out.push_str(&number_to_string(x));
+    }
+}
+
+/// 2^53, the largest integer below which every integer is a Number.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
+
 /// JavaScript's `Number::toString(x)` in radix 10 (ECMA-262 6.1.6.1.20):
 /// the shortest digits that read back as `x`, placed by its exponent.
 pub fn number_to_string(x: f64) -> String {
@@ -1144,5 +1160,50 @@ impl Op {
     /// shrinker's canonical renaming.
     pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
         op_exprs!(self, mut)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn written(x: f64) -> String {
+        let mut out = String::from("> ");
+        write_number(&mut out, x);
+        out
+    }
+
+    #[test]
+    fn write_number_prints_integers_and_the_rest_as_number_to_string_does() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            1e15,
+            MAX_SAFE_INTEGER,
+            -MAX_SAFE_INTEGER,
+            MAX_SAFE_INTEGER * 2.0,
+            1e21,
+            0.5,
+            5e-7,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert_eq!(written(x), format!("> {}", number_to_string(x)), "{x:?}");
+        }
+        assert_eq!(written(-0.0), "> 0");
+        assert_eq!(written(-42.0), "> -42");
+    }
+
+    proptest! {
+        #[test]
+        fn write_number_agrees_with_number_to_string(x in any::<f64>(), i in any::<i64>()) {
+            prop_assert_eq!(written(x), format!("> {}", number_to_string(x)));
+            let i = i as f64;
+            prop_assert_eq!(written(i), format!("> {}", number_to_string(i)));
+        }
     }
 }

@@ -322,7 +322,7 @@ pub mod parser;
 pub mod printer;
 pub mod syntax;
 
-pub use ast::number_to_string;
+pub use ast::{number_to_string, write_number};
 pub use ast::{
     Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr, Handler,
     ListenerOptions, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,

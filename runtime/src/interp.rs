@@ -10,8 +10,7 @@ use std::rc::Rc;
 use nodesem_lang::{Block, Callback, Class, EventAttribute, Expr, Handler, Op, Stmt};
 
 use crate::value::{
-    number_to_string, Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Symbol,
-    Value,
+    Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Symbol, Value,
 };
 use crate::{HostClass, Job, Library, Runtime, Task};
 
@@ -697,7 +696,7 @@ impl<L: Library> Runtime<L> {
             Value::Undefined => out.push_str("undefined"),
             Value::Null => out.push_str("null"),
             Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Number(n) => out.push_str(&number_to_string(*n)),
+            Value::Number(n) => nodesem_lang::write_number(out, *n),
             Value::String(s) => out.push_str(s),
             Value::Symbol(s) => out.push_str(&s.descriptive_string()),
             Value::Object(id) => match self.heap.get(*id) {

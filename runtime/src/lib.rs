@@ -432,7 +432,15 @@ impl<L: Library> Runtime<L> {
     /// The log, once the run is over. The runtime itself goes back to this
     /// thread's spare (see [`Runtime::pooled`]).
     pub fn into_log(mut self: Box<Self>) -> Log {
-        let log = std::mem::take(&mut self.log);
+        // The next log is likely as long as this one: one allocation for
+        // it, where growing from empty made four.
+        let capacity = self.log.lines.len();
+        let log = std::mem::replace(
+            &mut self.log,
+            Log {
+                lines: Vec::with_capacity(capacity),
+            },
+        );
         // A run that made a great many objects leaves tables that size:
         // not worth keeping for the next, usually small, scenario.
         if self.heap.len() <= SPARE_MAX_OBJECTS {

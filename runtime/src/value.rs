@@ -266,7 +266,9 @@ struct EnvFrame {
     /// a main script of ten thousand bindings linear to run. It shares the
     /// names of `vars`. The names are the scenario's, so the hash is the
     /// standard keyed one: a script cannot choose names that collide.
-    index: Option<HashMap<Arc<str>, usize>>,
+    /// Boxed: most frames never have one, and every call makes a frame.
+    #[allow(clippy::box_collection)] // one word in every frame, not six
+    index: Option<Box<HashMap<Arc<str>, usize>>>,
     parent: Option<Env>,
 }
 
@@ -332,7 +334,7 @@ impl EnvFrame {
                             .enumerate()
                             .map(|(i, (n, _))| (Arc::clone(n), i)),
                     );
-                    self.index = Some(index);
+                    self.index = Some(Box::new(index));
                 }
             }
         }
