@@ -187,9 +187,15 @@ impl Search<'_> {
     /// The first candidate, in order, that is valid and keeps the
     /// divergence.
     fn first_keeping(&mut self, candidates: Vec<Scenario>) -> Option<Scenario> {
+        // Each candidate is an edited tree: resolved again, so that the
+        // engines find its bindings by the quick path.
         let valid: Vec<Scenario> = candidates
             .into_iter()
             .filter(|c| validate(c).is_ok())
+            .map(|mut c| {
+                nodesem_lang::resolve(&mut c);
+                c
+            })
             .collect();
         for batch in valid.chunks(self.config.batch.max(1)) {
             if self.exhausted() {
@@ -624,8 +630,8 @@ fn collect_names(
 fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) {
     match e {
         Expr::Var(n) => {
-            if let Some(new) = names.get(n) {
-                *n = new.clone();
+            if let Some(new) = names.get(&n.name) {
+                *n = nodesem_lang::Binding::new(new.clone());
             }
         }
         Expr::Prop(base, _)

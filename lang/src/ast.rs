@@ -55,10 +55,77 @@ impl Block {
             body: Arc::new(body),
         }
     }
+
+    /// Whether the block binds anything itself: a `let` among its own
+    /// statements (not in blocks inside). A `try`, `if` or `repeat` block
+    /// that does not is no scope of its own (see [`crate::resolve`]).
+    pub fn declares(&self) -> bool {
+        self.body
+            .iter()
+            .any(|stmt| matches!(stmt, Stmt::Let { .. }))
+    }
 }
 
 /// A binding name, such as `c` or `listener_1`.
 pub type Name = String;
+
+/// A read of a binding ([`Expr::Var`]): its name, and where an engine
+/// finds it, if [`crate::resolve::resolve`] worked that out. The place is a
+/// hint, not part of the script: equality, hashing, printing and JSON see
+/// the name alone, and an engine checks the hint against the name before it
+/// trusts it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Binding {
+    /// The name.
+    pub name: Name,
+    /// Where the binding lies, from the scope the read is in.
+    #[serde(skip)]
+    pub place: Option<Place>,
+}
+
+impl Binding {
+    /// A read of `name`, not yet resolved.
+    pub fn new(name: impl Into<Name>) -> Binding {
+        Binding {
+            name: name.into(),
+            place: None,
+        }
+    }
+}
+
+impl PartialEq for Binding {
+    fn eq(&self, other: &Binding) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Binding {}
+
+impl std::hash::Hash for Binding {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl std::ops::Deref for Binding {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Where a binding lies, seen from a read of it: how many scopes out, and
+/// which of that scope's `let`s (the first is 0). See
+/// [`crate::resolve`] for the scopes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// How many scopes out from the read's own.
+    pub hops: u32,
+    /// The index of the binding's `let` among its scope's.
+    pub slot: u32,
+}
 
 /// One statement.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -630,7 +697,7 @@ pub enum Expr {
     /// A string literal such as `"boom"`.
     Str(String),
     /// A binding, or one of the implicit parameters `event`, `value`, `reason`.
-    Var(Name),
+    Var(Binding),
     /// `EXPR.NAME`: a property read.
     Prop(Box<Expr>, Name),
     /// `Error("message")`: `new Error("message")`.
@@ -985,7 +1052,7 @@ impl BuiltinError {
 impl Expr {
     /// A binding reference.
     pub fn var(name: impl Into<String>) -> Expr {
-        Expr::Var(name.into())
+        Expr::Var(Binding::new(name))
     }
 
     /// A property read on this expression.

@@ -700,7 +700,9 @@ impl<'u, 'a> Generator<'u, 'a> {
                 Stmt::Do(Op::ProcessOff(crate::ast::ProcessEvent::UncaughtException)),
             );
         }
-        Scenario::new(body)
+        let mut scenario = Scenario::new(body);
+        crate::resolve(&mut scenario);
+        scenario
     }
 
     /// The number of statements to aim at: small most of the time, with a
@@ -2085,7 +2087,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         let (awaited, _, roots) = self.settling_value(true);
         let label = self.fresh("as");
         let after = match &awaited {
-            Expr::Var(p) if self.promises.contains_key(p) => {
+            Expr::Var(p) if self.promises.contains_key(&p.name) => {
                 let p = p.clone();
                 self.reaction_after(ctx, &p)
             }

@@ -320,13 +320,15 @@ pub mod gen;
 pub mod limits;
 pub mod parser;
 pub mod printer;
+pub mod resolve;
 pub mod syntax;
 
 pub use ast::{number_to_string, write_number};
 pub use ast::{
-    Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr, Handler,
-    ListenerOptions, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,
+    Binding, Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr,
+    Handler, ListenerOptions, Number, Op, Place, ProcessEvent, RunMode, Scenario, Stmt,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};
 pub use printer::print;
+pub use resolve::resolve;

@@ -522,7 +522,9 @@ fn parse_lines(file: &str, text: &str, invalid: Vec<InvalidLine>) -> Result<Scen
     });
     let body = p.block_body(None);
     if p.diagnostics.is_empty() {
-        Ok(Scenario::new(body))
+        let mut scenario = Scenario::new(body);
+        crate::resolve(&mut scenario);
+        Ok(scenario)
     } else {
         Err(ParseError {
             diagnostics: p.diagnostics,
@@ -2330,7 +2332,7 @@ impl<'a> Parser<'a> {
                             format!("`{name}` is used in its own `let` before it is initialized (JavaScript throws: Cannot access '{name}' before initialization)"),
                         ));
                     }
-                    Some(kind) => (Expr::Var(name.to_string()), kind),
+                    Some(kind) => (Expr::var(name), kind),
                     None if is_keyword(name) && !matches!(name, "event" | "value" | "reason") => {
                         return Err(self.error(
                             line.number,
@@ -2350,7 +2352,7 @@ impl<'a> Parser<'a> {
                             .get(name)
                             .is_some_and(|at| *at > line.number) =>
                     {
-                        (Expr::Var(name.to_string()), Kind::Value)
+                        (Expr::var(name), Kind::Value)
                     }
                     None => {
                         let later = self.declared_later(name);

@@ -796,6 +796,7 @@ fn every_scenario_ends_with_an_epilogue_that_triggers_and_observes() {
                 }
                 Op::Then { promise, .. } | Op::Catch { promise, .. } => {
                     let Expr::Var(p) = promise else { continue };
+                    let p = &p.name;
                     let deferred = s.body[..at].iter().any(
                         |stmt| matches!(stmt, Stmt::Let { name, op: Op::NewPromise } if **name == **p),
                     );

@@ -287,7 +287,23 @@ impl<L: Library> Runtime<L> {
                 nodesem_lang::ast::class_constant(*class, name).unwrap_or_default(),
             )),
             Expr::Str(s) => Value::string(s),
-            Expr::Var(name) => env.lookup(name).unwrap_or(Value::Undefined),
+            Expr::Var(binding) => {
+                let hinted = binding
+                    .place
+                    .and_then(|place| env.lookup_at(place, &binding.name));
+                debug_assert!(
+                    hinted.as_ref().is_none_or(|v| env
+                        .lookup(&binding.name)
+                        .is_some_and(|found| same_value(v, &found))),
+                    "`{}` at {:?} is not the binding a search finds",
+                    binding.name,
+                    binding.place,
+                );
+                match hinted {
+                    Some(value) => value,
+                    None => env.lookup(&binding.name).unwrap_or(Value::Undefined),
+                }
+            }
             Expr::Prop(obj, prop) => {
                 let obj = self.eval(obj, env)?;
                 return self.get_property(&obj, prop);

@@ -357,11 +357,7 @@ impl Env {
     /// `try`, `if` or `repeat` block often has none: a round of `repeat`
     /// then allocates nothing.
     pub fn block_scope(&self, block: &nodesem_lang::Block) -> Env {
-        if block
-            .body
-            .iter()
-            .any(|stmt| matches!(stmt, nodesem_lang::Stmt::Let { .. }))
-        {
+        if block.declares() {
             self.child()
         } else {
             self.clone()
@@ -424,6 +420,27 @@ impl Env {
         true
     }
 
+    /// The value of the binding `name` at `place`, `hops` frames up the
+    /// chain, if the `slot`th `let` of that frame is of that name; `None`
+    /// when it is not (a stale hint, or a binding not made yet): then
+    /// [`Env::lookup`] searches by name. No binding shadows another
+    /// (`nodesem_lang::resolve`), so a frame of the chain that holds `name`
+    /// holds the one binding a search would find.
+    pub fn lookup_at(&self, place: nodesem_lang::Place, name: &str) -> Option<Value> {
+        let frame = self.0.borrow();
+        if place.hops > 0 {
+            let outer = nodesem_lang::Place {
+                hops: place.hops - 1,
+                slot: place.slot,
+            };
+            return frame.parent.as_ref()?.lookup_at(outer, name);
+        }
+        match frame.vars.get(place.slot as usize) {
+            Some((n, value)) if same_name(n, name) => Some(value.clone()),
+            _ => None,
+        }
+    }
+
     /// Looks a binding up through the chain.
     pub fn lookup(&self, name: &str) -> Option<Value> {
         let frame = self.0.borrow();
@@ -446,6 +463,23 @@ mod tests {
 
     fn name(text: &str) -> Arc<str> {
         Arc::from(text)
+    }
+
+    #[test]
+    fn a_place_is_trusted_only_where_its_name_is() {
+        use nodesem_lang::Place;
+        let global = Env::default();
+        global.define(&name("a"), Value::Number(1.0));
+        global.define(&name("b"), Value::Number(2.0));
+        let call = global.call_frame(Value::Null, Some(("event", Value::Number(3.0))), 1);
+        call.define(&name("c"), Value::Number(4.0));
+        let place = |hops, slot| Place { hops, slot };
+        assert_eq!(call.lookup_at(place(1, 1), "b"), Some(Value::Number(2.0)));
+        assert_eq!(call.lookup_at(place(0, 0), "c"), Some(Value::Number(4.0)));
+        // A stale hint: another name there, no such slot, no such frame.
+        assert_eq!(call.lookup_at(place(1, 0), "b"), None);
+        assert_eq!(call.lookup_at(place(0, 5), "c"), None);
+        assert_eq!(call.lookup_at(place(2, 0), "a"), None);
     }
 
     #[test]
