@@ -634,30 +634,7 @@ fn rename_expr(e: &mut Expr, names: &std::collections::HashMap<String, String>) 
                 *n = nodesem_lang::Binding::new(new.clone());
             }
         }
-        Expr::Prop(base, _)
-        | Expr::TypeOf(base)
-        | Expr::InstanceOf(base, _)
-        | Expr::ConstructorName(base) => rename_expr(base, names),
-        Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
-            rename_expr(a, names);
-            rename_expr(b, names);
-        }
-        // Named explicitly, so that a new kind of expression holding others
-        // cannot be forgotten here.
-        Expr::Undefined
-        | Expr::This
-        | Expr::ArgumentCount
-        | Expr::Null
-        | Expr::Bool(_)
-        | Expr::Int(_)
-        | Expr::Number(_)
-        | Expr::Symbol(_)
-        | Expr::Object
-        | Expr::ClassConstant(..)
-        | Expr::Str(_)
-        | Expr::NewError(_)
-        | Expr::NewBuiltinError { .. }
-        | Expr::NewDomException { .. } => {}
+        other => other.for_each_operand_mut(|operand| rename_expr(operand, names)),
     }
 }
 

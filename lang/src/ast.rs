@@ -1055,6 +1055,39 @@ impl Expr {
         Expr::Var(Binding::new(name))
     }
 
+    /// Calls `f` on each expression directly inside this one (the operand
+    /// of a property read, `typeof`, `instanceof`, `constructor.name`; both
+    /// of `same`, `add`, `less`). The match is exhaustive, so a new kind of
+    /// expression holding others must say so here, and every tool that
+    /// rewrites bindings (the resolver, the shrinker's renaming) sees it.
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Expr)) {
+        match self {
+            Expr::Prop(base, _)
+            | Expr::TypeOf(base)
+            | Expr::InstanceOf(base, _)
+            | Expr::ConstructorName(base) => f(base),
+            Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
+                f(a);
+                f(b);
+            }
+            Expr::Var(_)
+            | Expr::Undefined
+            | Expr::This
+            | Expr::ArgumentCount
+            | Expr::Null
+            | Expr::Bool(_)
+            | Expr::Int(_)
+            | Expr::Number(_)
+            | Expr::Symbol(_)
+            | Expr::Object
+            | Expr::ClassConstant(..)
+            | Expr::Str(_)
+            | Expr::NewError(_)
+            | Expr::NewBuiltinError { .. }
+            | Expr::NewDomException { .. } => {}
+        }
+    }
+
     /// A property read on this expression.
     pub fn prop(self, name: impl Into<String>) -> Expr {
         Expr::Prop(Box::new(self), name.into())

@@ -116,29 +116,7 @@ impl Scopes {
     fn expr(&mut self, e: &mut Expr) {
         match e {
             Expr::Var(binding) => binding.place = self.find(&binding.name),
-            Expr::Prop(base, _)
-            | Expr::TypeOf(base)
-            | Expr::InstanceOf(base, _)
-            | Expr::ConstructorName(base) => self.expr(base),
-            Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            // Named, so that a new kind holding expressions is not missed.
-            Expr::Undefined
-            | Expr::This
-            | Expr::ArgumentCount
-            | Expr::Null
-            | Expr::Bool(_)
-            | Expr::Int(_)
-            | Expr::Number(_)
-            | Expr::Symbol(_)
-            | Expr::Object
-            | Expr::ClassConstant(..)
-            | Expr::Str(_)
-            | Expr::NewError(_)
-            | Expr::NewBuiltinError { .. }
-            | Expr::NewDomException { .. } => {}
+            other => other.for_each_operand_mut(|operand| self.expr(operand)),
         }
     }
 
@@ -163,15 +141,7 @@ fn clear(body: &mut [Stmt]) {
     fn expr(e: &mut Expr) {
         match e {
             Expr::Var(Binding { place, .. }) => *place = None,
-            Expr::Prop(base, _)
-            | Expr::TypeOf(base)
-            | Expr::InstanceOf(base, _)
-            | Expr::ConstructorName(base) => expr(base),
-            Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
-                expr(a);
-                expr(b);
-            }
-            _ => {}
+            other => other.for_each_operand_mut(expr),
         }
     }
     for stmt in body {
