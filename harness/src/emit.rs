@@ -331,7 +331,7 @@ impl Emitter {
                 // A scenario's names never start with `$`.
                 self.line(&format!("for (let $i = 0; $i < {count}; $i++) {{"));
                 self.indent += 1;
-                self.stmts(&body.body);
+                self.stmts(body.body());
                 self.indent -= 1;
                 self.line("}");
             }
@@ -342,12 +342,12 @@ impl Emitter {
             } => {
                 self.line(&format!("if ({}) {{", expr(cond)));
                 self.indent += 1;
-                self.stmts(&then.body);
+                self.stmts(then.body());
                 self.indent -= 1;
                 if let Some(otherwise) = otherwise {
                     self.line("} else {");
                     self.indent += 1;
-                    self.stmts(&otherwise.body);
+                    self.stmts(otherwise.body());
                     self.indent -= 1;
                 }
                 self.line("}");
@@ -356,7 +356,7 @@ impl Emitter {
                 self.line("try {");
                 self.indent += 1;
                 // Bindings inside a `try` are local to it, at the top level too.
-                self.stmts(&block.body);
+                self.stmts(block.body());
                 self.indent -= 1;
                 self.line("} catch (error) {");
                 self.indent += 1;
@@ -390,13 +390,13 @@ impl Emitter {
 
     fn function(&mut self, param: Param, block: &Block, prefix: &str) -> String {
         let head = format!("$.cb({prefix}function ({}) {{", param.as_str());
-        let tail = cost_argument(&block.body);
-        if block.body.is_empty() {
+        let tail = cost_argument(block.body());
+        if block.body().is_empty() {
             return format!("{head}}}{tail})");
         }
         let saved = std::mem::take(&mut self.out);
         self.indent += 1;
-        self.stmts(&block.body);
+        self.stmts(block.body());
         self.indent -= 1;
         let body = std::mem::replace(&mut self.out, saved);
         let pad = "  ".repeat(self.indent);

@@ -223,7 +223,7 @@ fn for_each_list(body: &mut Vec<Stmt>, f: &mut dyn FnMut(usize, &mut Vec<Stmt>),
     *next += 1;
     for stmt in body.iter_mut() {
         for block in stmt.blocks_mut() {
-            for_each_list(std::sync::Arc::make_mut(&mut block.body), f, next);
+            for_each_list(&mut block.body_mut(), f, next);
         }
     }
 }
@@ -235,7 +235,7 @@ fn lists(scenario: &Scenario) -> Vec<&[Stmt]> {
         out.push(body);
         for stmt in body {
             for block in stmt.blocks() {
-                walk(&block.body, out);
+                walk(block.body(), out);
             }
         }
     }
@@ -266,7 +266,7 @@ fn count_statements(body: &[Stmt]) -> usize {
             let nested: usize = stmt
                 .blocks()
                 .iter()
-                .map(|b| count_statements(&b.body))
+                .map(|b| count_statements(b.body()))
                 .sum();
             usize::from(!matches!(stmt, Stmt::Comment(_))) + nested
         })
@@ -277,7 +277,7 @@ fn strip_comments(body: &mut Vec<Stmt>) {
     body.retain(|s| !matches!(s, Stmt::Comment(_)));
     for stmt in body.iter_mut() {
         for block in stmt.blocks_mut() {
-            strip_comments(std::sync::Arc::make_mut(&mut block.body));
+            strip_comments(&mut block.body_mut());
         }
     }
 }
@@ -314,8 +314,11 @@ fn hoistings(scenario: &Scenario) -> Vec<Scenario> {
     let mut out = Vec::new();
     for (k, list) in lists(scenario).into_iter().enumerate() {
         for (i, stmt) in list.iter().enumerate() {
-            let inner: Vec<Vec<Stmt>> =
-                stmt.blocks().into_iter().map(|b| b.body.to_vec()).collect();
+            let inner: Vec<Vec<Stmt>> = stmt
+                .blocks()
+                .into_iter()
+                .map(|b| b.body().to_vec())
+                .collect();
             for body in inner {
                 out.push(edit_list(scenario, k, &mut |list| {
                     list.splice(i..=i, body.iter().cloned());
@@ -622,7 +625,7 @@ fn collect_names(
                 .or_insert_with(|| format!("{p}{n}"));
         }
         for block in stmt.blocks() {
-            collect_names(&block.body, names, counters);
+            collect_names(block.body(), names, counters);
         }
     }
 }
@@ -653,10 +656,7 @@ fn rename_stmts(body: &mut [Stmt], names: &std::collections::HashMap<String, Str
             _ => {}
         }
         for block in stmt.blocks_mut() {
-            rename_stmts(
-                std::sync::Arc::make_mut(&mut block.body).as_mut_slice(),
-                names,
-            );
+            rename_stmts(block.body_mut().as_mut_slice(), names);
         }
     }
 }

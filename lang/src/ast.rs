@@ -39,21 +39,49 @@ impl Scenario {
     }
 }
 
-/// A block of statements: the body of a callback or of a `try`.
+/// A block of statements: the body of a callback or of a `try`, with what
+/// running it costs up front.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "BlockText", into = "BlockText")]
 pub struct Block {
     /// The statements, in order. Shared: every function an engine makes
     /// from this block holds the same statements, so making a listener a
-    /// thousand times copies nothing (`Arc::make_mut` for the rare edit).
-    pub body: Arc<Vec<Stmt>>,
+    /// thousand times copies nothing ([`Block::body_mut`] for the rare
+    /// edit).
+    body: Arc<Vec<Stmt>>,
+    /// [`crate::statement_cost`] of the statements, worked out when they
+    /// are set, so that no engine walks them again at every call. Private
+    /// with them, so that no edit can leave it stale.
+    cost: u64,
 }
 
 impl Block {
     /// A block of these statements.
     pub fn new(body: Vec<Stmt>) -> Block {
-        Block {
-            body: Arc::new(body),
-        }
+        Block::shared(Arc::new(body))
+    }
+
+    fn shared(body: Arc<Vec<Stmt>>) -> Block {
+        let cost = crate::statement_cost(&body);
+        Block { body, cost }
+    }
+
+    /// The statements.
+    pub fn body(&self) -> &[Stmt] {
+        &self.body
+    }
+
+    /// The statements, to edit (copied first if they are shared); the cost
+    /// is worked out again when the edit ends. A block inside can only be
+    /// reached for an edit through this, so the costs around it are worked
+    /// out again too.
+    pub fn body_mut(&mut self) -> BodyMut<'_> {
+        BodyMut { block: self }
+    }
+
+    /// What running the statements costs up front ([`crate::statement_cost`]).
+    pub fn cost(&self) -> u64 {
+        self.cost
     }
 
     /// Whether the block binds anything itself: a `let` among its own
@@ -63,6 +91,50 @@ impl Block {
         self.body
             .iter()
             .any(|stmt| matches!(stmt, Stmt::Let { .. }))
+    }
+}
+
+/// An edit of a block's statements ([`Block::body_mut`]).
+pub struct BodyMut<'a> {
+    block: &'a mut Block,
+}
+
+impl std::ops::Deref for BodyMut<'_> {
+    type Target = Vec<Stmt>;
+
+    fn deref(&self) -> &Vec<Stmt> {
+        &self.block.body
+    }
+}
+
+impl std::ops::DerefMut for BodyMut<'_> {
+    fn deref_mut(&mut self) -> &mut Vec<Stmt> {
+        Arc::make_mut(&mut self.block.body)
+    }
+}
+
+impl Drop for BodyMut<'_> {
+    fn drop(&mut self) {
+        self.block.cost = crate::statement_cost(&self.block.body);
+    }
+}
+
+/// A block as JSON has it: its statements alone.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Block")]
+struct BlockText {
+    body: Arc<Vec<Stmt>>,
+}
+
+impl From<BlockText> for Block {
+    fn from(text: BlockText) -> Block {
+        Block::shared(text.body)
+    }
+}
+
+impl From<Block> for BlockText {
+    fn from(block: Block) -> BlockText {
+        BlockText { body: block.body }
     }
 }
 
@@ -1296,6 +1368,41 @@ mod tests {
         }
         assert_eq!(written(-0.0), "> 0");
         assert_eq!(written(-42.0), "> -42");
+    }
+
+    #[test]
+    fn a_block_knows_its_cost_through_every_edit() {
+        let log = || Stmt::Log(vec![Expr::Int(1)]);
+        let inner = Block::new(vec![log(), log()]);
+        let mut outer = Block::new(vec![
+            log(),
+            Stmt::Repeat {
+                count: 3,
+                body: inner,
+            },
+        ]);
+        assert_eq!(outer.cost(), 1 + 1 + 3 * 2);
+        // An edit of the block inside goes through the one outside.
+        {
+            let mut body = outer.body_mut();
+            let Stmt::Repeat { body: inner, .. } = &mut body[1] else {
+                unreachable!()
+            };
+            inner.body_mut().push(log());
+        }
+        assert_eq!(outer.cost(), 1 + 1 + 3 * 3);
+        assert_eq!(outer.cost(), crate::statement_cost(outer.body()));
+        // A copy shares the statements; editing it leaves the original.
+        let mut copy = outer.clone();
+        copy.body_mut().clear();
+        assert_eq!((copy.cost(), outer.cost()), (0, 11));
+        // JSON carries the statements alone, and reading it back works the
+        // cost out again.
+        let json = serde_json::to_string(&outer).unwrap();
+        assert!(!json.contains("cost"), "{json}");
+        let back: Block = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, outer);
+        assert_eq!(back.cost(), 11);
     }
 
     proptest! {

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ast::{Scenario, Stmt};
+use crate::ast::{Block, Scenario, Stmt};
 
 /// Limits that every engine applies the same way, so that a runaway scenario
 /// stops with the same log line everywhere (see [`crate::limits`]).
@@ -93,15 +93,16 @@ pub fn statement_cost(body: &[Stmt]) -> u64 {
         .map(|stmt| match stmt {
             // A directive is no work: it says how the script runs.
             Stmt::Comment(_) | Stmt::Run(_) | Stmt::Use(_) => 0,
-            Stmt::Try(block) => 1 + statement_cost(&block.body),
+            // A block inside knows its own cost.
+            Stmt::Try(block) => 1 + block.cost(),
             // Both branches: what either could cost.
             Stmt::If {
                 then, otherwise, ..
             } => 1u64
-                .saturating_add(statement_cost(&then.body))
-                .saturating_add(otherwise.as_ref().map_or(0, |b| statement_cost(&b.body))),
+                .saturating_add(then.cost())
+                .saturating_add(otherwise.as_ref().map_or(0, Block::cost)),
             Stmt::Repeat { count, body } => {
-                1u64.saturating_add(u64::from(*count).saturating_mul(statement_cost(&body.body)))
+                1u64.saturating_add(u64::from(*count).saturating_mul(body.cost()))
             }
             _ => 1,
         })

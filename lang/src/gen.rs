@@ -1469,10 +1469,10 @@ impl<'u, 'a> Generator<'u, 'a> {
                 let label = self.fresh("try");
                 let mut block = self.block(&inner, vec![Stmt::Log(vec![Expr::Str(label)])]);
                 // Last, so that the statements before it run.
-                if !ends_block(&block.body) {
+                if !ends_block(block.body()) {
                     let thrown = self.thrown_value(ctx);
                     self.statements += 1;
-                    std::sync::Arc::make_mut(&mut block.body).push(Stmt::Throw(thrown));
+                    block.body_mut().push(Stmt::Throw(thrown));
                 }
                 out.push(Stmt::Try(block));
             }
@@ -1958,7 +1958,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         };
         let handler = if fulfils { &on_fulfilled } else { &on_rejected };
         let outcome = match handler {
-            Some(b) => !matches!(b.body.last(), Some(Stmt::Throw(_))),
+            Some(b) => !matches!(b.body().last(), Some(Stmt::Throw(_))),
             None => fulfils,
         };
         let roots = self
@@ -2109,7 +2109,7 @@ impl<'u, 'a> Generator<'u, 'a> {
             ]),
         ];
         let body = self.block(&inner, first);
-        let outcome = !matches!(body.body.last(), Some(Stmt::Throw(_)));
+        let outcome = !matches!(body.body().last(), Some(Stmt::Throw(_)));
         let name = self.fresh("p");
         self.promises.insert(
             name.clone(),
@@ -2133,7 +2133,7 @@ impl<'u, 'a> Generator<'u, 'a> {
         self.commit(&name, false);
         let after = self.reaction_after(ctx, &name);
         let on_rejected = self.reaction_body(ctx, false, after);
-        let outcome = !matches!(on_rejected.body.last(), Some(Stmt::Throw(_)));
+        let outcome = !matches!(on_rejected.body().last(), Some(Stmt::Throw(_)));
         let roots = self
             .promises
             .get(&name)

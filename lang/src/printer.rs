@@ -150,7 +150,7 @@ impl Printer {
     fn block(&mut self, block: &Block) {
         self.out.push_str(" {\n");
         self.indent += 1;
-        self.stmts(&block.body);
+        self.stmts(block.body());
         self.indent -= 1;
         self.line_start();
         self.out.push('}');

@@ -107,7 +107,7 @@ impl Scopes {
         if scope {
             self.names.push(Vec::new());
         }
-        self.stmts(Arc::make_mut(&mut block.body).as_mut_slice());
+        self.stmts(block.body_mut().as_mut_slice());
         if scope {
             self.names.pop();
         }
@@ -153,7 +153,7 @@ fn clear(body: &mut [Stmt]) {
             _ => {}
         }
         for block in stmt.blocks_mut() {
-            clear(Arc::make_mut(&mut block.body).as_mut_slice());
+            clear(block.body_mut().as_mut_slice());
         }
     }
 }
@@ -183,7 +183,7 @@ mod tests {
                     _ => {}
                 }
                 for block in stmt.blocks() {
-                    walk(&block.body, out);
+                    walk(block.body(), out);
                 }
             }
         }
@@ -269,7 +269,7 @@ let f = fn {
         let Stmt::Do(Op::QueueMicrotask(block)) = &mut scenario.body_mut()[1] else {
             unreachable!()
         };
-        Arc::make_mut(&mut block.body).remove(0);
+        block.body_mut().remove(0);
         resolve(&mut scenario);
         let got: Vec<Option<Place>> = places(&scenario).iter().map(|(_, p)| *p).collect();
         assert_eq!(got, [at(1, 0), at(0, 0)]);

@@ -219,7 +219,7 @@ fn longest_block(stmts: &[Stmt]) -> usize {
     stmts
         .iter()
         .flat_map(blocks)
-        .map(|(b, _)| b.body.len().max(longest_block(&b.body)))
+        .map(|(b, _)| b.body().len().max(longest_block(b.body())))
         .max()
         .unwrap_or(0)
 }
@@ -304,7 +304,7 @@ fn walk<'a>(
         for (block, listener) in blocks(stmt) {
             let pushed = listener.is_some();
             listeners.extend(listener);
-            walk(&block.body, visit, listeners, depth + 1, deepest);
+            walk(block.body(), visit, listeners, depth + 1, deepest);
             if pushed {
                 listeners.pop();
             }
@@ -342,7 +342,7 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
             return;
         }
         Stmt::Try(b) => {
-            if matches!(b.body.first(), Some(Stmt::Do(Op::ThrowIfAborted { .. }))) {
+            if matches!(b.body().first(), Some(Stmt::Do(Op::ThrowIfAborted { .. }))) {
                 out.push("throwIfAborted in try".into());
             }
             return;
@@ -404,7 +404,7 @@ fn features(stmt: &Stmt, listeners: &[Listener<'_>], out: &mut Vec<String>) {
         }
         Op::AddAbortListener { listener, .. } => {
             if let Callback::Inline(b) = listener {
-                if reads_event(&b.body) {
+                if reads_event(b.body()) {
                     out.push("addAbortListener body reads event".into());
                 }
             }
@@ -665,7 +665,7 @@ fn later_ops(s: &Scenario, at: usize) -> Vec<&Op> {
         for stmt in stmts {
             match stmt {
                 Stmt::Let { op, .. } | Stmt::Do(op) => out.push(op),
-                Stmt::Try(b) => flatten(&b.body, out),
+                Stmt::Try(b) => flatten(b.body(), out),
                 _ => {}
             }
         }

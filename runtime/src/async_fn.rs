@@ -73,7 +73,7 @@ impl<L: Library> Runtime<L> {
     /// EvaluateAsyncFunctionBody and 27.7.5.1 AsyncFunctionStart. Returns the
     /// function's promise once the body has run to its first `await` (or
     /// its end).
-    pub(crate) fn async_function_start(&mut self, body: &Rc<Block>, env: Env) -> Value {
+    pub(crate) fn async_function_start(&mut self, body: &Block, env: Env) -> Value {
         // EvaluateAsyncFunctionBody 1. Let promiseCapability be
         //    ! NewPromiseCapability(%Promise%).
         let capability = self.new_promise_capability();
@@ -133,10 +133,9 @@ impl<L: Library> Runtime<L> {
                 unreachable!("the body's frame ends the walk")
             };
             // The statement stays where it is in the scenario's tree, never
-            // copied: the runtime knows a callback block by its address
-            // (`Runtime::compiled_body`), which a copy would not keep.
+            // copied (a block's clone shares its statements).
             let block = frame.block.clone();
-            let Some(stmt) = block.body.get(frame.index) else {
+            let Some(stmt) = block.body().get(frame.index) else {
                 // The block ran to its end.
                 let frame = activation.frames.pop().expect("a frame");
                 match frame.kind {

@@ -210,12 +210,12 @@ impl<L: Library> Runtime<L> {
                 body,
                 param,
                 env,
-                cost,
                 origin,
                 is_async,
             }) => {
-                let (body, param, env, cost, origin, is_async) =
-                    (body.clone(), *param, env.clone(), *cost, *origin, *is_async);
+                let (body, param, env, origin, is_async) =
+                    (body.clone(), *param, env.clone(), *origin, *is_async);
+                let cost = body.cost();
                 self.steps += 1;
                 if self.steps > self.config.budget {
                     let budget = self.config.budget;
@@ -595,10 +595,8 @@ impl<L: Library> Runtime<L> {
         let global = Env::default();
         let module = scenario.uses(Directive::Module);
         let mut aborted = false;
-        // The runtime keeps the statements for the whole run (see
-        // `Runtime::main`); the parts run from them, uncopied.
+        // The parts run from the scenario's statements, uncopied.
         let main = std::sync::Arc::clone(&scenario.body);
-        self.main = Some(std::sync::Arc::clone(&main));
         let mut start = 0;
         loop {
             let end = main[start..]

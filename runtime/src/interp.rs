@@ -45,7 +45,7 @@ pub fn callback_blocks(body: &[Stmt], out: &mut std::collections::HashSet<u64>) 
             if !matches!(stmt, Stmt::Try(_) | Stmt::Repeat { .. } | Stmt::If { .. }) {
                 out.insert(block_identity(block));
             }
-            callback_blocks(&block.body, out);
+            callback_blocks(block.body(), out);
         }
     }
 }
@@ -71,14 +71,6 @@ pub fn same_value_zero(a: &Value, b: &Value) -> bool {
         (Value::Number(x), Value::Number(y)) => (x.is_nan() && y.is_nan()) || x == y,
         _ => a == b,
     }
-}
-
-/// A callback block as functions share it (see [`Runtime::make_function`]).
-#[derive(Clone)]
-pub(crate) struct CompiledBody {
-    block: Rc<Block>,
-    cost: u64,
-    identity: u64,
 }
 
 /// The implicit parameter of a callback body.
@@ -179,7 +171,7 @@ impl<L: Library> Runtime<L> {
 
     /// Runs a callback's body; its value is what `return` gave, or undefined.
     pub(crate) fn exec_callback_body(&mut self, body: &Block, env: &Env) -> Completion {
-        match self.exec_stmts(&body.body, env)? {
+        match self.exec_stmts(body.body(), env)? {
             Flow::Normal => Ok(Value::Undefined),
             Flow::Return(v) => Ok(v),
         }
@@ -217,7 +209,7 @@ impl<L: Library> Runtime<L> {
             }
             Stmt::Try(block) => {
                 let inner = env.block_scope(block);
-                match self.exec_stmts(&block.body, &inner) {
+                match self.exec_stmts(block.body(), &inner) {
                     Ok(flow) => return Ok(flow),
                     Err(e) => {
                         let line = format!("caught {}", self.fmt(&e));
@@ -237,7 +229,7 @@ impl<L: Library> Runtime<L> {
                     otherwise.as_ref()
                 };
                 if let Some(block) = block {
-                    return self.exec_stmts(&block.body, &env.block_scope(block));
+                    return self.exec_stmts(block.body(), &env.block_scope(block));
                 }
             }
             Stmt::Repeat { count, body } => {
@@ -247,7 +239,7 @@ impl<L: Library> Runtime<L> {
                     if self.stopped() {
                         break;
                     }
-                    if let Flow::Return(v) = self.exec_stmts(&body.body, &env.block_scope(body))? {
+                    if let Flow::Return(v) = self.exec_stmts(body.body(), &env.block_scope(body))? {
                         return Ok(Flow::Return(v));
                     }
                 }
@@ -516,44 +508,19 @@ impl<L: Library> Runtime<L> {
         env: &Env,
         is_async: bool,
     ) -> ObjectId {
-        let compiled = self.compiled_body(body);
+        // Hashing a block costs as much as running it: only for stats.
+        let origin = if self.collect_stats {
+            block_identity(body)
+        } else {
+            0
+        };
         self.heap.alloc(ObjectData::Function(FunctionData::Script {
-            body: compiled.block,
+            body: body.clone(),
             param: param.name(),
             env: env.clone(),
-            cost: compiled.cost,
-            origin: compiled.identity,
+            origin,
             is_async,
         }))
-    }
-
-    /// The shared copy of a callback block, its statement cost and its
-    /// identity, made once per block of the scenario, however many function
-    /// objects a run makes from it (a listener added inside a listener that
-    /// runs a thousand times).
-    ///
-    /// The cache is keyed by the block's address. That is sound because no
-    /// block a function can be made from is freed during the run: such a
-    /// block lies either in a part of the main script, which the runtime
-    /// keeps (`Runtime::main`), or in the body of a function made
-    /// earlier, which this cache keeps.
-    fn compiled_body(&mut self, body: &Block) -> CompiledBody {
-        let key = body as *const Block as usize;
-        if let Some(found) = self.bodies.get(&key) {
-            return found.clone();
-        }
-        let compiled = CompiledBody {
-            block: Rc::new(body.clone()),
-            cost: nodesem_lang::statement_cost(&body.body),
-            // Hashing a block costs as much as running it: only for stats.
-            identity: if self.collect_stats {
-                block_identity(body)
-            } else {
-                0
-            },
-        };
-        self.bodies.insert(key, compiled.clone());
-        compiled
     }
 
     /// A callback argument as a function object: an inline block becomes a

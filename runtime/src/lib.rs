@@ -302,14 +302,9 @@ pub struct Runtime<L: 'static> {
     /// The callback blocks called so far, by their identity (for
     /// [`RunStats`]).
     pub(crate) bodies_run: FxHashSet<u64>,
-    /// Callback blocks by address, shared by the functions made from them.
-    pub(crate) bodies: HashMap<usize, interp::CompiledBody>,
     /// The intervals whose callback runs now, by id, with whether they are
     /// ref'd: cleared meanwhile, one leaves this map and is not re-armed.
     pub(crate) running_intervals: HashMap<u64, bool>,
-    /// The main script, kept for the whole run so that the addresses of
-    /// its blocks stay unique (see `bodies`).
-    pub(crate) main: Option<std::sync::Arc<Vec<nodesem_lang::Stmt>>>,
     /// Whether to record which bodies ran ([`RunStats`]).
     pub(crate) collect_stats: bool,
     stopped: bool,
@@ -354,9 +349,7 @@ impl<L: Library> Runtime<L> {
             bodies_run: FxHashSet::default(),
             // A generated scenario makes functions from a dozen blocks:
             // growing the cache from empty rehashed it several times.
-            bodies: HashMap::with_capacity_and_hasher(32, Default::default()),
             running_intervals: HashMap::default(),
-            main: None,
             collect_stats: false,
             stopped: false,
             uncaught_handler: true,
@@ -495,9 +488,7 @@ impl<L: Library> Runtime<L> {
             any_weights,
             disposable_signals,
             bodies_run,
-            bodies,
             running_intervals,
-            main,
             collect_stats,
             stopped,
             uncaught_handler,
@@ -526,11 +517,7 @@ impl<L: Library> Runtime<L> {
         any_weights.clear();
         disposable_signals.clear();
         bodies_run.clear();
-        // Keyed by block addresses: the next scenario's blocks may lie at
-        // the same ones.
-        bodies.clear();
         running_intervals.clear();
-        *main = None;
         *collect_stats = false;
         *stopped = false;
         *uncaught_handler = true;

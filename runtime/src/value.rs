@@ -118,16 +118,15 @@ pub enum ErrorClass {
 pub enum FunctionData<L: 'static> {
     /// A function written in the scenario: a block with its closure.
     Script {
-        /// The body.
-        body: Rc<Block>,
+        /// The body: its statements are the scenario's own, shared, and it
+        /// knows what a call costs up front ([`Block::cost`]).
+        body: Block,
         /// The name of its implicit parameter (`event`, `value`, `reason`).
         param: Option<&'static str>,
         /// The environment it closes over.
         env: Env,
-        /// What a call costs up front ([`nodesem_lang::statement_cost`]).
-        cost: u64,
         /// The identity of the block this function was made from, for
-        /// [`crate::RunStats`].
+        /// [`crate::RunStats`]; 0 when the run collects none.
         origin: u64,
         /// Whether it is an async function: a call runs the body up to its
         /// first `await` and returns a promise ([`crate::async_fn`]).
