@@ -29,6 +29,8 @@
 //!   so the immediate runs first. The Node engine's driver makes the same
 //!   choice.
 
+use std::rc::Rc;
+
 use nodesem_lang::{Directive, RunMode, Scenario, Stmt};
 
 use crate::value::{Completion, Env, ObjectData, ObjectId, Value};
@@ -205,6 +207,15 @@ impl<L: Library> Runtime<L> {
             ObjectData::Function(crate::FunctionData::Native(f)) => {
                 let f = f.clone();
                 f(self, this, args)
+            }
+            ObjectData::Function(crate::FunctionData::Resolving {
+                promise,
+                already_resolved,
+                reject,
+            }) => {
+                let (promise, already_resolved, reject) =
+                    (*promise, Rc::clone(already_resolved), *reject);
+                self.promise_resolving_function_call(promise, &already_resolved, reject, args)
             }
             ObjectData::Function(crate::FunctionData::Script {
                 body,

@@ -127,36 +127,51 @@ impl<L: Library> Runtime<L> {
     pub fn create_resolving_functions(&mut self, promise: ObjectId) -> (ObjectId, ObjectId) {
         // 1. Let alreadyResolved be the Record { [[Value]]: false }.
         let already_resolved = Rc::new(Cell::new(false));
-        // 2-6. Let resolve be a new function (27.2.1.3.2 Promise Resolve Functions).
-        let resolve = {
-            let already_resolved = already_resolved.clone();
-            self.native_function(move |rt, _this, args| {
-                let resolution = args.first().cloned().unwrap_or(Value::Undefined);
-                // 5. If alreadyResolved.[[Value]] is true, return undefined.
-                if already_resolved.get() {
-                    return Ok(Value::Undefined);
-                }
-                // 6. Set alreadyResolved.[[Value]] to true.
-                already_resolved.set(true);
-                rt.resolve_promise_with(promise, resolution);
-                Ok(Value::Undefined)
-            })
-        };
-        // 7-11. Let reject be a new function (27.2.1.3.1 Promise Reject Functions).
-        let reject = self.native_function(move |rt, _this, args| {
-            let reason = args.first().cloned().unwrap_or(Value::Undefined);
-            // 5. If alreadyResolved.[[Value]] is true, return undefined.
-            if already_resolved.get() {
-                return Ok(Value::Undefined);
-            }
-            // 6. Set alreadyResolved.[[Value]] to true.
-            already_resolved.set(true);
-            // 7. Perform RejectPromise(promise, reason).
-            rt.reject_promise(promise, reason);
-            Ok(Value::Undefined)
-        });
+        // 2-6. Let resolve be a new function (27.2.1.3.2 Promise Resolve
+        // Functions) with [[Promise]] and [[AlreadyResolved]] set; its steps
+        // are `promise_resolving_function_call`.
+        let resolve = self.heap.alloc(ObjectData::Function(FunctionData::Resolving {
+            promise,
+            already_resolved: Rc::clone(&already_resolved),
+            reject: false,
+        }));
+        // 7-11. Let reject be a new function (27.2.1.3.1 Promise Reject
+        // Functions), likewise.
+        let reject = self.heap.alloc(ObjectData::Function(FunctionData::Resolving {
+            promise,
+            already_resolved,
+            reject: true,
+        }));
         // 12. Return the Record { [[Resolve]]: resolve, [[Reject]]: reject }.
         (resolve, reject)
+    }
+
+    /// A call of a function made by [`Runtime::create_resolving_functions`]:
+    /// 27.2.1.3.1 Promise Reject Functions when `reject`, else 27.2.1.3.2
+    /// Promise Resolve Functions, with their [[Promise]] and
+    /// [[AlreadyResolved]] slots.
+    pub(crate) fn promise_resolving_function_call(
+        &mut self,
+        promise: ObjectId,
+        already_resolved: &Cell<bool>,
+        reject: bool,
+        args: &[Value],
+    ) -> Completion {
+        let argument = args.first().cloned().unwrap_or(Value::Undefined);
+        // 5. If alreadyResolved.[[Value]] is true, return undefined.
+        if already_resolved.get() {
+            return Ok(Value::Undefined);
+        }
+        // 6. Set alreadyResolved.[[Value]] to true.
+        already_resolved.set(true);
+        if reject {
+            // 7. Perform RejectPromise(promise, reason).
+            self.reject_promise(promise, argument);
+        } else {
+            self.resolve_promise_with(promise, argument);
+        }
+        // 8. Return undefined.
+        Ok(Value::Undefined)
     }
 
     /// Steps 7-16 of 27.2.1.3.2 Promise Resolve Functions: resolving

@@ -5,7 +5,7 @@
 //! Library objects live in the heap as [`ObjectData::Host`] and keep their
 //! state in the library's own tables, keyed by [`ObjectId`].
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -134,6 +134,21 @@ pub enum FunctionData<L: 'static> {
     },
     /// A built-in function of the runtime or the library.
     Native(NativeFn<L>),
+    /// A promise resolve or reject function (ECMA-262 27.2.1.3.1 and
+    /// 27.2.1.3.2): a built-in function with the slots [[Promise]] and
+    /// [[AlreadyResolved]], the record it shares with its twin. Its own
+    /// variant, not a [`FunctionData::Native`] closure: a promise makes a
+    /// pair of these for every `new Promise`, thenable job and combinator
+    /// element, and a closure costs two allocations more.
+    Resolving {
+        /// [[Promise]].
+        promise: ObjectId,
+        /// [[AlreadyResolved]]: shared by the resolve and reject functions
+        /// of one CreateResolvingFunctions.
+        already_resolved: Rc<Cell<bool>>,
+        /// Whether this is the reject function (else the resolve one).
+        reject: bool,
+    },
 }
 
 /// A built-in function: called with `this` and the arguments.
