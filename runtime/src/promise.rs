@@ -130,18 +130,22 @@ impl<L: Library> Runtime<L> {
         // 2-6. Let resolve be a new function (27.2.1.3.2 Promise Resolve
         // Functions) with [[Promise]] and [[AlreadyResolved]] set; its steps
         // are `promise_resolving_function_call`.
-        let resolve = self.heap.alloc(ObjectData::Function(FunctionData::Resolving {
-            promise,
-            already_resolved: Rc::clone(&already_resolved),
-            reject: false,
-        }));
+        let resolve = self
+            .heap
+            .alloc(ObjectData::Function(FunctionData::Resolving {
+                promise,
+                already_resolved: Rc::clone(&already_resolved),
+                reject: false,
+            }));
         // 7-11. Let reject be a new function (27.2.1.3.1 Promise Reject
         // Functions), likewise.
-        let reject = self.heap.alloc(ObjectData::Function(FunctionData::Resolving {
-            promise,
-            already_resolved,
-            reject: true,
-        }));
+        let reject = self
+            .heap
+            .alloc(ObjectData::Function(FunctionData::Resolving {
+                promise,
+                already_resolved,
+                reject: true,
+            }));
         // 12. Return the Record { [[Resolve]]: resolve, [[Reject]]: reject }.
         (resolve, reject)
     }
