@@ -32,13 +32,14 @@ mod event;
 mod event_target;
 mod listeners;
 pub mod mutant;
+mod streams;
 
 use std::rc::Rc;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
     AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectData, ObjectId, Runtime,
-    Value,
+    UnderlyingSource, Value,
 };
 
 pub use mutant::{Mutant, UnknownMutant};
@@ -94,6 +95,8 @@ pub struct Impl {
     /// FinalizationRegistry registrations, kept for the GC half (a later
     /// issue): one per composite and one per source, never tokened.
     registrations: Vec<Registration>,
+    /// ReadableStreams, their controllers and readers.
+    streams: streams::Streams,
 }
 
 impl Impl {
@@ -220,6 +223,7 @@ impl Library for Impl {
             disposables: Vec::new(),
             timeout_holders: Vec::new(),
             registrations: Vec::new(),
+            streams: streams::Streams::default(),
         }
     }
 
@@ -236,6 +240,7 @@ impl Library for Impl {
             disposables,
             timeout_holders,
             registrations,
+            streams,
         } = self;
         *mutant = None;
         slots.clear();
@@ -248,6 +253,7 @@ impl Library for Impl {
         disposables.clear();
         timeout_holders.clear();
         registrations.clear();
+        streams.clear();
     }
 
     fn new_abort_controller(rt: &mut Rt) -> Completion {
@@ -375,7 +381,52 @@ impl Library for Impl {
         event_target::op_event_method(rt, &event, "cancelBubble", |e| e.set_cancel_bubble(value))
     }
 
+    // ---- streams ----
+
+    fn new_readable_stream(
+        rt: &mut Rt,
+        source: UnderlyingSource,
+        high_water_mark: Option<f64>,
+    ) -> Completion {
+        streams::new_readable_stream(rt, source, high_water_mark)
+    }
+
+    fn readable_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
+        streams::controller_enqueue(rt, controller, chunk)
+    }
+
+    fn readable_controller_close(rt: &mut Rt, controller: Value) -> Completion {
+        streams::controller_close(rt, controller)
+    }
+
+    fn readable_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
+        streams::controller_error(rt, controller, error)
+    }
+
+    fn readable_get_reader(rt: &mut Rt, stream: Value) -> Completion {
+        streams::get_reader(rt, stream)
+    }
+
+    fn readable_cancel(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Completion {
+        streams::stream_cancel(rt, stream, reason)
+    }
+
+    fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
+        streams::reader_read(rt, reader)
+    }
+
+    fn reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
+        streams::reader_release_lock(rt, reader)
+    }
+
+    fn reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Completion {
+        streams::reader_cancel(rt, reader, reason)
+    }
+
     fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {
+        if let Some(value) = streams::get(rt, obj, prop) {
+            return value;
+        }
         match rt.lib.slot(obj) {
             Slot::Controller(s) if prop == "signal" => {
                 Ok(Value::Object(rt.lib.signals[s as usize].obj))
@@ -398,6 +449,9 @@ impl Library for Impl {
     }
 
     fn host_class(rt: &Rt, obj: ObjectId) -> HostClass {
+        if let Some(class) = streams::host_class(rt, obj) {
+            return class;
+        }
         match rt.lib.slot(obj) {
             Slot::Controller(_) => HostClass::AbortController,
             Slot::Signal(_) => HostClass::AbortSignal,

@@ -42,10 +42,12 @@ pub mod abort_listener;
 pub mod event;
 pub mod event_target;
 pub mod slots;
+pub mod streams;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
-    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, Runtime, Value,
+    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, Runtime,
+    UnderlyingSource, Value,
 };
 
 use crate::abort::AbortSignalState;
@@ -73,6 +75,8 @@ pub struct Model {
     listeners: Vec<EventListener>,
     /// Every list root ever created.
     roots: Vec<ListenerRoot>,
+    /// ReadableStreams, their controllers and readers.
+    streams: streams::Streams,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -124,6 +128,7 @@ impl Library for Model {
             disposables,
             listeners,
             roots,
+            streams,
         } = self;
         controllers.clear();
         targets.clear();
@@ -132,6 +137,7 @@ impl Library for Model {
         disposables.clear();
         listeners.clear();
         roots.clear();
+        streams.clear();
     }
 
     // ---- abort ----
@@ -397,6 +403,56 @@ impl Library for Model {
         Ok(Value::Undefined)
     }
 
+    // ---- streams ----
+
+    fn new_readable_stream(
+        rt: &mut Runtime<Self>,
+        source: UnderlyingSource,
+        high_water_mark: Option<f64>,
+    ) -> Completion {
+        streams::new_readable_stream(rt, source, high_water_mark)
+    }
+
+    fn readable_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion {
+        streams::controller_enqueue(rt, controller, chunk)
+    }
+
+    fn readable_controller_close(rt: &mut Runtime<Self>, controller: Value) -> Completion {
+        streams::controller_close(rt, controller)
+    }
+
+    fn readable_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion {
+        streams::controller_error(rt, controller, error)
+    }
+
+    fn readable_get_reader(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        streams::get_reader(rt, stream)
+    }
+
+    fn readable_cancel(rt: &mut Runtime<Self>, stream: Value, reason: Option<Value>) -> Completion {
+        streams::stream_cancel(rt, stream, reason)
+    }
+
+    fn reader_read(rt: &mut Runtime<Self>, reader: Value) -> Completion {
+        streams::reader_read(rt, reader)
+    }
+
+    fn reader_release_lock(rt: &mut Runtime<Self>, reader: Value) -> Completion {
+        streams::reader_release_lock(rt, reader)
+    }
+
+    fn reader_cancel(rt: &mut Runtime<Self>, reader: Value, reason: Option<Value>) -> Completion {
+        streams::reader_cancel(rt, reader, reason)
+    }
+
     // ---- what the runtime asks ----
 
     fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion {
@@ -417,6 +473,9 @@ impl Library for Model {
         if rt.lib.events.contains_key(&obj) {
             return event::get(rt, obj, prop);
         }
+        if let Some(value) = streams::get(rt, obj, prop) {
+            return value;
+        }
         Ok(Value::Undefined)
     }
 
@@ -435,6 +494,8 @@ impl Library for Model {
             } else {
                 HostClass::Event(e.event_type.clone())
             }
+        } else if let Some(class) = streams::host_class(rt, obj) {
+            class
         } else {
             // The Disposable of addAbortListener.
             HostClass::Disposable

@@ -388,6 +388,11 @@ impl<L: Library> Runtime<L> {
                     })
                 }
                 ObjectData::Function(_) if prop == "name" => Ok(Value::string("")),
+                ObjectData::IterResult { value, done } => Ok(match prop {
+                    "value" => value.clone(),
+                    "done" => Value::Bool(*done),
+                    _ => Value::Undefined,
+                }),
                 _ => Ok(Value::Undefined),
             },
             _ => Ok(Value::Undefined),
@@ -440,17 +445,11 @@ impl<L: Library> Runtime<L> {
             ObjectData::Immediate(_) => Rc::from("Immediate"),
             ObjectData::Thenable { .. }
             | ObjectData::Settled { .. }
+            | ObjectData::IterResult { .. }
             | ObjectData::ListenerObject { .. }
             | ObjectData::Resolvers { .. }
             | ObjectData::Plain => Rc::from("Object"),
-            ObjectData::Host => match L::host_class(self, id) {
-                HostClass::AbortController => Rc::from("AbortController"),
-                HostClass::AbortSignal => Rc::from("AbortSignal"),
-                HostClass::EventTarget => Rc::from("EventTarget"),
-                HostClass::Event(_) => Rc::from("Event"),
-                HostClass::CustomEvent(_) => Rc::from("CustomEvent"),
-                HostClass::Disposable => return None,
-            },
+            ObjectData::Host => Rc::from(L::host_class(self, id).constructor_name()?),
         })
     }
 
@@ -637,6 +636,7 @@ impl<L: Library> Runtime<L> {
             ObjectData::Array(_) => matches!(class, Class::Array | Class::Object),
             ObjectData::Thenable { .. }
             | ObjectData::Settled { .. }
+            | ObjectData::IterResult { .. }
             | ObjectData::ListenerObject { .. }
             | ObjectData::Resolvers { .. }
             | ObjectData::Timer(_)
@@ -707,6 +707,15 @@ impl<L: Library> Runtime<L> {
                     }
                     out.push(')');
                 }
+                ObjectData::IterResult { value, done } => {
+                    out.push_str("{value: ");
+                    self.fmt_nested(out, value, depth + 1);
+                    out.push_str(if *done {
+                        ", done: true}"
+                    } else {
+                        ", done: false}"
+                    });
+                }
                 ObjectData::Settled { fulfilled, value } => {
                     out.push_str(if *fulfilled {
                         "{status: fulfilled, value: "
@@ -723,9 +732,16 @@ impl<L: Library> Runtime<L> {
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_) => out.push_str("[Object]"),
                 ObjectData::Host => match L::host_class(self, *id) {
-                    HostClass::AbortController => out.push_str("[AbortController]"),
-                    HostClass::AbortSignal => out.push_str("[AbortSignal]"),
-                    HostClass::EventTarget => out.push_str("[EventTarget]"),
+                    class @ (HostClass::AbortController
+                    | HostClass::AbortSignal
+                    | HostClass::EventTarget
+                    | HostClass::ReadableStream
+                    | HostClass::ReadableStreamDefaultController
+                    | HostClass::ReadableStreamDefaultReader) => {
+                        out.push('[');
+                        out.push_str(class.constructor_name().unwrap_or("Object"));
+                        out.push(']');
+                    }
                     HostClass::Event(event_type) | HostClass::CustomEvent(event_type) => {
                         out.push_str("Event(");
                         out.push_str(&event_type);

@@ -53,6 +53,48 @@ pub enum HostClass {
     /// The Disposable `addAbortListener` returns: `{ __proto__: null }`, so
     /// not even an `Object`.
     Disposable,
+    /// A ReadableStream.
+    ReadableStream,
+    /// A ReadableStreamDefaultController.
+    ReadableStreamDefaultController,
+    /// A ReadableStreamDefaultReader.
+    ReadableStreamDefaultReader,
+}
+
+impl HostClass {
+    /// The name of the class's constructor, as `constructor.name` and the
+    /// log's `[Tag]` print it; `None` for the null-prototype Disposable.
+    pub fn constructor_name(&self) -> Option<&'static str> {
+        Some(match self {
+            HostClass::AbortController => "AbortController",
+            HostClass::AbortSignal => "AbortSignal",
+            HostClass::EventTarget => "EventTarget",
+            HostClass::Event(_) => "Event",
+            HostClass::CustomEvent(_) => "CustomEvent",
+            HostClass::Disposable => return None,
+            HostClass::ReadableStream => "ReadableStream",
+            HostClass::ReadableStreamDefaultController => "ReadableStreamDefaultController",
+            HostClass::ReadableStreamDefaultReader => "ReadableStreamDefaultReader",
+        })
+    }
+}
+
+/// The underlying source of `new ReadableStream(source, strategy)`, as a
+/// scenario writes it: an object whose `start`, `pull` and `cancel`
+/// methods, each optional, are script functions. The library calls them
+/// with the object as `this` (the Streams Standard's "invoking
+/// underlyingSourceDict["start"] with callback this value
+/// underlyingSource").
+#[derive(Clone, Debug)]
+pub struct UnderlyingSource {
+    /// The source object itself, `this` in its methods.
+    pub object: Value,
+    /// `start(controller)`.
+    pub start: Option<ObjectId>,
+    /// `pull(controller)`.
+    pub pull: Option<ObjectId>,
+    /// `cancel(reason)`.
+    pub cancel: Option<ObjectId>,
 }
 
 /// The options of `addEventListener`, their operands evaluated.
@@ -213,6 +255,50 @@ pub trait Library: Sized + 'static {
 
     /// `event.cancelBubble = value`.
     fn set_cancel_bubble(rt: &mut Runtime<Self>, event: Value, value: Value) -> Completion;
+
+    // ---- ReadableStream, its default controller and reader -------------
+
+    /// `new ReadableStream(source, { highWaterMark })`; `high_water_mark`
+    /// is `None` when the strategy gives none.
+    fn new_readable_stream(
+        rt: &mut Runtime<Self>,
+        source: UnderlyingSource,
+        high_water_mark: Option<f64>,
+    ) -> Completion;
+
+    /// `controller.enqueue(chunk)` on a ReadableStreamDefaultController.
+    fn readable_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion;
+
+    /// `controller.close()`.
+    fn readable_controller_close(rt: &mut Runtime<Self>, controller: Value) -> Completion;
+
+    /// `controller.error(e)`.
+    fn readable_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion;
+
+    /// `stream.getReader()`: a ReadableStreamDefaultReader.
+    fn readable_get_reader(rt: &mut Runtime<Self>, stream: Value) -> Completion;
+
+    /// `stream.cancel(reason)`, a promise; `reason` is `None` when no
+    /// argument was passed.
+    fn readable_cancel(rt: &mut Runtime<Self>, stream: Value, reason: Option<Value>) -> Completion;
+
+    /// `reader.read()`: a promise of `{ value, done }`
+    /// ([`Runtime::create_iter_result`]).
+    fn reader_read(rt: &mut Runtime<Self>, reader: Value) -> Completion;
+
+    /// `reader.releaseLock()`.
+    fn reader_release_lock(rt: &mut Runtime<Self>, reader: Value) -> Completion;
+
+    /// `reader.cancel(reason)`, a promise.
+    fn reader_cancel(rt: &mut Runtime<Self>, reader: Value, reason: Option<Value>) -> Completion;
 
     // ---- what the runtime asks of the library's objects ----------------
 

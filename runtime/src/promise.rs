@@ -150,6 +150,11 @@ impl<L: Library> Runtime<L> {
         (resolve, reject)
     }
 
+    /// ECMA-262 7.4.14 CreateIterResultObject(value, done): `{ value, done }`.
+    pub fn create_iter_result(&mut self, value: Value, done: bool) -> Value {
+        Value::Object(self.heap.alloc(ObjectData::IterResult { value, done }))
+    }
+
     /// A call of a function made by [`Runtime::create_resolving_functions`]:
     /// 27.2.1.3.1 Promise Reject Functions when `reject`, else 27.2.1.3.2
     /// Promise Resolve Functions, with their [[Promise]] and

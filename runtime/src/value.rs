@@ -197,6 +197,15 @@ pub enum ObjectData<L: 'static> {
         /// The value or the reason.
         value: Value,
     },
+    /// An iterator result, `{ value, done }` (ECMA-262 7.4.14
+    /// CreateIterResultObject): what a stream reader's `read()` fulfils
+    /// with.
+    IterResult {
+        /// `value`.
+        value: Value,
+        /// `done`.
+        done: bool,
+    },
     /// A timer handle (setTimeout).
     Timer(u64),
     /// An immediate handle (setImmediate).

@@ -23,7 +23,7 @@ use nodesem_conformance::snapshot_log;
 use nodesem_lang::{parse, RunConfig};
 use nodesem_runtime::{
     run_scenario, AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, Runtime,
-    Value,
+    UnderlyingSource, Value,
 };
 
 /// The folders of curated scenarios that use no library operation.
@@ -125,6 +125,37 @@ impl Library for NoLibrary {
         none()
     }
     fn set_cancel_bubble(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn new_readable_stream(
+        _: &mut Runtime<Self>,
+        _: UnderlyingSource,
+        _: Option<f64>,
+    ) -> Completion {
+        none()
+    }
+    fn readable_controller_enqueue(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn readable_controller_close(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn readable_controller_error(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn readable_get_reader(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn readable_cancel(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn reader_read(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn reader_release_lock(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn reader_cancel(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
         none()
     }
     fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
