@@ -690,7 +690,11 @@ impl<L: Library> Runtime<L> {
                 }
                 ObjectData::Function(_) => out.push_str("[Function]"),
                 ObjectData::Promise(_) => out.push_str("[Promise]"),
-                ObjectData::Array(_) | ObjectData::Settled { .. } if depth >= FMT_MAX_DEPTH => {
+                ObjectData::Array(_)
+                | ObjectData::Settled { .. }
+                | ObjectData::IterResult { .. }
+                    if depth >= FMT_MAX_DEPTH =>
+                {
                     out.push_str(if matches!(self.heap.get(*id), ObjectData::Array(_)) {
                         "[Array]"
                     } else {
