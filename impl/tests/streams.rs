@@ -836,3 +836,253 @@ fn an_invalid_high_water_mark_is_a_range_error() {
         )
     );
 }
+
+/// A thenable from pull() costs two microtasks more than undefined: its
+/// `then` runs a microtask after the pull, the reaction one after that.
+#[test]
+fn a_thenable_from_pull() {
+    let got = run(|rt| {
+        let then = logging(rt, "then", Value::Undefined);
+        let pull = native(rt, move |rt, _, args| {
+            let size = desired_size(rt, &args[0]);
+            log(rt, format!("pull {size}"));
+            Impl::readable_controller_enqueue(rt, args[0].clone(), Value::Number(1.0)).unwrap();
+            Value::Object(rt.heap.alloc(ObjectData::Thenable {
+                value: Value::Undefined,
+                then: Some(then),
+            }))
+        });
+        let src = source(rt, None, Some(pull), None);
+        stream(rt, src, Some(2.0));
+        rulers(rt, "S", 6);
+    });
+    assert_eq!(
+        got,
+        lines("pull 2\nS t1\nthen\nS t2\npull 1\nS t3\nthen\nS t4\nS t5\nS t6")
+    );
+}
+
+/// Cancel while a pull is pending: the read closes, and the pull's late
+/// fulfilment pulls nothing more.
+#[test]
+fn cancel_during_a_pending_pull() {
+    let got = run(|rt| {
+        let pending: Rc<RefCell<Option<ObjectId>>> = Rc::new(RefCell::new(None));
+        let pull = {
+            let pending = pending.clone();
+            native(rt, move |rt, _, _| {
+                log(rt, "pull");
+                let p = rt.new_promise();
+                *pending.borrow_mut() = Some(p);
+                Value::Object(p)
+            })
+        };
+        let cancel = native(rt, |rt, _, args| {
+            let line = format!("cancel {}", d(rt, &args[0]));
+            log(rt, line);
+            Value::Undefined
+        });
+        let src = source(rt, None, Some(pull), Some(cancel));
+        let s = stream(rt, src, None);
+        let r = reader(rt, &s);
+        let p = read(rt, &r);
+        on(rt, &p, "read");
+        rt.set_timeout(
+            1,
+            Task::Native(Box::new(move |rt| {
+                let p = Impl::reader_cancel(rt, r, Some(Value::string("x"))).unwrap();
+                on(rt, &p, "cancelled");
+                let pulled = pending.borrow().expect("pulled");
+                rt.resolve_promise_with(pulled, Value::Undefined);
+                rulers(rt, "T", 3);
+                Ok(Value::Undefined)
+            })),
+            true,
+        );
+    });
+    assert_eq!(
+        got,
+        lines(
+            "pull\ncancel x\nread done=true value=undefined\nT t1\ncancelled undefined\nT t2\nT t3"
+        )
+    );
+}
+
+/// `start(c) { c.error(e1); return Promise.reject(e2); }`: the second
+/// error changes nothing.
+#[test]
+fn an_error_in_start_wins_over_its_rejected_promise() {
+    let got = run(|rt| {
+        let start = native(rt, |rt, _, args| {
+            let e1 = rt.new_error("Error", "e1");
+            Impl::readable_controller_error(rt, args[0].clone(), e1).unwrap();
+            let e2 = rt.new_error("Error", "e2");
+            Value::Object(rt.promise_reject_new(e2))
+        });
+        let src = source(rt, Some(start), None, None);
+        let s = stream(rt, src, None);
+        let r = reader(rt, &s);
+        let c = closed(rt, &r);
+        on(rt, &c, "closed");
+        rulers(rt, "U", 4);
+    });
+    assert_eq!(got, lines("closed err Error: e1\nU t1\nU t2\nU t3\nU t4"));
+}
+
+/// A pull() that closes: `closed` and the parked reads settle together.
+#[test]
+fn a_pull_that_closes_settles_the_parked_reads() {
+    let got = run(|rt| {
+        let pull = native(rt, |rt, _, args| {
+            log(rt, "pull");
+            Impl::readable_controller_close(rt, args[0].clone()).unwrap();
+            Value::Undefined
+        });
+        let src = source(rt, None, Some(pull), None);
+        let s = stream(rt, src, None);
+        let r = reader(rt, &s);
+        let p = read(rt, &r);
+        on(rt, &p, "v1");
+        let p = read(rt, &r);
+        on(rt, &p, "v2");
+        let c = closed(rt, &r);
+        on(rt, &c, "closed");
+        rulers(rt, "V", 2);
+    });
+    assert_eq!(
+        got,
+        lines(
+            "pull\nV t1\nclosed undefined\nv1 done=true value=undefined\n\
+             v2 done=true value=undefined\nV t2"
+        )
+    );
+}
+
+/// A parked read is rejected by releaseLock; a new reader's read pulls.
+#[test]
+fn a_new_reader_after_release_pulls_again() {
+    let got = run(|rt| {
+        let n = Rc::new(RefCell::new(0.0));
+        let pull = native(rt, move |rt, _, args| {
+            let k = *n.borrow();
+            log(rt, format!("pull {k}"));
+            if k > 0.0 {
+                Impl::readable_controller_enqueue(rt, args[0].clone(), Value::Number(k)).unwrap();
+            }
+            *n.borrow_mut() += 1.0;
+            Value::Undefined
+        });
+        let src = source(rt, None, Some(pull), None);
+        let s = stream(rt, src, Some(0.0));
+        let r = reader(rt, &s);
+        let p = read(rt, &r);
+        on(rt, &p, "w1");
+        rt.set_timeout(
+            1,
+            Task::Native(Box::new(move |rt| {
+                Impl::reader_release_lock(rt, r).unwrap();
+                let r2 = reader(rt, &s);
+                let p = read(rt, &r2);
+                on(rt, &p, "w2");
+                rulers(rt, "W", 1);
+                Ok(Value::Undefined)
+            })),
+            true,
+        );
+    });
+    assert_eq!(
+        got,
+        lines(
+            "pull 0\npull 1\nw1 err TypeError: Invalid state: Releasing reader\n\
+             w2 done=false value=1\nW t1"
+        )
+    );
+}
+
+/// Unhandled: the parked read the error rejects, and the cancel of a
+/// locked stream; not the unobserved `closed` promise.
+#[test]
+fn unhandled_rejections_are_the_reads_and_cancels_only() {
+    let got = run(|rt| {
+        let held = holder();
+        let start = keeping_start(rt, &held, Value::Undefined);
+        let src = source(rt, Some(start), None, None);
+        let s = stream(rt, src, None);
+        let r = reader(rt, &s);
+        read(rt, &r);
+        closed(rt, &r);
+        let c = held.borrow().clone();
+        let e = rt.new_error("Error", "x");
+        Impl::readable_controller_error(rt, c, e).unwrap();
+        Impl::readable_cancel(rt, s, None).unwrap();
+        rulers(rt, "X", 2);
+    });
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert_eq!(got[..2], lines("X t1\nX t2")[..]);
+    assert!(
+        got[2].starts_with("unhandled rejection") && got[2].contains("x"),
+        "{got:?}"
+    );
+    assert!(got[3].contains("ReadableStream is locked"), "{got:?}");
+}
+
+/// `closed` of a reader released from an errored or closed stream is the
+/// released rejection, a new promise; before release it follows the state.
+#[test]
+fn closed_after_release_from_a_settled_stream() {
+    let got = run(|rt| {
+        let start = native(rt, |rt, _, args| {
+            let e = rt.new_error("Error", "y");
+            Impl::readable_controller_error(rt, args[0].clone(), e).unwrap();
+            Value::Undefined
+        });
+        let src = source(rt, Some(start), None, None);
+        let s = stream(rt, src, None);
+        let r = reader(rt, &s);
+        let c = closed(rt, &r);
+        on(rt, &c, "closed1");
+        Impl::reader_release_lock(rt, r.clone()).unwrap();
+        let c = closed(rt, &r);
+        on(rt, &c, "closed2");
+        let start = native(rt, |rt, _, args| {
+            Impl::readable_controller_close(rt, args[0].clone()).unwrap();
+            Value::Undefined
+        });
+        let src = source(rt, Some(start), None, None);
+        let s2 = stream(rt, src, None);
+        let r2 = reader(rt, &s2);
+        let c = closed(rt, &r2);
+        on(rt, &c, "c2");
+        let p = read(rt, &r2);
+        on(rt, &p, "read2");
+        Impl::reader_release_lock(rt, r2.clone()).unwrap();
+        let c = closed(rt, &r2);
+        on(rt, &c, "c2b");
+        rulers(rt, "Y", 1);
+    });
+    assert_eq!(
+        got,
+        lines(
+            "closed1 err Error: y\nclosed2 err TypeError: Invalid state: Reader released\n\
+             c2 undefined\nread2 done=true value=undefined\n\
+             c2b err TypeError: Invalid state: Reader released\nY t1"
+        )
+    );
+}
+
+/// An async pull() (its promise fulfilled when it returns) pulls again
+/// a microtask after each call until the queue is full.
+#[test]
+fn an_async_pull_fills_the_queue_one_microtask_apart() {
+    let got = run(|rt| {
+        let pull = native(rt, |rt, _, args| {
+            log(rt, "pull");
+            Impl::readable_controller_enqueue(rt, args[0].clone(), Value::Number(1.0)).unwrap();
+            Value::Object(rt.promise_resolve(Value::Undefined))
+        });
+        let src = source(rt, None, Some(pull), None);
+        stream(rt, src, Some(3.0));
+        rulers(rt, "Z", 4);
+    });
+    assert_eq!(got, lines("pull\nZ t1\npull\nZ t2\npull\nZ t3\nZ t4"));
+}
