@@ -189,6 +189,11 @@ const createScenario = (() => {
         ? `{status: fulfilled, value: ${fmt(v.value, depth + 1)}}`
         : `{status: rejected, reason: ${fmt(v.reason, depth + 1)}}`;
     }
+    // A reader's `{ value, done }`, the only plain object with an own `done`.
+    if (tag === 'Object' && hasOwn(v, 'done') && hasOwn(v, 'value')) {
+      if (depth >= FMT_MAX_DEPTH) return '[Object]';
+      return `{value: ${fmt(v.value, depth + 1)}, done: ${v.done}}`;
+    }
     return `[${tag}]`;
   }
 
@@ -936,6 +941,11 @@ const createScenario = (() => {
       // `thenable V [{ ... }]`: its script code runs inside then, on the thenable, before it resolves.
       thenable(v, body) {
         return { then(resolve) { if (body !== undefined) Reflect.apply(body, this, []); resolve(v); } };
+      },
+      // `ruler N`: Promise.resolve() and a chain of N thens, the K-th logging tK (Runtime::ruler).
+      ruler(n) {
+        let p = Promise.resolve();
+        for (let k = 1; k <= n; k++) p = p.then(() => { log(`t${k}`); });
       },
       same: Object.is,
       eventType,

@@ -183,8 +183,10 @@ enum Param {
     Event,
     /// A fulfilment reaction: `value`.
     Value,
-    /// A rejection reaction: `reason`.
+    /// A rejection reaction, or a stream source's `cancel`: `reason`.
     Reason,
+    /// A stream source's `start` or `pull`: `controller`.
+    Controller,
     /// No parameter.
     None,
 }
@@ -195,6 +197,7 @@ impl Param {
             Param::Event => "event",
             Param::Value => "value",
             Param::Reason => "reason",
+            Param::Controller => "controller",
             Param::None => "",
         }
     }
@@ -660,6 +663,48 @@ impl Emitter {
                 let values: Vec<String> = values.iter().map(expr).collect();
                 format!("Promise.{}([{}])", kind.method(), values.join(", "))
             }
+            Op::Ruler { ticks } => format!("$.ruler({ticks})"),
+
+            // ---- streams
+            Op::NewReadable {
+                high_water_mark,
+                start,
+                pull,
+                cancel,
+            } => {
+                let mut methods = Vec::new();
+                for (name, param, block) in [
+                    ("start", Param::Controller, start),
+                    ("pull", Param::Controller, pull),
+                    ("cancel", Param::Reason, cancel),
+                ] {
+                    if let Some(block) = block {
+                        methods.push(format!("{name}: {}", self.callback(param, block)));
+                    }
+                }
+                let source = format!("{{ {} }}", methods.join(", "));
+                match high_water_mark {
+                    Some(n) => format!(
+                        "new ReadableStream({source}, {{ highWaterMark: {} }})",
+                        nodesem_lang::number_to_string(n.value())
+                    ),
+                    None => format!("new ReadableStream({source})"),
+                }
+            }
+            Op::Enqueue { controller, chunk } => {
+                format!("{}.enqueue({})", expr(controller), expr(chunk))
+            }
+            Op::CloseController { controller } => format!("{}.close()", expr(controller)),
+            Op::ErrorController { controller, error } => {
+                format!("{}.error({})", expr(controller), expr(error))
+            }
+            Op::GetReader { stream } => format!("{}.getReader()", expr(stream)),
+            Op::Read { reader } => format!("{}.read()", expr(reader)),
+            Op::ReleaseLock { reader } => format!("{}.releaseLock()", expr(reader)),
+            Op::Cancel { target, reason } => match reason {
+                Some(reason) => format!("{}.cancel({})", expr(target), expr(reason)),
+                None => format!("{}.cancel()", expr(target)),
+            },
         }
     }
 }

@@ -673,6 +673,73 @@ pub enum Op {
         /// The array's elements.
         values: Vec<Expr>,
     },
+    /// `ruler N`: a microtask ruler, `Promise.resolve().then(() => log t1)
+    /// .then(() => log t2)` ... up to `tN`: the line `tK` is logged on the
+    /// K-th microtask from here, so a step that moves by one tick shows.
+    Ruler {
+        /// How many marks (1 to [`crate::limits::MAX_RULER`]).
+        ticks: u32,
+    },
+
+    // ---- streams -----------------------------------------------------
+    /// `readable [highWaterMark N] [start {] ... [} pull {] ... [} cancel
+    /// {] ... }`: `new ReadableStream({ start(controller) { ... },
+    /// pull(controller) { ... }, cancel(reason) { ... } }, { highWaterMark:
+    /// N })`, each method optional (`readable` alone is `new
+    /// ReadableStream()`). `start` and `pull` see `controller`, `cancel`
+    /// sees `reason`; what they `return` is what the stream waits on.
+    NewReadable {
+        /// The strategy's highWaterMark, when given.
+        high_water_mark: Option<Number>,
+        /// The source's `start`.
+        start: Option<Block>,
+        /// The source's `pull`.
+        pull: Option<Block>,
+        /// The source's `cancel`.
+        cancel: Option<Block>,
+    },
+    /// `enqueue C V`: `C.enqueue(V)` on a ReadableStreamDefaultController.
+    Enqueue {
+        /// The controller.
+        controller: Expr,
+        /// The chunk.
+        chunk: Expr,
+    },
+    /// `close C`: `C.close()` on a ReadableStreamDefaultController.
+    CloseController {
+        /// The controller.
+        controller: Expr,
+    },
+    /// `error C V`: `C.error(V)` on a ReadableStreamDefaultController.
+    ErrorController {
+        /// The controller.
+        controller: Expr,
+        /// The error.
+        error: Expr,
+    },
+    /// `getReader S`: `S.getReader()`, a ReadableStreamDefaultReader.
+    GetReader {
+        /// The stream.
+        stream: Expr,
+    },
+    /// `read R`: `R.read()`, a promise of `{ value, done }`.
+    Read {
+        /// The reader.
+        reader: Expr,
+    },
+    /// `releaseLock R`: `R.releaseLock()`.
+    ReleaseLock {
+        /// The reader.
+        reader: Expr,
+    },
+    /// `cancel X [V]`: `X.cancel(V)` on a ReadableStream or a reader, a
+    /// promise.
+    Cancel {
+        /// The stream or reader.
+        target: Expr,
+        /// The reason; none calls `cancel()` without an argument.
+        reason: Option<Expr>,
+    },
 }
 
 /// The writable attributes of an Event.
@@ -1213,6 +1280,12 @@ macro_rules! stmt_blocks {
                 on_rejected,
                 ..
             } => on_fulfilled.into_iter().chain(on_rejected).collect(),
+            Op::NewReadable {
+                start,
+                pull,
+                cancel,
+                ..
+            } => start.into_iter().chain(pull).chain(cancel).collect(),
             _ => Vec::new(),
         }
     }};
@@ -1302,7 +1375,15 @@ macro_rules! op_exprs {
             | Op::NewAbortSignal
             | Op::NewPromise
             | Op::WithResolvers
-            | Op::ProcessOff(_) => Vec::new(),
+            | Op::ProcessOff(_)
+            | Op::Ruler { .. }
+            | Op::NewReadable { .. } => Vec::new(),
+            Op::Enqueue { controller, chunk } => vec![controller, chunk],
+            Op::CloseController { controller } => vec![controller],
+            Op::ErrorController { controller, error } => vec![controller, error],
+            Op::GetReader { stream } => vec![stream],
+            Op::Read { reader } | Op::ReleaseLock { reader } => vec![reader],
+            Op::Cancel { target, reason } => std::iter::once(target).chain(reason).collect(),
         }
     }};
 }

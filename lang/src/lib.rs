@@ -3,7 +3,7 @@
 //! This crate is the language reference. A scenario is a small,
 //! line-oriented script that exercises the parts of Node.js whose observable
 //! behaviour optimizations keep changing: aborting, event dispatch, the
-//! event loop and promises. Every engine (the reference model, the optimized
+//! event loop, promises and streams. Every engine (the reference model, the optimized
 //! implementation, real Node through JavaScript) runs the same [`Scenario`]
 //! and produces a [`Log`]; the harness diffs logs.
 //!
@@ -49,7 +49,8 @@
 //! Callback bodies see implicit
 //! parameters: listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
 //! see `event`; `then` bodies see `value`; `else` and `catch` bodies see
-//! `reason`.
+//! `reason`; a stream source's `start` and `pull` see `controller`, its
+//! `cancel` sees `reason`.
 //!
 //! ## Values
 //!
@@ -65,6 +66,10 @@
 //! |---|---|
 //! | AbortController | `signal` |
 //! | the record of `withResolvers` | `promise`, `resolve`, `reject` |
+//! | ReadableStream | `locked` |
+//! | ReadableStreamDefaultController | `desiredSize` |
+//! | ReadableStreamDefaultReader | `closed` |
+//! | a read result `{ value, done }` | `value`, `done` |
 //! | AbortSignal | `aborted`, `reason`, `onabort` |
 //! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement`, `detail` (a CustomEvent's; undefined on an Event), `timeStamp` (under `typeof` only) |
 //! | Error or plain value | `name`, `message`, `code` (a DOMException's legacy code; undefined on other errors), `errors` (an AggregateError's array) |
@@ -209,6 +214,31 @@
 //!
 //! The values of a combinator's list may be of any kind: promises, thenables
 //! and plain values alike go through `Promise.resolve`, as in JavaScript.
+//!
+//! `ruler N` (1 to [`MAX_RULER`](limits::MAX_RULER)) is a microtask ruler:
+//! `Promise.resolve().then(() => log t1).then(() => log t2)` ... up to `tN`,
+//! so the line `tK` comes on the K-th microtask job from the statement, and
+//! a log shows on which tick anything else happened. Two rulers started
+//! at the same point interleave their marks.
+//!
+//! Streams:
+//!
+//! | operation | JavaScript |
+//! |---|---|
+//! | `readable [highWaterMark N] [start {] ... [} pull {] ... [} cancel {] ... }` | `new ReadableStream({ start(controller) {...}, pull(controller) {...}, cancel(reason) {...} }, { highWaterMark: N })`: each method optional, in this order, each `}` followed on its line by the next method; `readable` alone is a stream without a source. N is a number from 0 up (the default is 1). What a method `return`s is what the stream waits on: a promise a later statement settles, or any value |
+//! | `enqueue C V`, `close C`, `error C V` | `C.enqueue(V)`, `C.close()`, `C.error(V)` on the stream's ReadableStreamDefaultController |
+//! | `getReader S` | `S.getReader()`: a ReadableStreamDefaultReader |
+//! | `read R` | `R.read()`: a promise of `{ value, done }`, whose `value` and `done` are readable (`then (read r)` is written `let p = read r` then `then p {`) |
+//! | `releaseLock R` | `R.releaseLock()` |
+//! | `cancel S [V]`, `cancel R [V]` | `S.cancel(V)` on a stream, `R.cancel(V)` on a reader: a promise |
+//!
+//! The source's `start` and `pull` bodies see `controller`, the stream's
+//! controller; `cancel` sees `reason`. (As an operation, `let c =
+//! controller` is still `new AbortController()`; only as an operand does
+//! `controller` name the stream's.) Readable properties: a stream's
+//! `locked`, a controller's `desiredSize`, a reader's `closed` (a promise).
+//! A read result prints as `{value: a, done: false}`, a stream as
+//! `[ReadableStream]`.
 //!
 //! ## The log
 //!

@@ -45,6 +45,11 @@ pub const MAX_LIST: usize = 256;
 /// Node warns, and a thousand is plenty for any listener-count question.
 pub const MAX_REPEAT: u32 = 1000;
 
+/// The most marks of one `ruler N`. A ruler tells on which microtask
+/// something happens; stream operations take a handful of ticks, and a
+/// ruler is paid for as N statements of work.
+pub const MAX_RULER: u32 = 64;
+
 /// The largest integer literal, and the negation of the smallest:
 /// JavaScript's `Number.MAX_SAFE_INTEGER`. Every integer of the language is
 /// then exactly the same number in every engine (beyond it, a Rust `f64` and

@@ -22,7 +22,9 @@ use crate::ast::{
     Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr, Handler,
     ListenerOptions, Name, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,
 };
-use crate::limits::{MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_SOURCE_BYTES};
+use crate::limits::{
+    MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
+};
 use crate::syntax::{lex_line, Spanned, Tok};
 
 /// One problem in a scenario file, with its position.
@@ -99,6 +101,13 @@ pub enum Kind {
     Resolvers,
     /// An Error.
     Error,
+    /// A ReadableStream.
+    Readable,
+    /// A ReadableStreamDefaultController (`controller` in a source's
+    /// `start` and `pull`).
+    StreamController,
+    /// A ReadableStreamDefaultReader.
+    Reader,
     /// Any other value, or one whose kind is not known statically.
     Value,
 }
@@ -120,6 +129,9 @@ impl Kind {
             Kind::ListenerObject => "an EventListener object",
             Kind::Resolvers => "the record of withResolvers",
             Kind::Error => "an Error",
+            Kind::Readable => "a ReadableStream",
+            Kind::StreamController => "a ReadableStreamDefaultController",
+            Kind::Reader => "a ReadableStreamDefaultReader",
             Kind::Value => "a plain value",
         }
     }
@@ -147,6 +159,12 @@ impl Kind {
             (Kind::Error | Kind::Value, "name" | "message" | "code" | "errors") => {
                 Some(Kind::Value)
             }
+            (Kind::Readable, "locked") | (Kind::StreamController, "desiredSize") => {
+                Some(Kind::Value)
+            }
+            (Kind::Reader, "closed") => Some(Kind::Promise),
+            // `{ value, done }` of `read`, and whatever a callback is given.
+            (Kind::Value, "value" | "done") => Some(Kind::Value),
             _ => None,
         }
     }
@@ -158,7 +176,11 @@ impl Kind {
             Kind::Resolvers => "promise, resolve, reject",
             Kind::Signal => "aborted, reason, onabort",
             Kind::Event => "type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement, detail; timeStamp under typeof",
-            Kind::Error | Kind::Value => "name, message, code, errors",
+            Kind::Error => "name, message, code, errors",
+            Kind::Value => "name, message, code, errors, value, done",
+            Kind::Readable => "locked",
+            Kind::StreamController => "desiredSize",
+            Kind::Reader => "closed",
             _ => "none",
         }
     }
@@ -236,6 +258,15 @@ pub const KEYWORDS: &[&str] = &[
     "allSettled",
     "race",
     "promiseAny",
+    "ruler",
+    "readable",
+    "enqueue",
+    "close",
+    "error",
+    "getReader",
+    "read",
+    "releaseLock",
+    "cancel",
     "undefined",
     "null",
     "true",
@@ -339,8 +370,10 @@ enum BlockKind {
     Listener,
     /// A fulfilment reaction: sees `value`.
     Fulfilled,
-    /// A rejection reaction: sees `reason`.
+    /// A rejection reaction, or a stream source's `cancel`: sees `reason`.
     Rejected,
+    /// A stream source's `start` or `pull`: sees `controller`.
+    Source,
     /// A callback without parameters.
     Plain,
     /// A `try` or `repeat` inside a callback.
@@ -867,6 +900,7 @@ impl<'a> Parser<'a> {
         for scope in self.scopes.iter().rev() {
             match (scope.kind, name) {
                 (BlockKind::Listener, "event") => return Some(Kind::Event),
+                (BlockKind::Source, "controller") => return Some(Kind::StreamController),
                 (BlockKind::Fulfilled, "value") => return Some(Kind::Value),
                 (BlockKind::Rejected, "reason") => return Some(Kind::Value),
                 _ => {}
@@ -1381,6 +1415,7 @@ impl<'a> Parser<'a> {
                 Ok((Op::SetInterval { ms, body }, Kind::Timer))
             }
             "setImmediate" => self.set_immediate_op(line),
+            "readable" => self.readable_op(line),
             "then" => self.then_op(line),
             "thenable" => self.thenable_op(line),
             "catch" => self.catch_op(line),
@@ -1410,6 +1445,70 @@ impl<'a> Parser<'a> {
     fn simple_op(&mut self, word: &str, line: &mut Line) -> PResult<(Op, Kind)> {
         let result = match word {
             "controller" => (Op::NewController, Kind::Controller),
+            "ruler" => {
+                let ticks = match line.peek() {
+                    Some(Tok::Int(i)) if (1..=i64::from(MAX_RULER)).contains(i) => *i as u32,
+                    _ => {
+                        return Err(self.expected(
+                            line,
+                            &format!("a number of marks (a whole number from 1 to {MAX_RULER}) after `ruler`"),
+                        ))
+                    }
+                };
+                line.bump();
+                (Op::Ruler { ticks }, Kind::Value)
+            }
+            "enqueue" => {
+                let controller = self.expr_of(line, Kind::StreamController)?;
+                let chunk = self.expr(line)?.0;
+                (Op::Enqueue { controller, chunk }, Kind::Value)
+            }
+            "close" => (
+                Op::CloseController {
+                    controller: self.expr_of(line, Kind::StreamController)?,
+                },
+                Kind::Value,
+            ),
+            "error" => {
+                let controller = self.expr_of(line, Kind::StreamController)?;
+                let error = self.expr(line)?.0;
+                (Op::ErrorController { controller, error }, Kind::Value)
+            }
+            "getReader" => (
+                Op::GetReader {
+                    stream: self.expr_of(line, Kind::Readable)?,
+                },
+                Kind::Reader,
+            ),
+            "read" => (
+                Op::Read {
+                    reader: self.expr_of(line, Kind::Reader)?,
+                },
+                Kind::Promise,
+            ),
+            "releaseLock" => (
+                Op::ReleaseLock {
+                    reader: self.expr_of(line, Kind::Reader)?,
+                },
+                Kind::Value,
+            ),
+            "cancel" => {
+                let col = line.col();
+                let (target, kind) = self.expr(line)?;
+                if !matches!(kind, Kind::Readable | Kind::Reader) {
+                    let shown = crate::printer::print_expr(&target);
+                    return Err(self.error(
+                        line.number,
+                        col,
+                        format!(
+                            "expected a ReadableStream or a ReadableStreamDefaultReader, found `{shown}`, which is {}",
+                            kind.name()
+                        ),
+                    ));
+                }
+                let reason = self.opt_expr(line)?;
+                (Op::Cancel { target, reason }, Kind::Promise)
+            }
             "target" => (Op::NewTarget, Kind::Target),
             "abort" => {
                 let controller = self.expr_of(line, Kind::Controller)?;
@@ -1891,6 +1990,59 @@ impl<'a> Parser<'a> {
         Ok((Op::SetImmediate(b), Kind::Immediate))
     }
 
+    /// `readable [highWaterMark N] [start {] ... [} pull {] ... [} cancel
+    /// {] ... }`, after the keyword: each method optional, in that order.
+    fn readable_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let mut high_water_mark = None;
+        if line.peek_word() == Some("highWaterMark") {
+            line.bump();
+            let n = match line.peek() {
+                Some(Tok::Int(i)) if *i >= 0 => Some(Number::new(*i as f64)),
+                Some(Tok::Number(bits)) if f64::from_bits(*bits) >= 0.0 => {
+                    Some(Number::new(f64::from_bits(*bits)))
+                }
+                _ => None,
+            };
+            let Some(n) = n else {
+                return Err(self.expected(line, "a highWaterMark (a number from 0 up)"));
+            };
+            line.bump();
+            high_water_mark = Some(n);
+        }
+        let mut methods: [Option<Block>; 3] = [None, None, None];
+        for (i, (word, kind)) in [
+            ("start", BlockKind::Source),
+            ("pull", BlockKind::Source),
+            ("cancel", BlockKind::Rejected),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if line.peek_word() == Some(word) {
+                line.bump();
+                methods[i] = Some(self.block(line, kind)?);
+            }
+        }
+        if !line.at_end() {
+            let what = if methods.iter().any(Option::is_some) {
+                "`pull {` or `cancel {` after `}`, in the order start, pull, cancel, or the end of the line"
+            } else {
+                "`highWaterMark N`, `start {`, `pull {` or `cancel {` (in that order), or the end of the line"
+            };
+            return Err(self.expected(line, what));
+        }
+        let [start, pull, cancel] = methods;
+        Ok((
+            Op::NewReadable {
+                high_water_mark,
+                start,
+                pull,
+                cancel,
+            },
+            Kind::Readable,
+        ))
+    }
+
     /// `then P [{ ... }] [else { ... }]`, after the keyword.
     fn then_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
         let promise = self.expr_of(line, Kind::Promise)?;
@@ -2333,7 +2485,9 @@ impl<'a> Parser<'a> {
                         ));
                     }
                     Some(kind) => (Expr::var(name), kind),
-                    None if is_keyword(name) && !matches!(name, "event" | "value" | "reason") => {
+                    None if is_keyword(name)
+                        && !matches!(name, "event" | "value" | "reason" | "controller") =>
+                    {
                         return Err(self.error(
                             line.number,
                             col,
@@ -2360,7 +2514,10 @@ impl<'a> Parser<'a> {
                             ("event", _) => " (`event` exists only in listener bodies)".into(),
                             ("value", _) => " (`value` exists only in `then` bodies)".into(),
                             ("reason", _) => {
-                                " (`reason` exists only in `else` and `catch` bodies)".into()
+                                " (`reason` exists only in `else`, `catch` and a stream source's `cancel` bodies)".into()
+                            }
+                            ("controller", _) => {
+                                " (`controller` exists only in a stream source's `start` and `pull` bodies)".into()
                             }
                             (_, Some(at)) => format!(
                                 " (it is declared further down, at line {at}; a binding can be used only after its `let`, except by callbacks reading a binding of the main script)"

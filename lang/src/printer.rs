@@ -528,6 +528,61 @@ impl Printer {
                     self.block(body);
                 }
             }
+            Op::Ruler { ticks } => {
+                self.out.push_str("ruler ");
+                self.out.push_str(&ticks.to_string());
+            }
+            Op::NewReadable {
+                high_water_mark,
+                start,
+                pull,
+                cancel,
+            } => {
+                self.out.push_str("readable");
+                if let Some(n) = high_water_mark {
+                    self.word("highWaterMark");
+                    self.word(&n.text());
+                }
+                for (word, block) in [("start", start), ("pull", pull), ("cancel", cancel)] {
+                    if let Some(block) = block {
+                        self.word(word);
+                        self.block(block);
+                    }
+                }
+            }
+            Op::Enqueue { controller, chunk } => {
+                self.out.push_str("enqueue");
+                self.expr(controller);
+                self.expr(chunk);
+            }
+            Op::CloseController { controller } => {
+                self.out.push_str("close");
+                self.expr(controller);
+            }
+            Op::ErrorController { controller, error } => {
+                self.out.push_str("error");
+                self.expr(controller);
+                self.expr(error);
+            }
+            Op::GetReader { stream } => {
+                self.out.push_str("getReader");
+                self.expr(stream);
+            }
+            Op::Read { reader } => {
+                self.out.push_str("read");
+                self.expr(reader);
+            }
+            Op::ReleaseLock { reader } => {
+                self.out.push_str("releaseLock");
+                self.expr(reader);
+            }
+            Op::Cancel { target, reason } => {
+                self.out.push_str("cancel");
+                self.expr(target);
+                if let Some(r) = reason {
+                    self.expr(r);
+                }
+            }
         }
         self.out.push('\n');
     }

@@ -493,3 +493,64 @@ fn a_tiny_fraction_prints_with_an_exponent_and_parses_back() {
     assert_eq!(print(&scenario), "log 5e-7 -2.5e-10 1e-7\n");
     assert_round_trips("log 5e-7 -2.5e-10\n");
 }
+
+#[test]
+fn a_readable_stream_and_its_reader_round_trip() {
+    let text = "let rs = readable highWaterMark 2 start {\n  enqueue controller \"a\"\n  log controller.desiredSize\n} pull {\n  close controller\n} cancel {\n  log reason\n}\nlet r = getReader rs\nlet p = read r\nthen p {\n  log value.value value.done\n}\nthen r.closed {\n}\nlog rs.locked\nreleaseLock r\nlet c = cancel rs \"why\"\nlet d = cancel r\nruler 3\nlet bare = readable\nlet pulled = readable pull {\n  error controller \"e\"\n}\nlet fraction = readable highWaterMark 0.5\n";
+    assert_round_trips(text);
+    let s = parse("t.scn", text).unwrap();
+    let nodesem_lang::Stmt::Let { op, .. } = &s.body[0] else {
+        panic!("a let")
+    };
+    let nodesem_lang::Op::NewReadable {
+        high_water_mark,
+        start,
+        pull,
+        cancel,
+    } = op
+    else {
+        panic!("a readable: {op:?}")
+    };
+    assert_eq!(high_water_mark.map(|n| n.value()), Some(2.0));
+    assert!(start.is_some() && pull.is_some() && cancel.is_some());
+}
+
+#[test]
+fn stream_operations_check_their_operands_and_the_order_of_methods() {
+    let cases = [
+        // `controller` is the stream's only in start and pull.
+        (
+            "let rs = readable cancel {\n  enqueue controller 1\n}\n",
+            "bad.scn:2:11: unknown binding `controller` (`controller` exists only in a stream source's `start` and `pull` bodies)",
+        ),
+        (
+            "let t = target\nenqueue t 1\n",
+            "bad.scn:2:9: expected a ReadableStreamDefaultController, found `t`, which is an EventTarget",
+        ),
+        (
+            "let rs = readable\nread rs\n",
+            "bad.scn:2:6: expected a ReadableStreamDefaultReader, found `rs`, which is a ReadableStream",
+        ),
+        (
+            "let t = target\ncancel t\n",
+            "bad.scn:2:8: expected a ReadableStream or a ReadableStreamDefaultReader, found `t`, which is an EventTarget",
+        ),
+        (
+            "let rs = readable pull {\n} start {\n}\n",
+            "bad.scn:2:3: expected `pull {` or `cancel {` after `}`, in the order start, pull, cancel, or the end of the line, found `start`",
+        ),
+        (
+            "let rs = readable highWaterMark -1\n",
+            "bad.scn:1:33: expected a highWaterMark (a number from 0 up), found the number -1",
+        ),
+        ("ruler 0\n", "bad.scn:1:7: expected a number of marks (a whole number from 1 to 64) after `ruler`, found the number 0"),
+        ("let read = 1\n", "bad.scn:1:5: "),
+    ];
+    for (text, want) in cases {
+        let got = errors(text);
+        assert!(
+            got.iter().any(|e| e.starts_with(want)),
+            "{text:?}: want {want:?}, got {got:?}"
+        );
+    }
+}

@@ -12,7 +12,7 @@ use nodesem_lang::{Block, Callback, Class, EventAttribute, Expr, Handler, Op, St
 use crate::value::{
     Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Symbol, Value,
 };
-use crate::{HostClass, Job, Library, Runtime, Task};
+use crate::{HostClass, Job, Library, Runtime, Task, UnderlyingSource};
 
 /// How many arrays and `allSettled` records deep the log prints a value's
 /// contents (`Array(Array([Array]))`), as `util.inspect` stops at a depth.
@@ -80,8 +80,10 @@ pub enum Param {
     Event,
     /// A fulfilment reaction: `value`.
     Value,
-    /// A rejection reaction: `reason`.
+    /// A rejection reaction, or a stream source's `cancel`: `reason`.
     Reason,
+    /// A stream source's `start` or `pull`: `controller`.
+    Controller,
     /// None.
     None,
 }
@@ -92,6 +94,7 @@ impl Param {
             Param::Event => Some("event"),
             Param::Value => Some("value"),
             Param::Reason => Some("reason"),
+            Param::Controller => Some("controller"),
             Param::None => None,
         }
     }
@@ -1187,7 +1190,87 @@ impl<L: Library> Runtime<L> {
                 }
                 Value::Object(self.promise_combinator(*kind, items))
             }
+            Op::Ruler { ticks } => {
+                self.ruler(*ticks);
+                Value::Undefined
+            }
+
+            // ---- streams: the library's ----
+            Op::NewReadable {
+                high_water_mark,
+                start,
+                pull,
+                cancel,
+            } => {
+                let object = Value::Object(self.heap.alloc(ObjectData::Plain));
+                let method = |rt: &mut Self, block: &Option<Block>, param| {
+                    block.as_ref().map(|b| rt.make_function(b, param, env))
+                };
+                let source = UnderlyingSource {
+                    start: method(self, start, Param::Controller),
+                    pull: method(self, pull, Param::Controller),
+                    cancel: method(self, cancel, Param::Reason),
+                    object,
+                };
+                L::new_readable_stream(self, source, high_water_mark.map(|n| n.value()))?
+            }
+            Op::Enqueue { controller, chunk } => {
+                let controller = self.receiver(controller, "enqueue", env)?;
+                let chunk = self.eval(chunk, env)?;
+                L::readable_controller_enqueue(self, controller, chunk)?
+            }
+            Op::CloseController { controller } => {
+                let controller = self.receiver(controller, "close", env)?;
+                L::readable_controller_close(self, controller)?
+            }
+            Op::ErrorController { controller, error } => {
+                let controller = self.receiver(controller, "error", env)?;
+                let error = self.eval(error, env)?;
+                L::readable_controller_error(self, controller, error)?
+            }
+            Op::GetReader { stream } => {
+                let stream = self.receiver(stream, "getReader", env)?;
+                L::readable_get_reader(self, stream)?
+            }
+            Op::Read { reader } => {
+                let reader = self.receiver(reader, "read", env)?;
+                L::reader_read(self, reader)?
+            }
+            Op::ReleaseLock { reader } => {
+                let reader = self.receiver(reader, "releaseLock", env)?;
+                L::reader_release_lock(self, reader)?
+            }
+            Op::Cancel { target, reason } => {
+                let target = self.receiver(target, "cancel", env)?;
+                let reason = self.eval_optional(reason, env)?;
+                let is_reader = match target {
+                    Value::Object(id) => {
+                        matches!(self.heap.get(id), ObjectData::Host)
+                            && L::host_class(self, id) == HostClass::ReadableStreamDefaultReader
+                    }
+                    _ => false,
+                };
+                if is_reader {
+                    L::reader_cancel(self, target, reason)?
+                } else {
+                    L::readable_cancel(self, target, reason)?
+                }
+            }
         })
+    }
+
+    /// `ruler N`: `Promise.resolve()` followed by a chain of N `then`s, the
+    /// K-th logging `tK`, so that it is logged on the K-th microtask job
+    /// from here.
+    fn ruler(&mut self, ticks: u32) {
+        let mut promise = self.promise_resolve(Value::Undefined);
+        for k in 1..=ticks {
+            let mark = self.native_function(move |rt, _this, _args| {
+                rt.log_line(format!("t{k}"));
+                Ok(Value::Undefined)
+            });
+            promise = self.promise_then(promise, Some(mark), None);
+        }
     }
 }
 
