@@ -1086,3 +1086,224 @@ fn an_async_pull_fills_the_queue_one_microtask_apart() {
     });
     assert_eq!(got, lines("pull\nZ t1\npull\nZ t2\npull\nZ t3\nZ t4"));
 }
+
+// ---- scenarios in the language, through the runtime's interpreter -----
+
+fn scenario_log(text: &str) -> Vec<String> {
+    let scenario = parse("streams.scn", text).unwrap_or_else(|e| panic!("{e}"));
+    nodesem_impl::ImplEngine::default()
+        .run_scenario(&scenario, &RunConfig::default())
+        .lines
+}
+
+/// No pull(), a start() promise rejected from a timer: the stream errors then (the seed's fast path must not take it). The log is the pinned Node's (`nodesem run --engine node`).
+#[test]
+fn scenario_a_pending_start_promise_rejected_later() {
+    assert_eq!(
+        scenario_log(
+            "let d = promise
+let s = readable start {
+  log \"start\"
+  enqueue controller 1
+  return d
+}
+let r = getReader s
+let p1 = read r
+then p1 {
+  log \"read1\" value
+} else {
+  log \"read1 err\" reason
+}
+let p2 = read r
+then p2 {
+  log \"read2\" value
+} else {
+  log \"read2 err\" reason
+}
+then r.closed {
+  log \"closed\" value
+} else {
+  log \"closed err\" reason
+}
+ruler 3
+setTimeout 1 {
+  reject d Error(\"late\")
+  ruler 4
+}
+"
+        ),
+        lines(
+            "start
+read1 {value: 1, done: false}
+t1
+t2
+t3
+t1
+t2
+closed err Error: late
+read2 err Error: late
+t3
+t4"
+        )
+    );
+}
+
+/// Thenables from start(), without and with pull(). The log is the pinned Node's (`nodesem run --engine node`).
+#[test]
+fn scenario_thenables_from_start() {
+    assert_eq!(
+        scenario_log(
+            "let s = readable start {
+  log \"start\"
+  let t = thenable 2
+  return t
+}
+let r = getReader s
+then r.closed {
+  log \"closed\" value
+}
+ruler 4
+let s2 = readable start {
+  log \"start2\"
+  let t = thenable 3
+  return t
+} pull {
+  log \"pull2\"
+}
+ruler 4
+"
+        ),
+        lines(
+            "start
+start2
+t1
+t1
+t2
+pull2
+t2
+t3
+t3
+t4
+t4"
+        )
+    );
+}
+
+/// releaseLock: the kept closed promise, the shared released error. The log is the pinned Node's (`nodesem run --engine node`).
+#[test]
+fn scenario_release_and_the_shared_released_error() {
+    assert_eq!(
+        scenario_log(
+            "let s = readable
+let r = getReader s
+let p = read r
+then p {
+  log \"read1\" value
+} else {
+  log \"read1 err\" reason reason.code
+}
+let cl = r.closed
+then cl {
+  log \"closed\" value
+} else {
+  log \"closed err\" reason
+}
+releaseLock r
+releaseLock r
+log \"locked\" s.locked
+log \"same\" same cl r.closed
+let r2 = getReader s
+let p2 = read r2
+then p2 {
+  log \"r2\" value
+} else {
+  log \"r2 err\" reason
+}
+releaseLock r2
+let x = r.closed
+let y = r2.closed
+then x {
+} else {
+  let e1 = reason
+  then y {
+  } else {
+    log \"same released\" same e1 reason
+  }
+}
+ruler 3
+"
+        ),
+        lines(
+            "locked false
+same true
+closed err TypeError: Invalid state: Reader released
+read1 err TypeError: Invalid state: Releasing reader ERR_INVALID_STATE
+r2 err TypeError: Invalid state: Releasing reader
+t1
+same released true
+t2
+t3"
+        )
+    );
+}
+
+/// Enqueues inside pull() and reads from a timer, with `highWaterMark 3`. The log is the pinned Node's (`nodesem run --engine node`).
+#[test]
+fn scenario_enqueue_pulls_again_below_the_high_water_mark() {
+    assert_eq!(
+        scenario_log(
+            "# enqueue below the high-water mark pulls synchronously; a pull that
+# enqueues while pulling sets pullAgain
+let n = 0
+let s = readable highWaterMark 3 start {
+  log \"start\" controller.desiredSize
+} pull {
+  log \"pull\" n controller.desiredSize
+  set n add n 1
+  enqueue controller n
+  log \"after enqueue\" controller.desiredSize
+}
+ruler 6
+setTimeout 1 {
+  let r = getReader s
+  let a = read r
+  then a {
+    log \"a\" value
+  }
+  let b = read r
+  then b {
+    log \"b\" value
+  }
+  log \"after reads\"
+  ruler 4
+}
+"
+        ),
+        lines(
+            "start 3
+pull 0 3
+after enqueue 2
+t1
+pull 1 2
+after enqueue 1
+t2
+pull 2 1
+after enqueue 0
+t3
+t4
+t5
+t6
+pull 3 1
+after enqueue 0
+after reads
+pull 4 1
+after enqueue 0
+a {value: 1, done: false}
+b {value: 2, done: false}
+t1
+t2
+t3
+t4"
+        )
+    );
+}
