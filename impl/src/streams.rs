@@ -500,7 +500,7 @@ fn pull(rt: &mut Rt, c: u32) {
     debug_assert!(!data.pull_again);
     data.pulling = true;
     let (source, controller_obj) = (data.source.clone(), data.obj);
-    // NODE: L2916-L2929: the two reactions capture only the controller, so
+    // NODE: L2915-L2928: the two reactions capture only the controller, so
     // they are made on the first pull and reused for every later one.
     let (on_fulfilled, on_rejected) = match data.pull_reactions {
         Some(reactions) => reactions,
@@ -586,7 +586,7 @@ fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
         call_pull_if_needed(rt, c);
         return;
     }
-    // NODE: L2815-L2830: the default size algorithm always returns 1 and
+    // NODE: L2811-L2825: the default size algorithm always returns 1 and
     // cannot throw, so the chunk is queued with size 1 without calling it,
     // and ShouldCallPull reduces to the started flag and the desired size.
     let data = &mut rt.lib.streams.controllers[c as usize];
@@ -610,7 +610,7 @@ fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
 /// pull if the reduced ShouldCallPull holds (the state is readable and the
 /// queue was not empty, so no read request can be parked).
 ///
-/// NODE: readablestream.js L2975-L2987 and L990-L1006.
+/// NODE: readablestream.js L2974-L2989 and L994-L1007.
 fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
     let chunk = dequeue_value(rt, c);
     let data = &rt.lib.streams.controllers[c as usize];
@@ -962,7 +962,7 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
     };
     let stream = &rt.lib.streams.streams[s as usize];
     let c = stream.controller;
-    // NODE: L988-L1008: with a chunk in the queue, no read request is
+    // NODE: L986-L1010: with a chunk in the queue, no read request is
     // made: the chunk is dequeued (closing or pulling as the pull steps
     // would) and `PromiseResolve({ done: false, value })` is returned,
     // whose reactions run a microtask later, as the request's would.
