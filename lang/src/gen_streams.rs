@@ -61,6 +61,24 @@ struct StreamInfo {
     /// The readers made for it so far (the first holds the lock until it is
     /// released).
     readers: Vec<String>,
+    /// Whether something may error it (an `error`, a rejected or gated
+    /// promise returned by `start` or `pull`): else its reads never reject
+    /// while its reader holds the lock.
+    may_error: bool,
+    /// Whether its source's `cancel` may throw or reject.
+    cancel_may_reject: bool,
+    /// Whether its first reader was released: its reads then reject.
+    released: bool,
+}
+
+/// What a promise the script watches will do, as far as the generator
+/// knows: a watcher logs only the outcomes that can happen, so that the
+/// bodies it writes run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Fulfils,
+    Rejects,
+    Either,
 }
 
 struct StreamGenerator<'u, 'a> {
@@ -70,6 +88,9 @@ struct StreamGenerator<'u, 'a> {
     /// The gates (`promise`s) of the main script, with whether they were
     /// settled already.
     gates: Vec<(String, bool)>,
+    /// Whether the source body being written may fail (see
+    /// [`StreamInfo::may_error`]).
+    may_fail: bool,
 }
 
 impl<'u, 'a> StreamGenerator<'u, 'a> {
@@ -79,6 +100,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             next: 0,
             streams: Vec::new(),
             gates: Vec::new(),
+            may_fail: false,
         }
     }
 
@@ -165,9 +187,11 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                         reader: Expr::var(reader.as_str()),
                     },
                 });
+                let outcome = self.read_outcome(i);
                 self.watch(
                     Expr::var(name.as_str()),
                     format!("last read {reader}"),
+                    outcome,
                     &mut body,
                 );
             }
@@ -194,6 +218,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             4 => Some(Number::new(2.0)),
             _ => Some(Number::new(4.0)),
         };
+        self.may_fail = false;
         let start = self.chance(70).then(|| self.start_body(&name));
         let pull = if self.chance(60) {
             let counter = self.fresh("k");
@@ -205,7 +230,10 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         } else {
             None
         };
+        let may_error = self.may_fail;
+        self.may_fail = false;
         let cancel = self.chance(50).then(|| self.cancel_body(&name));
+        let cancel_may_reject = self.may_fail;
         out.push(Stmt::Let {
             name: name.as_str().into(),
             op: Op::NewReadable {
@@ -218,6 +246,9 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         self.streams.push(StreamInfo {
             name,
             readers: Vec::new(),
+            may_error,
+            cancel_may_reject,
+            released: false,
         });
         if self.chance(70) {
             let s = self.streams.len() - 1;
@@ -234,10 +265,13 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 chunk: self.chunk(),
             },
             3 => Op::CloseController { controller },
-            _ => Op::ErrorController {
-                controller,
-                error: self.error_value(),
-            },
+            _ => {
+                self.may_fail = true;
+                Op::ErrorController {
+                    controller,
+                    error: self.error_value(),
+                }
+            }
         };
         body.push(Stmt::Try(Block::new(vec![Stmt::Do(op)])));
     }
@@ -317,7 +351,10 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             Expr::var("reason"),
         ])];
         match self.below(4) {
-            0 => body.push(Stmt::Throw(self.error_value())),
+            0 => {
+                self.may_fail = true;
+                body.push(Stmt::Throw(self.error_value()));
+            }
             1 => self.returned(&mut body),
             _ => {}
         }
@@ -329,6 +366,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
     fn returned(&mut self, body: &mut Vec<Stmt>) {
         match self.below(6) {
             0 if !self.gates.is_empty() => {
+                self.may_fail = true;
                 let i = self.below(self.gates.len());
                 let gate = self.gates[i].0.clone();
                 body.push(Stmt::Return(Some(Expr::var(gate))));
@@ -343,6 +381,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 body.push(Stmt::Return(Some(Expr::var(name))));
             }
             2 => {
+                self.may_fail = true;
                 let name = self.fresh("v");
                 let value = self.error_value();
                 body.push(Stmt::Let {
@@ -356,19 +395,38 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         }
     }
 
-    /// `then P { log LABEL value } else { log LABEL rejected reason }`.
-    fn watch(&mut self, promise: Expr, label: String, out: &mut Vec<Stmt>) {
-        out.push(Stmt::Do(Op::Then {
-            promise,
-            on_fulfilled: Some(Block::new(vec![Stmt::Log(vec![
+    /// `then P { log LABEL value } else { log LABEL rejected reason }`,
+    /// with only the reactions `outcome` allows.
+    fn watch(&mut self, promise: Expr, label: String, outcome: Outcome, out: &mut Vec<Stmt>) {
+        let fulfilled = (outcome != Outcome::Rejects).then(|| {
+            Block::new(vec![Stmt::Log(vec![
                 Expr::Str(label.clone()),
                 Expr::var("value"),
-            ])])),
-            on_rejected: Some(Block::new(vec![Stmt::Log(vec![
+            ])])
+        });
+        let rejected = (outcome != Outcome::Fulfils).then(|| {
+            Block::new(vec![Stmt::Log(vec![
                 Expr::Str(format!("{label} rejected")),
                 Expr::var("reason"),
-            ])])),
+            ])])
+        });
+        out.push(Stmt::Do(Op::Then {
+            promise,
+            on_fulfilled: fulfilled,
+            on_rejected: rejected,
         }));
+    }
+
+    /// What a read through stream `s`'s first reader does.
+    fn read_outcome(&self, s: usize) -> Outcome {
+        let info = &self.streams[s];
+        if info.released {
+            Outcome::Rejects
+        } else if info.may_error {
+            Outcome::Either
+        } else {
+            Outcome::Fulfils
+        }
     }
 
     /// One main-script step, drawn among those that apply to a stream.
@@ -417,16 +475,31 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                         reader: Expr::var(reader.as_str()),
                     },
                 });
-                self.watch(Expr::var(name.as_str()), format!("read {reader}"), out);
+                let outcome = self.read_outcome(s);
+                self.watch(Expr::var(name.as_str()), format!("read {reader}"), outcome, out);
             }
-            Step::Release => out.push(Stmt::Do(Op::ReleaseLock {
-                reader: Expr::var(reader.unwrap_or_default()),
-            })),
+            Step::Release => {
+                self.streams[s].released = true;
+                out.push(Stmt::Do(Op::ReleaseLock {
+                    reader: Expr::var(reader.unwrap_or_default()),
+                }));
+            }
             Step::Cancel => {
                 let name = self.fresh("c");
-                let target = match reader {
-                    Some(reader) if self.chance(50) => reader,
-                    _ => stream,
+                let (target, through_reader) = match reader {
+                    Some(reader) if self.chance(50) => (reader, true),
+                    _ => (stream, false),
+                };
+                let info = &self.streams[s];
+                // A locked stream refuses cancel; a released reader, too.
+                let outcome = if (through_reader && info.released)
+                    || (!through_reader && !info.readers.is_empty() && !info.released)
+                {
+                    Outcome::Rejects
+                } else if info.may_error || info.cancel_may_reject || info.released {
+                    Outcome::Either
+                } else {
+                    Outcome::Fulfils
                 };
                 let reason = self.chance(70).then(|| self.error_value());
                 out.push(Stmt::Let {
@@ -436,13 +509,14 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                         reason,
                     },
                 });
-                self.watch(Expr::var(name.as_str()), format!("cancel {target}"), out);
+                self.watch(Expr::var(name.as_str()), format!("cancel {target}"), outcome, out);
             }
             Step::Closed => {
                 let reader = reader.unwrap_or_default();
                 self.watch(
                     Expr::var(reader.as_str()).prop("closed"),
                     format!("closed {reader}"),
+                    Outcome::Either,
                     out,
                 );
             }
