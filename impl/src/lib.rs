@@ -70,6 +70,12 @@ pub(crate) enum Slot {
     Event(u32),
     /// The Disposable of `addAbortListener`.
     Disposable(u32),
+    /// A ReadableStream (`streams`).
+    ReadableStream(u32),
+    /// A ReadableStreamDefaultController.
+    ReadableController(u32),
+    /// A ReadableStreamDefaultReader.
+    ReadableReader(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -465,6 +471,9 @@ impl Library for Impl {
                     HostClass::Event(ty)
                 }
             }
+            Slot::ReadableStream(_) => HostClass::ReadableStream,
+            Slot::ReadableController(_) => HostClass::ReadableStreamDefaultController,
+            Slot::ReadableReader(_) => HostClass::ReadableStreamDefaultReader,
             Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }
     }

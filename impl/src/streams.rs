@@ -2,79 +2,1135 @@
 //! lib/internal/webstreams/readablestream.js builds them, with the
 //! optimizations of seeds/webstreams-idle-start-and-watchers.txt.
 //!
-//! FIXME(streams, issue 9): not written yet; every operation throws a
-//! TypeError so that a scenario that uses one diverges from Node visibly.
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>
+//! (and `util.js` next to it). The layout follows Node's, not the Streams
+//! Standard's: a state record per stream (`kState`: `state`, `reader`,
+//! `storedError`, `disturbed`, `controller`), one per controller (the
+//! queue, `queueTotalSize`, `started`, `pulling`, `pullAgain`,
+//! `closeRequested`, the algorithms) and one per reader (its read requests
+//! and its lazily made `closed` promise record). Node's own fast paths are
+//! kept and commented with the lines they mirror, because each one decides
+//! how many microtasks a step takes:
+//!
+//! - `read()` with a chunk in the queue returns `PromiseResolve({ done,
+//!   value })` instead of parking a read request;
+//! - a source without `pull()` never enters the pulling bookkeeping;
+//! - the pull reactions are made once per controller and reused;
+//! - a non-object result of `pull()` is chained to one shared resolved
+//!   promise (`kResolvedPromise`) instead of a fresh one;
+//! - `start()`'s result goes through `new Promise((r) => r(result))`, which
+//!   costs two more microtasks for a promise than `PromiseResolve` would;
+//! - the reader's `closed` promise is made on its first observation;
+//! - the released and releasing errors are one shared object each.
+//!
+//! The seed's first item, "No post-start microtask for sources without
+//! pull()", is in [`setup_default_controller`].
+//!
+//! Every chunk's size is 1 (the default size algorithm, the only one the
+//! language has), so the queue keeps chunks without their sizes.
 
-use nodesem_runtime::{Completion, HostClass, ObjectId, Runtime, UnderlyingSource, Value};
+use std::collections::VecDeque;
 
-use crate::Impl;
+use nodesem_runtime::{
+    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, Runtime, Task,
+    UnderlyingSource, Value,
+};
+
+use crate::{alloc_host, Impl, Slot};
 
 type Rt = Runtime<Impl>;
 
+/// `kState.state` of a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StreamState {
+    /// `'readable'`.
+    Readable,
+    /// `'closed'`.
+    Closed,
+    /// `'errored'`.
+    Errored,
+}
+
+/// A stream's `kState` record.
+#[derive(Debug)]
+struct StreamData {
+    /// `state`.
+    state: StreamState,
+    /// `reader`: the index of the reader holding the lock.
+    reader: Option<u32>,
+    /// `storedError`.
+    stored_error: Value,
+    /// `disturbed`. Nothing the language can do reads it (Node's
+    /// `isDisturbed` is internal); kept because Node keeps it.
+    disturbed: bool,
+    /// `controller`: the index of its default controller.
+    controller: u32,
+}
+
+/// An underlying-source algorithm of a controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Algorithm {
+    /// The source has no such method: Node's shared `nonOpCallback` (pull)
+    /// or `nonOpCancel` (cancel).
+    NonOp,
+    /// The source's method.
+    Source(ObjectId),
+    /// Set to `undefined` by `readableStreamDefaultControllerClearAlgorithms`.
+    Cleared,
+}
+
+/// A default controller's `kState` record.
+#[derive(Debug)]
+struct ControllerData {
+    /// The controller object.
+    obj: ObjectId,
+    /// `stream`: its stream's index.
+    stream: u32,
+    /// The underlying source object, `this` of its methods.
+    source: Value,
+    /// `pullAlgorithm`.
+    pull: Algorithm,
+    /// `cancelAlgorithm`.
+    cancel: Algorithm,
+    /// `closeRequested`.
+    close_requested: bool,
+    /// `highWaterMark`.
+    high_water_mark: f64,
+    /// `pullAgain`.
+    pull_again: bool,
+    /// `pulling`.
+    pulling: bool,
+    /// `pullFulfilled` and `pullRejected`, made on the first pull.
+    pull_reactions: Option<(ObjectId, ObjectId)>,
+    /// `queue`. NODE: util.js L279 (`kEmptyQueue`): a controller starts
+    /// with (and is reset to) an empty queue that owns no storage; an
+    /// empty `VecDeque` allocates nothing either. The (value, size) pairs
+    /// of Node's ring hold size 1 each (the default size algorithm), so
+    /// only the values are kept.
+    queue: VecDeque<Value>,
+    /// `queueTotalSize`.
+    queue_total_size: f64,
+    /// `started`.
+    started: bool,
+}
+
+/// The `{ promise, resolve, reject }` record of a reader's
+/// `[[closedPromise]]`, once observed.
+#[derive(Clone, Copy, Debug)]
+struct ClosedRecord {
+    /// `promise`.
+    promise: ObjectId,
+    /// Whether the record has its resolving functions
+    /// (`PromiseWithResolvers()`), or was made settled (`resolve` and
+    /// `reject` undefined).
+    settleable: bool,
+}
+
+/// A default reader's `kState` record.
+#[derive(Debug)]
+struct ReaderData {
+    /// `stream`: the stream's index while the reader holds its lock.
+    stream: Option<u32>,
+    /// `readRequests`: the promise of each parked `DefaultReadRequest`.
+    /// NODE: readablestream.js L2775-L2780: a reader starts with the shared
+    /// empty queue, so acquiring one allocates no request storage.
+    read_requests: VecDeque<ObjectId>,
+    /// `close`, made by [`reader_closed_promise`] on first observation.
+    close: Option<ClosedRecord>,
+}
+
 /// The streams' state for one scenario.
 #[derive(Debug, Default)]
-pub struct Streams {}
+pub struct Streams {
+    /// Every stream's `kState`.
+    streams: Vec<StreamData>,
+    /// Every default controller's `kState`.
+    controllers: Vec<ControllerData>,
+    /// Every default reader's `kState`.
+    readers: Vec<ReaderData>,
+    /// NODE: util.js L352 `kResolvedPromise`: one resolved promise that
+    /// chains the pull reaction of a non-object `pull()` result.
+    resolved: Option<ObjectId>,
+    /// A `() => {}`: the fulfilment handler that makes `cancel()`'s
+    /// promise fulfil with undefined (Node makes a closure per call; one is
+    /// as good, nothing can tell them apart).
+    noop: Option<ObjectId>,
+    /// NODE: readablestream.js L164-L173 `lazyReadableReleasedError()`:
+    /// the one `Reader released` error, made on first use.
+    released_error: Option<Value>,
+    /// NODE: readablestream.js L175-L183 `lazyReadableReleasingError()`:
+    /// the one `Releasing reader` error.
+    releasing_error: Option<Value>,
+}
 
 impl Streams {
     /// Empties the state for another scenario.
-    pub fn clear(&mut self) {}
+    pub fn clear(&mut self) {
+        self.streams.clear();
+        self.controllers.clear();
+        self.readers.clear();
+        self.resolved = None;
+        self.noop = None;
+        self.released_error = None;
+        self.releasing_error = None;
+    }
 }
 
-fn not_yet(rt: &mut Rt) -> Completion {
-    Err(rt.new_error("TypeError", "ReadableStream is not implemented yet"))
+// ---- errors -----------------------------------------------------------
+
+/// `new ERR_INVALID_STATE.TypeError(message)`.
+fn invalid_state(rt: &mut Rt, message: &str) -> Value {
+    rt.node_error(
+        "TypeError",
+        "ERR_INVALID_STATE",
+        &format!("Invalid state: {message}"),
+    )
 }
+
+/// `new ERR_INVALID_THIS(type)`.
+fn invalid_this(rt: &mut Rt, class: &str) -> Value {
+    rt.node_error(
+        "TypeError",
+        "ERR_INVALID_THIS",
+        &format!("Value of \"this\" must be of type {class}"),
+    )
+}
+
+/// The shared `Reader released` error.
+fn released_error(rt: &mut Rt) -> Value {
+    if let Some(e) = &rt.lib.streams.released_error {
+        return e.clone();
+    }
+    let e = invalid_state(rt, "Reader released");
+    rt.lib.streams.released_error = Some(e.clone());
+    e
+}
+
+/// The shared `Releasing reader` error.
+fn releasing_error(rt: &mut Rt) -> Value {
+    if let Some(e) = &rt.lib.streams.releasing_error {
+        return e.clone();
+    }
+    let e = invalid_state(rt, "Releasing reader");
+    rt.lib.streams.releasing_error = Some(e.clone());
+    e
+}
+
+// ---- brand checks -----------------------------------------------------
+
+fn stream_of(rt: &Rt, value: &Value) -> Option<u32> {
+    match value.as_object().map(|obj| rt.lib.slot(obj)) {
+        Some(Slot::ReadableStream(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn controller_of(rt: &Rt, value: &Value) -> Option<u32> {
+    match value.as_object().map(|obj| rt.lib.slot(obj)) {
+        Some(Slot::ReadableController(c)) => Some(c),
+        _ => None,
+    }
+}
+
+fn reader_of(rt: &Rt, value: &Value) -> Option<u32> {
+    match value.as_object().map(|obj| rt.lib.slot(obj)) {
+        Some(Slot::ReadableReader(r)) => Some(r),
+        _ => None,
+    }
+}
+
+/// What a controller method throws on a value that is not a controller.
+/// NODE: readablestream.js L1167-L1215: the controller's methods have no
+/// brand check; reading `kState` of another object gives undefined and the
+/// destructuring in `readableStreamDefaultControllerCanCloseOrEnqueue`
+/// (or `readableStreamDefaultControllerError`) throws V8's TypeError.
+fn not_a_controller(rt: &mut Rt) -> Value {
+    rt.new_error(
+        "TypeError",
+        "Cannot destructure property 'stream' of 'controller[kState]' as it is undefined.",
+    )
+}
+
+// ---- promises ---------------------------------------------------------
+
+/// NODE: util.js L422-L430 `setPromiseHandled`. Node attaches a no-op
+/// rejection handler; setting [[PromiseIsHandled]] is what that does that
+/// anyone can see (the handler's job runs nothing).
+fn set_promise_handled(rt: &mut Rt, promise: ObjectId) {
+    if let ObjectData::Promise(data) = rt.heap.get_mut(promise) {
+        data.is_handled = true;
+    }
+}
+
+fn is_pending(rt: &Rt, promise: ObjectId) -> bool {
+    matches!(rt.heap.get(promise), ObjectData::Promise(d) if d.state == PromiseState::Pending)
+}
+
+/// `PromiseReject(error)`, as a value.
+fn rejected(rt: &mut Rt, error: Value) -> Completion {
+    Ok(Value::Object(rt.promise_reject_new(error)))
+}
+
+/// `kResolvedPromise`.
+fn resolved_promise(rt: &mut Rt) -> ObjectId {
+    if let Some(p) = rt.lib.streams.resolved {
+        return p;
+    }
+    let p = rt.promise_resolve(Value::Undefined);
+    rt.lib.streams.resolved = Some(p);
+    p
+}
+
+/// NODE: util.js L368-L377 `thenAlgorithmResult(result, onFulfilled,
+/// onRejected)`: a non-object result cannot reject and has no `then` to
+/// look up, so the fulfilment reaction goes onto the shared resolved
+/// promise, at the microtask position the coerced promise's reaction
+/// would have had; anything else goes through `PromiseResolve` (the
+/// promise itself for a promise). A throw is `PromiseReject(error)`.
+fn then_algorithm_result(
+    rt: &mut Rt,
+    result: Completion,
+    on_fulfilled: ObjectId,
+    on_rejected: ObjectId,
+) {
+    // The derived promise of `PromisePrototypeThen` is never observed, and
+    // neither reaction throws: the reactions carry no capability.
+    match result {
+        Ok(Value::Object(obj)) => {
+            let p = rt.promise_resolve(Value::Object(obj));
+            rt.perform_promise_then(p, Some(on_fulfilled), Some(on_rejected), None);
+        }
+        Ok(_) => {
+            let p = resolved_promise(rt);
+            rt.perform_promise_then(p, Some(on_fulfilled), None, None);
+        }
+        Err(error) => {
+            let p = rt.promise_reject_new(error);
+            rt.perform_promise_then(p, Some(on_fulfilled), Some(on_rejected), None);
+        }
+    }
+}
+
+// ---- construction -----------------------------------------------------
 
 /// `new ReadableStream(source, { highWaterMark })`.
-pub fn new_readable_stream(rt: &mut Rt, _: UnderlyingSource, _: Option<f64>) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L254-L293 (the constructor) and L3061-L3088
+/// `setupReadableStreamDefaultControllerFromSource`.
+pub fn new_readable_stream(
+    rt: &mut Rt,
+    source: UnderlyingSource,
+    high_water_mark: Option<f64>,
+) -> Completion {
+    // NODE: util.js L68-L75 `extractHighWaterMark(value, 1)`.
+    let high_water_mark = match high_water_mark {
+        None => 1.0,
+        Some(h) if h.is_nan() || h < 0.0 => {
+            let shown = rt.fmt(&Value::Number(h));
+            return Err(rt.node_error(
+                "RangeError",
+                "ERR_INVALID_ARG_VALUE",
+                &format!("The property 'strategy.highWaterMark' is invalid. Received {shown}"),
+            ));
+        }
+        Some(h) => h,
+    };
+    // createRawCallback1Param('source.pull', ...) and
+    // createPromiseCallback1Param('source.cancel', ...) validate the
+    // methods before start() runs.
+    for (name, method) in [
+        ("source.pull", source.pull),
+        ("source.cancel", source.cancel),
+    ] {
+        if let Some(f) = method {
+            if !rt.is_function(&Value::Object(f)) {
+                return Err(rt.err_invalid_arg_type(name, "function", &Value::Object(f)));
+            }
+        }
+    }
+    let index = rt.lib.streams.streams.len() as u32;
+    let stream_obj = alloc_host(rt, |_| Slot::ReadableStream(index));
+    let controller_obj = alloc_host(rt, |_| Slot::ReadableController(index));
+    rt.lib.streams.streams.push(StreamData {
+        state: StreamState::Readable,
+        reader: None,
+        stored_error: Value::Undefined,
+        disturbed: false,
+        controller: index,
+    });
+    rt.lib.streams.controllers.push(ControllerData {
+        obj: controller_obj,
+        stream: index,
+        source: source.object.clone(),
+        pull: source.pull.map_or(Algorithm::NonOp, Algorithm::Source),
+        cancel: source.cancel.map_or(Algorithm::NonOp, Algorithm::Source),
+        close_requested: false,
+        high_water_mark,
+        pull_again: false,
+        pulling: false,
+        pull_reactions: None,
+        queue: VecDeque::new(),
+        queue_total_size: 0.0,
+        started: false,
+    });
+    setup_default_controller(rt, index, source.start)?;
+    Ok(Value::Object(stream_obj))
 }
 
+/// NODE: readablestream.js L2999-L3059 `setupReadableStreamDefaultController`,
+/// from the call of the start algorithm on (the records are made by the
+/// caller). A start() that throws makes the constructor throw.
+fn setup_default_controller(rt: &mut Rt, c: u32, start: Option<ObjectId>) -> Result<(), Value> {
+    let data = &rt.lib.streams.controllers[c as usize];
+    let (source, controller_obj, pull) = (data.source.clone(), data.obj, data.pull);
+    // `FunctionPrototypeBind(start, source, controller)`, or
+    // `nonOpCallback`, which returns undefined.
+    let result = match start {
+        Some(f) => rt.call_function(f, source, &[Value::Object(controller_obj)])?,
+        None => Value::Undefined,
+    };
+    // A result that is not an object can only fulfil, and looking up its
+    // `then` is not observable.
+    let start_fulfilled = !matches!(result, Value::Object(_));
+    // Seed ("No post-start microtask for sources without pull()"): the
+    // started flag only gates calls into the pull algorithm, and a source
+    // without pull() has nothing to run there, so the flag is set at once
+    // and no reaction or task is allocated. Only for a result that cannot
+    // reject: a promise (or thenable) start() returns still errors the
+    // stream when it rejects, pending or not, so it keeps the reaction
+    // below even without pull().
+    if start_fulfilled && pull == Algorithm::NonOp {
+        rt.lib.streams.controllers[c as usize].started = true;
+        return Ok(());
+    }
+    if start_fulfilled {
+        // Seed ("Sources with pull() keep the microtask, at the same
+        // position"): the post-start step runs where the reaction to an
+        // already fulfilled promise would have run, the next microtask.
+        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+            started(rt, c);
+            Ok(Value::Undefined)
+        }))));
+        return Ok(());
+    }
+    // `PromisePrototypeThen(new Promise((r) => r(startResult)), started,
+    // error => readableStreamDefaultControllerError(controller, error))`:
+    // the wrapper costs a promise result two more microtasks (a
+    // NewPromiseResolveThenableJob) than `PromiseResolve` would.
+    let wrapper = rt.new_promise();
+    rt.resolve_promise_with(wrapper, result);
+    let on_started = rt.native_function(move |rt, _, _| {
+        started(rt, c);
+        Ok(Value::Undefined)
+    });
+    let on_error = rt.native_function(move |rt, _, args| {
+        let error = args.first().cloned().unwrap_or(Value::Undefined);
+        default_controller_error(rt, c, error);
+        Ok(Value::Undefined)
+    });
+    rt.perform_promise_then(wrapper, Some(on_started), Some(on_error), None);
+    Ok(())
+}
+
+/// The `started` step: the flag, then a pull if one is needed.
+fn started(rt: &mut Rt, c: u32) {
+    let data = &mut rt.lib.streams.controllers[c as usize];
+    data.started = true;
+    debug_assert!(!data.pulling && !data.pull_again);
+    call_pull_if_needed(rt, c);
+}
+
+// ---- the controller ---------------------------------------------------
+
+/// NODE: readablestream.js L2848-L2854
+/// `readableStreamDefaultControllerCanCloseOrEnqueue`.
+fn can_close_or_enqueue(rt: &Rt, c: u32) -> bool {
+    let data = &rt.lib.streams.controllers[c as usize];
+    !data.close_requested
+        && rt.lib.streams.streams[data.stream as usize].state == StreamState::Readable
+}
+
+/// Whether the stream's reader is a default reader with parked reads.
+fn has_read_requests(rt: &Rt, s: u32) -> bool {
+    rt.lib.streams.streams[s as usize]
+        .reader
+        .is_some_and(|r| !rt.lib.streams.readers[r as usize].read_requests.is_empty())
+}
+
+/// NODE: readablestream.js L2870-L2892
+/// `readableStreamDefaultControllerShouldCallPull`, the single-pass
+/// version of the spec's predicate chain.
+fn should_call_pull(rt: &Rt, c: u32) -> bool {
+    let data = &rt.lib.streams.controllers[c as usize];
+    let s = data.stream;
+    if data.close_requested
+        || rt.lib.streams.streams[s as usize].state != StreamState::Readable
+        || !data.started
+    {
+        return false;
+    }
+    if has_read_requests(rt, s) {
+        return true;
+    }
+    data.high_water_mark - data.queue_total_size > 0.0
+}
+
+/// NODE: readablestream.js L2894-L2898
+/// `readableStreamDefaultControllerCallPullIfNeeded`.
+fn call_pull_if_needed(rt: &mut Rt, c: u32) {
+    if should_call_pull(rt, c) {
+        pull(rt, c);
+    }
+}
+
+/// NODE: readablestream.js L2903-L2943 `readableStreamDefaultControllerPull`:
+/// the half of CallPullIfNeeded after ShouldCallPull.
+fn pull(rt: &mut Rt, c: u32) {
+    let data = &mut rt.lib.streams.controllers[c as usize];
+    // NODE: L2904-L2908: a source without pull() has nothing to run; no
+    // pulling bookkeeping, no reaction, no microtask. (After
+    // ClearAlgorithms the stream is no longer readable, so nothing pulls.)
+    let Algorithm::Source(f) = data.pull else {
+        return;
+    };
+    if data.pulling {
+        data.pull_again = true;
+        return;
+    }
+    debug_assert!(!data.pull_again);
+    data.pulling = true;
+    let (source, controller_obj) = (data.source.clone(), data.obj);
+    // NODE: L2915-L2928: the two reactions capture only the controller, so
+    // they are made on the first pull and reused for every later one.
+    let (on_fulfilled, on_rejected) = match data.pull_reactions {
+        Some(reactions) => reactions,
+        None => {
+            let on_fulfilled = rt.native_function(move |rt, _, _| {
+                let data = &mut rt.lib.streams.controllers[c as usize];
+                data.pulling = false;
+                if data.pull_again {
+                    data.pull_again = false;
+                    call_pull_if_needed(rt, c);
+                }
+                Ok(Value::Undefined)
+            });
+            let on_rejected = rt.native_function(move |rt, _, args| {
+                let error = args.first().cloned().unwrap_or(Value::Undefined);
+                default_controller_error(rt, c, error);
+                Ok(Value::Undefined)
+            });
+            rt.lib.streams.controllers[c as usize].pull_reactions =
+                Some((on_fulfilled, on_rejected));
+            (on_fulfilled, on_rejected)
+        }
+    };
+    // The raw callback: `pull.call(source, controller)`, its result
+    // uncoerced, a throw caught.
+    let result = rt.call_function(f, source, &[Value::Object(controller_obj)]);
+    then_algorithm_result(rt, result, on_fulfilled, on_rejected);
+}
+
+/// NODE: readablestream.js L2945-L2949
+/// `readableStreamDefaultControllerClearAlgorithms` (the size algorithm is
+/// the default one, nothing to clear).
+fn clear_algorithms(rt: &mut Rt, c: u32) {
+    let data = &mut rt.lib.streams.controllers[c as usize];
+    data.pull = Algorithm::Cleared;
+    data.cancel = Algorithm::Cleared;
+}
+
+/// NODE: util.js L302-L306 `resetQueue`: back to the storage-less empty
+/// queue.
+fn reset_queue(rt: &mut Rt, c: u32) {
+    let data = &mut rt.lib.streams.controllers[c as usize];
+    data.queue = VecDeque::new();
+    data.queue_total_size = 0.0;
+}
+
+/// NODE: readablestream.js L2951-L2960 `readableStreamDefaultControllerError`.
+fn default_controller_error(rt: &mut Rt, c: u32, error: Value) {
+    let s = rt.lib.streams.controllers[c as usize].stream;
+    if rt.lib.streams.streams[s as usize].state == StreamState::Readable {
+        reset_queue(rt, c);
+        clear_algorithms(rt, c);
+        readable_stream_error(rt, s, error);
+    }
+}
+
+/// NODE: readablestream.js L2782-L2790 `readableStreamDefaultControllerClose`.
+fn default_controller_close(rt: &mut Rt, c: u32) {
+    if !can_close_or_enqueue(rt, c) {
+        return;
+    }
+    let data = &mut rt.lib.streams.controllers[c as usize];
+    data.close_requested = true;
+    if data.queue.is_empty() {
+        let s = data.stream;
+        clear_algorithms(rt, c);
+        readable_stream_close(rt, s);
+    }
+}
+
+/// NODE: readablestream.js L2792-L2842 `readableStreamDefaultControllerEnqueue`,
+/// on its default-size-algorithm path.
+fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
+    let data = &rt.lib.streams.controllers[c as usize];
+    let s = data.stream;
+    if data.close_requested || rt.lib.streams.streams[s as usize].state != StreamState::Readable {
+        return;
+    }
+    if has_read_requests(rt, s) {
+        // Fulfilling a read request runs no script code here, but Node
+        // re-evaluates the whole predicate afterwards all the same.
+        fulfill_read_request(rt, s, chunk, false);
+        call_pull_if_needed(rt, c);
+        return;
+    }
+    // NODE: L2811-L2825: the default size algorithm always returns 1 and
+    // cannot throw, so the chunk is queued with size 1 without calling it,
+    // and ShouldCallPull reduces to the started flag and the desired size.
+    let data = &mut rt.lib.streams.controllers[c as usize];
+    data.queue.push_back(chunk);
+    data.queue_total_size += 1.0;
+    if data.started && data.high_water_mark - data.queue_total_size > 0.0 {
+        pull(rt, c);
+    }
+}
+
+/// NODE: util.js L293-L300 `dequeueValue`.
+fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
+    let data = &mut rt.lib.streams.controllers[c as usize];
+    let value = data.queue.pop_front().unwrap_or(Value::Undefined);
+    data.queue_total_size = (data.queue_total_size - 1.0).max(0.0);
+    value
+}
+
+/// The queue-filled arm of the pull steps, shared by `read()`'s fast path:
+/// dequeue, then close the stream if that emptied a closing queue, or
+/// pull if the reduced ShouldCallPull holds (the state is readable and the
+/// queue was not empty, so no read request can be parked).
+///
+/// NODE: readablestream.js L2974-L2989 and L994-L1007.
+fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
+    let chunk = dequeue_value(rt, c);
+    let data = &rt.lib.streams.controllers[c as usize];
+    if data.close_requested && data.queue.is_empty() {
+        let s = data.stream;
+        clear_algorithms(rt, c);
+        readable_stream_close(rt, s);
+    } else if !data.close_requested
+        && data.started
+        && data.high_water_mark - data.queue_total_size > 0.0
+    {
+        pull(rt, c);
+    }
+    chunk
+}
+
+/// NODE: readablestream.js L2969-L2997 `readableStreamDefaultControllerPullSteps`
+/// (`kPull`), with the read request's promise.
+fn default_controller_pull_steps(rt: &mut Rt, c: u32, request: ObjectId) {
+    let s = rt.lib.streams.controllers[c as usize].stream;
+    if !rt.lib.streams.controllers[c as usize].queue.is_empty() {
+        let chunk = dequeue_for_read(rt, c);
+        let result = rt.create_iter_result(chunk, false);
+        rt.resolve_promise_with(request, result);
+        return;
+    }
+    add_read_request(rt, s, request);
+    // Reduced ShouldCallPull: readable, an empty queue means no close was
+    // requested, and the request just parked satisfies the reader arm.
+    if rt.lib.streams.controllers[c as usize].started {
+        pull(rt, c);
+    }
+}
+
+/// NODE: readablestream.js L2962-L2967 `readableStreamDefaultControllerCancelSteps`
+/// (`kCancel`): the cancel algorithm's promise.
+fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> ObjectId {
+    reset_queue(rt, c);
+    let data = &rt.lib.streams.controllers[c as usize];
+    let (algorithm, source) = (data.cancel, data.source.clone());
+    let promise = match algorithm {
+        // `createPromiseCallback1Param`: `async (arg) => cancel.call(source,
+        // arg)`, so a throw rejects and a promise result is adopted.
+        Algorithm::Source(f) => {
+            let p = rt.new_promise();
+            match rt.call_function(f, source, &[reason]) {
+                Ok(v) => rt.resolve_promise_with(p, v),
+                Err(e) => rt.reject_promise(p, e),
+            }
+            p
+        }
+        // `async function nonOpCancel() {}`. (Cleared cannot happen: the
+        // algorithms are cleared only when the stream stops being
+        // readable, and only a readable stream is cancelled.)
+        Algorithm::NonOp | Algorithm::Cleared => rt.promise_resolve(Value::Undefined),
+    };
+    clear_algorithms(rt, c);
+    promise
+}
+
+// ---- the stream -------------------------------------------------------
+
+/// NODE: readablestream.js L2398-L2419 `readableStreamCancel`.
+fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
+    let stream = &mut rt.lib.streams.streams[s as usize];
+    stream.disturbed = true;
+    match stream.state {
+        StreamState::Closed => return Ok(Value::Object(rt.promise_resolve(Value::Undefined))),
+        StreamState::Errored => {
+            let error = stream.stored_error.clone();
+            return rejected(rt, error);
+        }
+        StreamState::Readable => {}
+    }
+    let c = stream.controller;
+    readable_stream_close(rt, s);
+    let cancelled = default_controller_cancel_steps(rt, c, reason);
+    // `PromisePrototypeThen(cancelPromise, () => {})`.
+    let noop = match rt.lib.streams.noop {
+        Some(f) => f,
+        None => {
+            let f = rt.native_function(|_, _, _| Ok(Value::Undefined));
+            rt.lib.streams.noop = Some(f);
+            f
+        }
+    };
+    Ok(Value::Object(rt.promise_then(cancelled, Some(noop), None)))
+}
+
+/// NODE: readablestream.js L2421-L2439 `readableStreamClose`: the reader's
+/// closed promise first, then each parked read with `done`.
+fn readable_stream_close(rt: &mut Rt, s: u32) {
+    let stream = &mut rt.lib.streams.streams[s as usize];
+    debug_assert_eq!(stream.state, StreamState::Readable);
+    stream.state = StreamState::Closed;
+    let Some(r) = stream.reader else {
+        return;
+    };
+    // `reader[kState].close?.resolve()`: only a materialized record.
+    if let Some(close) = rt.lib.streams.readers[r as usize].close {
+        if close.settleable {
+            rt.resolve_promise_with(close.promise, Value::Undefined);
+        }
+    }
+    while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
+        let result = rt.create_iter_result(Value::Undefined, true);
+        rt.resolve_promise_with(request, result);
+    }
+}
+
+/// NODE: readablestream.js L2441-L2474 `readableStreamError`.
+fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
+    let stream = &mut rt.lib.streams.streams[s as usize];
+    debug_assert_eq!(stream.state, StreamState::Readable);
+    stream.state = StreamState::Errored;
+    stream.stored_error = error.clone();
+    let Some(r) = stream.reader else {
+        return;
+    };
+    if let Some(close) = rt.lib.streams.readers[r as usize].close {
+        if close.settleable {
+            set_promise_handled(rt, close.promise);
+            rt.reject_promise(close.promise, error.clone());
+        }
+    }
+    while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
+        rt.reject_promise(request, error.clone());
+    }
+}
+
+/// NODE: readablestream.js L2541-L2549 `readableStreamAddReadRequest`.
+fn add_read_request(rt: &mut Rt, s: u32, request: ObjectId) {
+    debug_assert_eq!(
+        rt.lib.streams.streams[s as usize].state,
+        StreamState::Readable
+    );
+    if let Some(r) = rt.lib.streams.streams[s as usize].reader {
+        rt.lib.streams.readers[r as usize]
+            .read_requests
+            .push_back(request);
+    }
+}
+
+/// NODE: readablestream.js L2510-L2526 `readableStreamFulfillReadRequest`.
+fn fulfill_read_request(rt: &mut Rt, s: u32, chunk: Value, done: bool) {
+    let Some(r) = rt.lib.streams.streams[s as usize].reader else {
+        return;
+    };
+    let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() else {
+        return;
+    };
+    let result = if done {
+        rt.create_iter_result(Value::Undefined, true)
+    } else {
+        rt.create_iter_result(chunk, false)
+    };
+    rt.resolve_promise_with(request, result);
+}
+
+// ---- the reader -------------------------------------------------------
+
+/// NODE: readablestream.js L2583-L2619 `readerClosedPromise`: the reader's
+/// `[[closedPromise]]`, made on its first observation from the state it
+/// would have followed: rejected with the released error once detached,
+/// else pending, resolved or rejected with the stream's.
+fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
+    if let Some(close) = rt.lib.streams.readers[r as usize].close {
+        return close.promise;
+    }
+    let record = match rt.lib.streams.readers[r as usize].stream {
+        None => {
+            let error = released_error(rt);
+            let promise = rt.promise_reject_new(error);
+            set_promise_handled(rt, promise);
+            ClosedRecord {
+                promise,
+                settleable: false,
+            }
+        }
+        Some(s) => match rt.lib.streams.streams[s as usize].state {
+            StreamState::Readable => ClosedRecord {
+                promise: rt.new_promise(),
+                settleable: true,
+            },
+            StreamState::Closed => ClosedRecord {
+                promise: rt.promise_resolve(Value::Undefined),
+                settleable: false,
+            },
+            StreamState::Errored => {
+                let error = rt.lib.streams.streams[s as usize].stored_error.clone();
+                let promise = rt.promise_reject_new(error);
+                set_promise_handled(rt, promise);
+                ClosedRecord {
+                    promise,
+                    settleable: false,
+                }
+            }
+        },
+    };
+    rt.lib.streams.readers[r as usize].close = Some(record);
+    record.promise
+}
+
+/// NODE: readablestream.js L2741-L2757 `readableStreamDefaultReaderRead`.
+fn default_reader_read(rt: &mut Rt, s: u32, request: ObjectId) {
+    let stream = &mut rt.lib.streams.streams[s as usize];
+    stream.disturbed = true;
+    match stream.state {
+        StreamState::Closed => {
+            let result = rt.create_iter_result(Value::Undefined, true);
+            rt.resolve_promise_with(request, result);
+        }
+        StreamState::Errored => {
+            let error = stream.stored_error.clone();
+            rt.reject_promise(request, error);
+        }
+        StreamState::Readable => {
+            let c = stream.controller;
+            default_controller_pull_steps(rt, c, request);
+        }
+    }
+}
+
+/// NODE: readablestream.js L2649-L2673 `readableStreamReaderGenericRelease`
+/// and L2621-L2633 `readableStreamDefaultReaderRelease`.
+fn default_reader_release(rt: &mut Rt, r: u32) {
+    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
+        return;
+    };
+    debug_assert_eq!(rt.lib.streams.streams[s as usize].reader, Some(r));
+    if rt.lib.streams.streams[s as usize].state == StreamState::Readable {
+        if let Some(close) = rt.lib.streams.readers[r as usize].close {
+            if close.settleable && is_pending(rt, close.promise) {
+                let error = released_error(rt);
+                rt.reject_promise(close.promise, error);
+                set_promise_handled(rt, close.promise);
+            }
+        }
+    } else {
+        // Node drops the record where the spec replaces the promise: the
+        // next observation derives the released rejection.
+        rt.lib.streams.readers[r as usize].close = None;
+    }
+    // `controller[kRelease]()` is a no-op for a default controller.
+    rt.lib.streams.streams[s as usize].reader = None;
+    rt.lib.streams.readers[r as usize].stream = None;
+    // readableStreamDefaultReaderErrorReadRequests, after the detach.
+    if rt.lib.streams.readers[r as usize].read_requests.is_empty() {
+        return;
+    }
+    let error = releasing_error(rt);
+    while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
+        rt.reject_promise(request, error.clone());
+    }
+}
+
+// ---- the operations ---------------------------------------------------
+
 /// `controller.enqueue(chunk)`.
-pub fn controller_enqueue(rt: &mut Rt, _: Value, _: Value) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L1194-L1198.
+pub fn controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
+    let Some(c) = controller_of(rt, &controller) else {
+        return Err(not_a_controller(rt));
+    };
+    if !can_close_or_enqueue(rt, c) {
+        return Err(invalid_state(rt, "Controller is already closed"));
+    }
+    default_controller_enqueue(rt, c, chunk);
+    Ok(Value::Undefined)
 }
 
 /// `controller.close()`.
-pub fn controller_close(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L1185-L1189.
+pub fn controller_close(rt: &mut Rt, controller: Value) -> Completion {
+    let Some(c) = controller_of(rt, &controller) else {
+        return Err(not_a_controller(rt));
+    };
+    if !can_close_or_enqueue(rt, c) {
+        return Err(invalid_state(rt, "Controller is already closed"));
+    }
+    default_controller_close(rt, c);
+    Ok(Value::Undefined)
 }
 
 /// `controller.error(e)`.
-pub fn controller_error(rt: &mut Rt, _: Value, _: Value) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L1203-L1205.
+pub fn controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
+    let Some(c) = controller_of(rt, &controller) else {
+        return Err(not_a_controller(rt));
+    };
+    default_controller_error(rt, c, error);
+    Ok(Value::Undefined)
 }
 
 /// `stream.getReader()`.
-pub fn get_reader(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L371-L390, then the ReadableStreamDefaultReader
+/// constructor (L956-L966) and `setupReadableStreamDefaultReader`
+/// (L2775-L2780).
+pub fn get_reader(rt: &mut Rt, stream: Value) -> Completion {
+    let Some(s) = stream_of(rt, &stream) else {
+        return Err(invalid_this(rt, "ReadableStream"));
+    };
+    if rt.lib.streams.streams[s as usize].reader.is_some() {
+        return Err(invalid_state(rt, "ReadableStream is locked"));
+    }
+    let index = rt.lib.streams.readers.len() as u32;
+    let obj = alloc_host(rt, |_| Slot::ReadableReader(index));
+    // readableStreamReaderGenericInitialize: the closed promise is left
+    // unmade, as its settlement follows from the state.
+    rt.lib.streams.readers.push(ReaderData {
+        stream: Some(s),
+        read_requests: VecDeque::new(),
+        close: None,
+    });
+    rt.lib.streams.streams[s as usize].reader = Some(index);
+    Ok(Value::Object(obj))
 }
 
 /// `stream.cancel(reason)`.
-pub fn stream_cancel(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L355-L363.
+pub fn stream_cancel(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Completion {
+    let Some(s) = stream_of(rt, &stream) else {
+        let error = invalid_this(rt, "ReadableStream");
+        return rejected(rt, error);
+    };
+    if rt.lib.streams.streams[s as usize].reader.is_some() {
+        let error = invalid_state(rt, "ReadableStream is locked");
+        return rejected(rt, error);
+    }
+    readable_stream_cancel(rt, s, reason.unwrap_or(Value::Undefined))
 }
 
 /// `reader.read()`.
-pub fn reader_read(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L974-L1028.
+pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
+    let Some(r) = reader_of(rt, &reader) else {
+        let error = invalid_this(rt, "ReadableStreamDefaultReader");
+        return rejected(rt, error);
+    };
+    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
+        let error = invalid_state(rt, "The reader is not attached to a stream");
+        return rejected(rt, error);
+    };
+    let stream = &rt.lib.streams.streams[s as usize];
+    let c = stream.controller;
+    // NODE: L986-L1010: with a chunk in the queue, no read request is
+    // made: the chunk is dequeued (closing or pulling as the pull steps
+    // would) and `PromiseResolve({ done: false, value })` is returned,
+    // whose reactions run a microtask later, as the request's would.
+    if stream.state == StreamState::Readable
+        && !rt.lib.streams.controllers[c as usize].queue.is_empty()
+    {
+        rt.lib.streams.streams[s as usize].disturbed = true;
+        let chunk = dequeue_for_read(rt, c);
+        let result = rt.create_iter_result(chunk, false);
+        return Ok(Value::Object(rt.promise_resolve(result)));
+    }
+    // `new DefaultReadRequest()`: its promise is all that is kept.
+    let request = rt.new_promise();
+    default_reader_read(rt, s, request);
+    Ok(Value::Object(request))
 }
 
 /// `reader.releaseLock()`.
-pub fn reader_release_lock(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L1030-L1036.
+pub fn reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
+    let Some(r) = reader_of(rt, &reader) else {
+        return Err(invalid_this(rt, "ReadableStreamDefaultReader"));
+    };
+    default_reader_release(rt, r);
+    Ok(Value::Undefined)
 }
 
 /// `reader.cancel(reason)`.
-pub fn reader_cancel(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-    not_yet(rt)
+///
+/// NODE: readablestream.js L1052-L1060 and L2561-L2567
+/// `readableStreamReaderGenericCancel`.
+pub fn reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Completion {
+    let Some(r) = reader_of(rt, &reader) else {
+        let error = invalid_this(rt, "ReadableStreamDefaultReader");
+        return rejected(rt, error);
+    };
+    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
+        let error = invalid_state(rt, "The reader is not attached to a stream");
+        return rejected(rt, error);
+    };
+    readable_stream_cancel(rt, s, reason.unwrap_or(Value::Undefined))
 }
 
 /// A property of a stream object, or `None` when `obj` is none.
-pub fn get(_: &mut Rt, _: ObjectId, _: &str) -> Option<Completion> {
-    None
+pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
+    Some(Ok(match rt.lib.slot(obj) {
+        // NODE: readablestream.js L341-L345 `locked`.
+        Slot::ReadableStream(s) if prop == "locked" => {
+            Value::Bool(rt.lib.streams.streams[s as usize].reader.is_some())
+        }
+        // NODE: readablestream.js L1181-L1183 and L2856-L2868
+        // `readableStreamDefaultControllerGetDesiredSize`.
+        Slot::ReadableController(c) if prop == "desiredSize" => {
+            let data = &rt.lib.streams.controllers[c as usize];
+            match rt.lib.streams.streams[data.stream as usize].state {
+                StreamState::Errored => Value::Null,
+                StreamState::Closed => Value::Number(0.0),
+                StreamState::Readable => {
+                    Value::Number(data.high_water_mark - data.queue_total_size)
+                }
+            }
+        }
+        // NODE: readablestream.js L1042-L1046 `closed`.
+        Slot::ReadableReader(r) if prop == "closed" => Value::Object(reader_closed_promise(rt, r)),
+        Slot::ReadableStream(_) | Slot::ReadableController(_) | Slot::ReadableReader(_) => {
+            Value::Undefined
+        }
+        _ => return None,
+    }))
 }
 
 /// What a stream object is, or `None` when `obj` is none.
-pub fn host_class(_: &Rt, _: ObjectId) -> Option<HostClass> {
-    None
+pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
+    match rt.lib.slot(obj) {
+        Slot::ReadableStream(_) => Some(HostClass::ReadableStream),
+        Slot::ReadableController(_) => Some(HostClass::ReadableStreamDefaultController),
+        Slot::ReadableReader(_) => Some(HostClass::ReadableStreamDefaultReader),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The seed's fast path, which no log shows: when the started flag is
+    //! set, and whether the post-start step allocated anything.
+
+    use nodesem_lang::RunConfig;
+    use nodesem_runtime::{Library, ObjectData, Runtime, UnderlyingSource, Value};
+
+    use crate::Impl;
+
+    fn source(rt: &mut super::Rt, start_result: Option<Value>, pull: bool) -> UnderlyingSource {
+        let start = start_result.map(|v| rt.native_function(move |_, _, _| Ok(v.clone())));
+        let pull = pull.then(|| rt.native_function(|_, _, _| Ok(Value::Undefined)));
+        UnderlyingSource {
+            object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
+            start,
+            pull,
+            cancel: None,
+        }
+    }
+
+    /// Whether the stream's controller is started right after the
+    /// constructor returns, and how many heap objects the post-start step
+    /// made (the stream and controller are two).
+    fn after_construction(start_result: Option<Value>, pull: bool) -> (bool, usize) {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let src = source(&mut rt, start_result, pull);
+        let before = rt.heap.len();
+        Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        let made = rt.heap.len() - before;
+        (rt.lib.streams.controllers[0].started, made)
+    }
+
+    #[test]
+    fn a_source_without_pull_starts_synchronously_and_allocates_nothing() {
+        // Seed ("No post-start microtask for sources without pull()").
+        assert_eq!(after_construction(None, false), (true, 2));
+        assert_eq!(
+            after_construction(Some(Value::Number(1.0)), false),
+            (true, 2)
+        );
+        assert_eq!(after_construction(Some(Value::Null), false), (true, 2));
+    }
+
+    #[test]
+    fn a_source_with_pull_keeps_the_post_start_microtask() {
+        // A microtask (a native task, no heap object), not yet run.
+        assert_eq!(after_construction(None, true), (false, 2));
+        assert_eq!(after_construction(Some(Value::Undefined), true), (false, 2));
+    }
+
+    #[test]
+    fn an_object_from_start_keeps_the_reaction_even_without_pull() {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let p = rt.new_promise();
+        let src = source(&mut rt, Some(Value::Object(p)), false);
+        Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        assert!(!rt.lib.streams.controllers[0].started);
+        let ObjectData::Promise(data) = rt.heap.get(p) else {
+            panic!("not a promise");
+        };
+        // The wrapper's NewPromiseResolveThenableJob is queued; no reaction
+        // on the start promise yet, nothing marked handled.
+        assert!(data.fulfill_reactions.is_empty() && !data.is_handled);
+    }
+
+    #[test]
+    fn wrong_kinds_get_node_errors_not_panics() {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let plain = Value::Object(rt.heap.alloc(ObjectData::Plain));
+        for v in [Value::Undefined, Value::Number(1.0), plain] {
+            assert!(Impl::readable_get_reader(&mut rt, v.clone()).is_err());
+            assert!(Impl::reader_release_lock(&mut rt, v.clone()).is_err());
+            assert!(Impl::readable_controller_enqueue(&mut rt, v.clone(), Value::Null).is_err());
+            assert!(Impl::readable_controller_close(&mut rt, v.clone()).is_err());
+            assert!(Impl::readable_controller_error(&mut rt, v.clone(), Value::Null).is_err());
+            for p in [
+                Impl::readable_cancel(&mut rt, v.clone(), None),
+                Impl::reader_read(&mut rt, v.clone()),
+                Impl::reader_cancel(&mut rt, v.clone(), None),
+            ] {
+                assert!(rt.is_promise(&p.unwrap()));
+            }
+        }
+        let e = Impl::readable_get_reader(&mut rt, Value::Null).unwrap_err();
+        let code = rt.get_property(&e, "code").unwrap();
+        assert_eq!(code, Value::string("ERR_INVALID_THIS"));
+    }
 }
