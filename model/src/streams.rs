@@ -266,7 +266,7 @@ fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
 /// "Set p.[[PromiseIsHandled]] to true"
 /// (<https://webidl.spec.whatwg.org/#mark-a-promise-as-handled>).
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L422-L430>
 /// `setPromiseHandled(promise)` attaches empty reactions instead; either way
 /// the rejection is never reported, and the empty reactions' jobs log
 /// nothing.
@@ -305,7 +305,7 @@ fn upon_settlement(
 /// Node's `new ERR_INVALID_STATE.TypeError(message)`: a TypeError with the
 /// code ERR_INVALID_STATE and the message `Invalid state: {message}`.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1567>
 /// `E('ERR_INVALID_STATE', 'Invalid state: %s', Error, TypeError, RangeError)`;
 /// the Streams Standard only says "a TypeError".
 fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
@@ -400,7 +400,7 @@ fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> R
     // 3. If highWaterMark is NaN or highWaterMark < 0, throw a RangeError
     //    exception.
     if high_water_mark.is_nan() || high_water_mark < 0.0 {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L68-L75
         // `extractHighWaterMark` throws
         // `new ERR_INVALID_ARG_VALUE.RangeError('strategy.highWaterMark', value)`:
         // "The property 'strategy.highWaterMark' is invalid. Received -1".
@@ -446,7 +446,7 @@ pub fn stream_cancel(rt: &mut Rt, s: Value, reason: Option<Value>) -> Completion
     // 1. If ! IsReadableStreamLocked(this) is true, return a promise rejected
     //    with a TypeError exception.
     if is_readable_stream_locked(rt, s) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L355-L361
         // `new ERR_INVALID_STATE.TypeError('ReadableStream is locked')`.
         let e = err_invalid_state(rt, "ReadableStream is locked");
         return Ok(Value::Object(a_promise_rejected_with(rt, e)));
@@ -664,7 +664,7 @@ pub fn reader_cancel(rt: &mut Rt, r: Value, reason: Option<Value>) -> Completion
     // 1. If this.[[stream]] is undefined, return a promise rejected with a
     //    TypeError exception.
     if reader(rt, r).stream.is_none() {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1052-L1057
         // `new ERR_INVALID_STATE.TypeError('The reader is not attached to a stream')`.
         let e = err_invalid_state(rt, "The reader is not attached to a stream");
         return Ok(Value::Object(a_promise_rejected_with(rt, e)));
@@ -681,7 +681,7 @@ pub fn reader_read(rt: &mut Rt, r: Value) -> Completion {
     // 1. If this.[[stream]] is undefined, return a promise rejected with a
     //    TypeError exception.
     if reader(rt, r).stream.is_none() {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L974-L981
         // `new ERR_INVALID_STATE.TypeError('The reader is not attached to a stream')`.
         let e = err_invalid_state(rt, "The reader is not attached to a stream");
         return Ok(Value::Object(a_promise_rejected_with(rt, e)));
@@ -767,7 +767,7 @@ fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     let s = reader(rt, r).stream.expect("the reader's stream");
     // 3. Assert: stream.[[reader]] is reader.
     assert_eq!(stream(rt, s).reader, Some(r));
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L164-L173
     // `lazyReadableReleasedError()`: the TypeError is
     // `new ERR_INVALID_STATE.TypeError('Reader released')`, made once and
     // the same object for every release.
@@ -865,7 +865,7 @@ fn readable_stream_default_reader_release(rt: &mut Rt, r: ObjectId) {
     // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
     readable_stream_reader_generic_release(rt, r);
     // 2. Let e be a new TypeError exception.
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L175-L183
     // `lazyReadableReleasingError()`: Node's
     // `new ERR_INVALID_STATE.TypeError('Releasing reader')`, made once and the
     // same object for every release.
@@ -884,7 +884,7 @@ fn set_up_readable_stream_default_reader(
     // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError
     //    exception.
     if is_readable_stream_locked(rt, s) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2775-L2777
         // `new ERR_INVALID_STATE.TypeError('ReadableStream is locked')`.
         return Err(err_invalid_state(rt, "ReadableStream is locked"));
     }
@@ -913,7 +913,7 @@ pub fn controller_close(rt: &mut Rt, c: Value) -> Completion {
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false,
     //    throw a TypeError exception.
     if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1185-L1187
         // `new ERR_INVALID_STATE.TypeError('Controller is already closed')`,
         // for an errored stream too.
         return Err(err_invalid_state(rt, "Controller is already closed"));
@@ -930,7 +930,7 @@ pub fn controller_enqueue(rt: &mut Rt, c: Value, chunk: Value) -> Completion {
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false,
     //    throw a TypeError exception.
     if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1194-L1196
         // `new ERR_INVALID_STATE.TypeError('Controller is already closed')`,
         // for an errored stream too.
         return Err(err_invalid_state(rt, "Controller is already closed"));
@@ -1363,14 +1363,17 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: SourceAlgorithm) 
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[Value::Object(c)]) {
                 // An exception becomes a promise rejected with it (Web IDL
-                // "invoke a callback function", step 14 for a promise type).
+                // "invoke a callback function" with a promise return type).
                 Err(e) => a_promise_rejected_with(rt, e),
-                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js
-                // Web IDL converts the returned value to a new promise
-                // resolved with it (NewPromiseCapability, then its resolve
-                // function: a returned promise is adopted two microtasks
-                // later); Node 26.12.1 takes a returned promise as it is
-                // (PromiseResolve), so the pull's settlement is seen at once.
+                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3073-L3075
+                // and https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L368-L377
+                // (`createRawCallback1Param`, then `thenAlgorithmResult`'s
+                // `PromiseResolve(result)`): Web IDL converts the returned
+                // value to a new promise resolved with it
+                // (NewPromiseCapability, then its resolve function: a
+                // returned promise is adopted two microtasks later); Node
+                // takes a returned promise as it is, so the pull's
+                // settlement is seen two microtasks sooner.
                 Ok(value) => rt.promise_resolve(value),
             }
         }
