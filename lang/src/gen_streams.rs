@@ -69,6 +69,9 @@ struct StreamInfo {
     cancel_may_reject: bool,
     /// Whether its first reader was released: its reads then reject.
     released: bool,
+    /// Whether it has a source `cancel` that no step has called yet (the
+    /// epilogue cancels it then, so that the body runs).
+    cancel_pending: bool,
 }
 
 /// What a promise the script watches will do, as far as the generator
@@ -196,6 +199,34 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 );
             }
         }
+        // Cancel the streams whose source's cancel no step called: through
+        // the reader that holds the lock, or the stream when none does.
+        for i in 0..self.streams.len() {
+            let info = &self.streams[i];
+            if !info.cancel_pending {
+                continue;
+            }
+            let target = match info.readers.first() {
+                Some(reader) if !info.released => reader.clone(),
+                Some(_) => continue,
+                None => info.name.clone(),
+            };
+            let name = self.fresh("c");
+            body.push(Stmt::Let {
+                name: name.as_str().into(),
+                op: Op::Cancel {
+                    target: Expr::var(target.as_str()),
+                    reason: Some(Expr::Str("end".to_string())),
+                },
+            });
+            self.watch(
+                Expr::var(name.as_str()),
+                format!("end cancel {target}"),
+                Outcome::Either,
+                &mut body,
+            );
+        }
+        body.push(Stmt::Run(RunMode::Advance(10)));
         for i in 0..self.streams.len() {
             let name = self.streams[i].name.clone();
             body.push(Stmt::Log(vec![
@@ -234,6 +265,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         self.may_fail = false;
         let cancel = self.chance(50).then(|| self.cancel_body(&name));
         let cancel_may_reject = self.may_fail;
+        let cancel_pending = cancel.is_some();
         out.push(Stmt::Let {
             name: name.as_str().into(),
             op: Op::NewReadable {
@@ -249,6 +281,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             may_error,
             cancel_may_reject,
             released: false,
+            cancel_pending,
         });
         if self.chance(70) {
             let s = self.streams.len() - 1;
@@ -490,6 +523,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                     Some(reader) if self.chance(50) => (reader, true),
                     _ => (stream, false),
                 };
+                self.streams[s].cancel_pending = false;
                 let info = &self.streams[s];
                 // A locked stream refuses cancel; a released reader, too.
                 let outcome = if (through_reader && info.released)
