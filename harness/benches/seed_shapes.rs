@@ -1,8 +1,11 @@
-//! The benchmark shapes of seeds/abort-signal-speedup.txt, as scenarios, on
-//! the reference model and the optimized implementation: aborting with and
+//! The benchmark shapes of seeds/abort-signal-speedup.txt and
+//! seeds/webstreams-idle-start-and-watchers.txt, as scenarios, on the
+//! reference model and the optimized implementation: aborting with and
 //! without listeners, adding and removing listeners, AbortSignal.any() and
-//! AbortSignal.timeout(). Both engines share the runtime and the interpreter,
-//! so the difference is the library layer's.
+//! AbortSignal.timeout(); creating a stream without pull (and with one), and
+//! a 4-chunk push stream drained. Both engines share the runtime and the
+//! interpreter, so the difference is the library layer's. (The seed's tee
+//! and pipeTo shapes wait for tee and pipeTo in the language.)
 //!
 //! Run: `cargo bench -p nodesem-harness --bench seed_shapes`.
 
@@ -70,6 +73,26 @@ fn shapes() -> Vec<(&'static str, Scenario)> {
                 format!(
                     "let a{i} = controller\nlet b{i} = controller\nlet s{i} = any [a{i}.signal, b{i}.signal]\non s{i} abort {{\n  log \"x\"\n}}\nabort a{i}\n"
                 )
+            }),
+        ),
+        (
+            "ReadableStream, no pull",
+            repeat(|i| format!("let s{i} = readable\n")),
+        ),
+        (
+            "ReadableStream, with pull",
+            repeat(|i| format!("let s{i} = readable highWaterMark 0 pull {{\n}}\n")),
+        ),
+        (
+            "4-chunk push stream drained",
+            repeat(|i| {
+                let mut text = format!(
+                    "let s{i} = readable start {{\n  repeat 4 {{\n    enqueue controller 1\n  }}\n  close controller\n}}\nlet r{i} = getReader s{i}\n"
+                );
+                for k in 0..5 {
+                    text.push_str(&format!("let p{i}_{k} = read r{i}\n"));
+                }
+                text
             }),
         ),
     ]
