@@ -196,13 +196,13 @@ pub fn load_cases(paths: &[PathBuf]) -> Result<Vec<Case>, LoadError> {
 }
 
 /// Generated scenarios `first..first + count` of a run that starts at `seed`.
-fn generated_range(first: usize, count: usize, seed: u64) -> Vec<Case> {
+fn generated_range(first: usize, count: usize, seed: u64, family: gen::Family) -> Vec<Case> {
     (first..first + count)
         .map(|i| {
             let s = seed.wrapping_add(i as u64);
             Case {
                 name: format!("generated #{i} (seed {s})"),
-                scenario: gen::generate_from_seed(s, 4096),
+                scenario: family.generate_from_seed(s, 4096),
                 generated: true,
             }
         })
@@ -219,6 +219,8 @@ pub struct Cases {
     pub generated: usize,
     /// The seed of the first generated scenario.
     pub seed: u64,
+    /// The generator of the generated ones.
+    pub family: gen::Family,
 }
 
 impl Cases {
@@ -227,8 +229,7 @@ impl Cases {
     pub fn of(cases: Vec<Case>) -> Cases {
         Cases {
             files: cases,
-            generated: 0,
-            seed: 0,
+            ..Cases::default()
         }
     }
 
@@ -243,7 +244,7 @@ impl Cases {
         let files = self.files.chunks(size).map(std::borrow::Cow::Borrowed);
         let generated = (0..self.generated).step_by(size).map(move |first| {
             let count = size.min(self.generated - first);
-            std::borrow::Cow::Owned(generated_range(first, count, self.seed))
+            std::borrow::Cow::Owned(generated_range(first, count, self.seed, self.family))
         });
         files.chain(generated)
     }

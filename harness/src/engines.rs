@@ -2,6 +2,9 @@
 //!
 //! `model`, `impl`, `impl+<mutant>`, `node` (the pinned Node 26.12.1, installed
 //! on first use) and `node:<path>` (any Node binary; nothing is downloaded).
+//! A Node engine may end with options for the binary, each after a `+`:
+//! `node+--no-async-context-frame` is the pinned Node started with that
+//! option (the seed's stress ran streams both ways).
 //! Engines are adapted to the one [`Engine`] trait, so every command can
 //! compare any two of them.
 
@@ -15,7 +18,7 @@ use crate::node::NodeEngine;
 #[derive(Debug, thiserror::Error)]
 pub enum EngineSpecError {
     /// The name is not one of the known forms.
-    #[error("unknown engine `{0}` (expected model, impl, impl+<mutant>, node or node:<path>)")]
+    #[error("unknown engine `{0}` (expected model, impl, impl+<mutant>, node or node:<path>, a Node engine optionally followed by +--option ...)")]
     Unknown(String),
     /// `impl+<mutant>` names no mutant.
     #[error("unknown mutant `{name}` (known: {known})")]
@@ -133,9 +136,36 @@ pub fn mutant_names() -> String {
         .join(", ")
 }
 
+/// `node...+--a+--b`: the Node engine's part and its options, when `spec`
+/// names a Node engine with options (each option starts with `--`).
+fn node_options(spec: &str) -> Option<(&str, Vec<String>)> {
+    if !spec.starts_with("node") {
+        return None;
+    }
+    let at = spec.find("+--")?;
+    let options: Vec<String> = spec[at + 1..].split('+').map(str::to_string).collect();
+    options
+        .iter()
+        .all(|o| o.starts_with("--") && o.len() > 2)
+        .then(|| (&spec[..at], options))
+}
+
 /// Parses an engine name and builds the engine.
 pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
     let spec = spec.trim();
+    if let Some((base, options)) = node_options(spec) {
+        let engine = if base == "node" {
+            NodeEngine::pinned().map_err(|e| EngineSpecError::Node {
+                spec: spec.into(),
+                reason: e.to_string(),
+            })?
+        } else if let Some(path) = base.strip_prefix("node:") {
+            node_at(spec, path)?
+        } else {
+            return Err(EngineSpecError::Unknown(spec.into()));
+        };
+        return Ok(Box::new(engine.with_options(options, spec.to_string())));
+    }
     match spec {
         "model" => return Ok(Box::new(Guarded(nodesem_model::ModelEngine))),
         "impl" => return Ok(Box::new(Guarded(nodesem_impl::ImplEngine { mutant: None }))),
@@ -160,14 +190,44 @@ pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
         })));
     }
     if let Some(path) = spec.strip_prefix("node:") {
-        let path = PathBuf::from(path);
-        if !path.is_file() {
-            return Err(EngineSpecError::Node {
-                spec: spec.into(),
-                reason: format!("{} is not a file", path.display()),
-            });
-        }
-        return Ok(Box::new(NodeEngine::at(path)));
+        return Ok(Box::new(node_at(spec, path)?));
     }
     Err(EngineSpecError::Unknown(spec.into()))
+}
+
+/// `node:<path>`: the binary at `path`, which must be a file.
+fn node_at(spec: &str, path: &str) -> Result<NodeEngine, EngineSpecError> {
+    let path = PathBuf::from(path);
+    if !path.is_file() {
+        return Err(EngineSpecError::Node {
+            spec: spec.into(),
+            reason: format!("{} is not a file", path.display()),
+        });
+    }
+    Ok(NodeEngine::at(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::node_options;
+
+    #[test]
+    fn a_node_engine_takes_options_after_plus_signs() {
+        assert_eq!(
+            node_options("node+--no-async-context-frame"),
+            Some(("node", vec!["--no-async-context-frame".to_string()]))
+        );
+        assert_eq!(
+            node_options("node:/opt/node+--a+--b=1"),
+            Some((
+                "node:/opt/node",
+                vec!["--a".to_string(), "--b=1".to_string()]
+            ))
+        );
+        // Not options: no `+--`, an option without its dashes, a mutant.
+        assert_eq!(node_options("node"), None);
+        assert_eq!(node_options("node+--a+b"), None);
+        assert_eq!(node_options("node+--"), None);
+        assert_eq!(node_options("impl+abort-twice"), None);
+    }
 }

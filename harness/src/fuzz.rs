@@ -60,6 +60,8 @@ pub struct FuzzConfig {
     pub shrink: ShrinkConfig,
     /// Scenarios per chunk (between two saves of the state).
     pub chunk: usize,
+    /// The generator of the scenarios.
+    pub family: gen::Family,
 }
 
 /// What a fuzz run did, as `--format json` prints it.
@@ -309,7 +311,7 @@ fn run_chunk(engines: [&dyn Engine; 2], seeds: &[u64], config: &FuzzConfig) -> V
                 scope.spawn(move || {
                     let scenarios: Vec<Scenario> = part
                         .iter()
-                        .map(|&s| gen::generate_from_seed(s, GENERATED_SIZE))
+                        .map(|&s| config.family.generate_from_seed(s, GENERATED_SIZE))
                         .collect();
                     let signatures = shrink::divergences(engines, &scenarios, &config.run);
                     part.iter()

@@ -36,11 +36,16 @@ pub struct GenStats {
     pub operations: BTreeMap<String, u64>,
 }
 
-/// Generates and runs `count` scenarios on the model.
+/// Generates and runs `count` scenarios of the abort family on the model.
 pub fn measure(seed: u64, count: u64) -> GenStats {
+    measure_family(gen::Family::Abort, seed, count)
+}
+
+/// Generates and runs `count` scenarios of `family` on the model.
+pub fn measure_family(family: gen::Family, seed: u64, count: u64) -> GenStats {
     let mut stats = GenStats::default();
     for i in 0..count {
-        let scenario = gen::generate_from_seed(seed.wrapping_add(i), GENERATED_SIZE);
+        let scenario = family.generate_from_seed(seed.wrapping_add(i), GENERATED_SIZE);
         stats.record(&scenario);
     }
     stats.finish();

@@ -34,6 +34,25 @@ enum Format {
     Json,
 }
 
+/// Which generator makes the generated scenarios (`nodesem_lang::gen::Family`).
+#[derive(Clone, Copy, Default, ValueEnum)]
+enum FamilyArg {
+    /// Abort, dispatch, the event loop and promises.
+    #[default]
+    Abort,
+    /// Readable streams, their readers and microtask rulers.
+    Streams,
+}
+
+impl From<FamilyArg> for nodesem_lang::gen::Family {
+    fn from(f: FamilyArg) -> Self {
+        match f {
+            FamilyArg::Abort => nodesem_lang::gen::Family::Abort,
+            FamilyArg::Streams => nodesem_lang::gen::Family::Streams,
+        }
+    }
+}
+
 #[derive(clap::Args, Clone, Copy)]
 struct Limits {
     /// The most script callbacks a scenario may run (at most 10000000).
@@ -104,6 +123,9 @@ enum Command {
         /// The seed of the first generated scenario.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// The generator of the generated scenarios.
+        #[arg(long, value_enum, default_value = "abort")]
+        family: FamilyArg,
         /// The report format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -136,6 +158,9 @@ enum Command {
         /// The first seed (default: where the folder's last run stopped, or 0).
         #[arg(long)]
         seed: Option<u64>,
+        /// The generator of the generated scenarios.
+        #[arg(long, value_enum, default_value = "abort")]
+        family: FamilyArg,
         /// The report format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -153,6 +178,9 @@ enum Command {
         /// The seed of the first scenario.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// The generator of the generated scenarios.
+        #[arg(long, value_enum, default_value = "abort")]
+        family: FamilyArg,
         /// Only these mutants (default: all of them).
         #[arg(long = "mutant", value_name = "NAME")]
         only: Vec<String>,
@@ -170,6 +198,9 @@ enum Command {
         /// How many scenarios.
         #[arg(long, default_value_t = 1)]
         count: u64,
+        /// The generator of the generated scenarios.
+        #[arg(long, value_enum, default_value = "abort")]
+        family: FamilyArg,
         /// Instead of printing them, run N scenarios on the model and print statistics as JSON.
         #[arg(long, value_name = "N")]
         stats: Option<u64>,
@@ -268,6 +299,7 @@ fn fuzz_command(
     jobs: Option<usize>,
     out: PathBuf,
     seed: Option<u64>,
+    family: FamilyArg,
     format: Format,
     limits: Limits,
 ) -> Result<ExitCode, BadInput> {
@@ -289,6 +321,7 @@ fn fuzz_command(
             ..Default::default()
         },
         chunk: if uses_node { 2000 } else { 500 },
+        family: family.into(),
     };
     let bar = indicatif::ProgressBar::new_spinner();
     if matches!(format, Format::Json) {
@@ -465,6 +498,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             engines,
             generated,
             seed,
+            family,
             format,
             deviations,
             limits,
@@ -484,6 +518,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                 files: load(&paths)?,
                 generated,
                 seed,
+                family: family.into(),
             };
             if cases.is_empty() {
                 return Err(bad(anyhow::anyhow!(
@@ -544,13 +579,15 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             jobs,
             out,
             seed,
+            family,
             format,
             limits,
-        } => fuzz_command(a, b, time, runs, jobs, out, seed, format, limits),
+        } => fuzz_command(a, b, time, runs, jobs, out, seed, family, format, limits),
         Command::Mutants {
             time,
             runs,
             seed,
+            family,
             only,
             format,
             limits,
@@ -572,6 +609,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                 seed,
                 jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
                 run: limits.config()?,
+                family: family.into(),
             };
             let text = matches!(format, Format::Text);
             let mut on_done = |r: &nodesem_harness::mutants::MutantReport| {
@@ -618,21 +656,24 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                 ExitCode::FAILURE
             })
         }
-        Command::Gen { seed, count, stats } => {
+        Command::Gen {
+            seed,
+            count,
+            family,
+            stats,
+        } => {
             match stats {
                 None => {
                     for i in 0..count {
                         let s = seed.wrapping_add(i);
-                        let scenario = nodesem_lang::gen::generate_from_seed(
-                            s,
-                            nodesem_harness::fuzz::GENERATED_SIZE,
-                        );
+                        let scenario = nodesem_lang::gen::Family::from(family)
+                            .generate_from_seed(s, nodesem_harness::fuzz::GENERATED_SIZE);
                         let _ = writeln!(stdout, "# seed {s}");
                         let _ = write!(stdout, "{}", print(&scenario));
                     }
                 }
                 Some(n) => {
-                    let stats = nodesem_harness::gen_stats::measure(seed, n);
+                    let stats = nodesem_harness::gen_stats::measure_family(family.into(), seed, n);
                     let json = serde_json::to_string_pretty(&stats)
                         .context("serializing the statistics")
                         .map_err(bad)?;

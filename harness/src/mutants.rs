@@ -35,6 +35,8 @@ pub struct MutantsConfig {
     pub jobs: usize,
     /// The limits each scenario runs with.
     pub run: RunConfig,
+    /// The generator of the scenarios.
+    pub family: gen::Family,
 }
 
 /// What the hunt for one mutant found.
@@ -185,7 +187,7 @@ fn first_divergent(
                 scope.spawn(move || {
                     let scenarios: Vec<Scenario> = chunk
                         .iter()
-                        .map(|&s| gen::generate_from_seed(s, GENERATED_SIZE))
+                        .map(|&s| config.family.generate_from_seed(s, GENERATED_SIZE))
                         .collect();
                     let signatures = shrink::divergences(engines, &scenarios, &config.run);
                     signatures.into_iter().zip(scenarios).enumerate().find_map(

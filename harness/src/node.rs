@@ -325,6 +325,8 @@ pub fn install_signal_handler() {
 /// Runs scenarios on a Node.js binary through long-lived worker processes.
 pub struct NodeEngine {
     node: PathBuf,
+    /// Options for the binary after nodesem's own ([`NodeEngine::with_options`]).
+    options: Vec<String>,
     name: String,
     timeout: Duration,
     startup_timeout: Duration,
@@ -375,12 +377,22 @@ impl NodeEngine {
         let workers = thread::available_parallelism().map_or(1, |n| n.get());
         NodeEngine {
             node,
+            options: Vec::new(),
             name,
             timeout: DEFAULT_TIMEOUT,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             workers,
             idle: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Starts the binary with `options` too (such as
+    /// `--no-async-context-frame`), after nodesem's own; the engine is then
+    /// named `name`.
+    pub fn with_options(mut self, options: Vec<String>, name: String) -> NodeEngine {
+        self.options = options;
+        self.name = name;
+        self
     }
 
     /// Sets the per-scenario time limit (default [`DEFAULT_TIMEOUT`]): from
@@ -623,7 +635,7 @@ impl NodeEngine {
             if let Some(message) = batch.gave_up.get() {
                 return Err(EngineError::Failed(message.clone()));
             }
-            match Server::start(&self.node, self.startup_timeout) {
+            match Server::start(&self.node, &self.options, self.startup_timeout) {
                 Ok(mut server) => {
                     batch.failed_starts.store(0, Ordering::SeqCst);
                     server.for_modules = for_modules;
@@ -805,10 +817,11 @@ struct Server {
 impl Server {
     /// Starts a worker and waits (at most `startup_timeout`) for it to say
     /// it is ready. The error names the binary.
-    fn start(node: &Path, startup_timeout: Duration) -> Result<Server, String> {
+    fn start(node: &Path, options: &[String], startup_timeout: Duration) -> Result<Server, String> {
         let mut command = Command::new(node);
         command
             .args(NODE_FLAGS)
+            .args(options)
             .arg("-e")
             .arg(SERVER_SOURCE)
             .env_remove("NODE_OPTIONS")

@@ -221,6 +221,39 @@ pub fn generate_from_seed(seed: u64, size: usize) -> Scenario {
     Generator::new(&mut u, GenConfig::default()).scenario()
 }
 
+/// Which generator makes a run's scenarios: each family of the language has
+/// one that knows its states.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Abort, dispatch, the event loop and promises: [`generate_from_seed`].
+    #[default]
+    Abort,
+    /// Readable streams, their readers and microtask rulers:
+    /// [`crate::gen_streams`].
+    Streams,
+}
+
+impl Family {
+    /// Every family.
+    pub const ALL: [Family; 2] = [Family::Abort, Family::Streams];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Abort => "abort",
+            Family::Streams => "streams",
+        }
+    }
+
+    /// The scenario of `(seed, size)` in this family.
+    pub fn generate_from_seed(self, seed: u64, size: usize) -> Scenario {
+        match self {
+            Family::Abort => generate_from_seed(seed, size),
+            Family::Streams => crate::gen_streams::generate_streams_from_seed(seed, size),
+        }
+    }
+}
+
 /// `size` bytes of the splitmix64 stream seeded with `seed`: the input that
 /// [`generate_from_seed`] gives the generator.
 pub fn seeded_bytes(seed: u64, size: usize) -> Vec<u8> {

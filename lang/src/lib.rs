@@ -347,6 +347,7 @@
 pub mod ast;
 pub mod engine;
 pub mod gen;
+pub mod gen_streams;
 pub mod limits;
 pub mod parser;
 pub mod printer;

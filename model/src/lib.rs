@@ -1,11 +1,12 @@
 //! # nodesem-model: the reference model
 //!
 //! An executable transcription of Node.js 26.12.1's `EventTarget`, `Event`,
-//! `AbortController`, `AbortSignal` and `events.addAbortListener`. It exists
+//! `AbortController`, `AbortSignal`, `events.addAbortListener` and
+//! `ReadableStream` (with its default controller and reader). It exists
 //! so that the optimized implementation (and any Node build) can be diffed
 //! against something whose every step can be checked by reading: each
-//! algorithm is named after the DOM Standard's, quotes its steps above the
-//! code and links to the section.
+//! algorithm is named after the DOM Standard's (the Streams Standard's, for
+//! streams), quotes its steps above the code and links to the section.
 //!
 //! Where Node 26.12.1 does something else than the DOM Standard, the model
 //! does what Node does and says so in a comment of the form
@@ -27,7 +28,10 @@
 //! - listener exceptions are reported from a `process.nextTick` callback, and
 //!   a returned promise that rejects is reported the same way;
 //! - `events.addAbortListener` on an aborted signal calls the listener from a
-//!   microtask with a trusted `abort` Event.
+//!   microtask with a trusted `abort` Event;
+//! - a ReadableStream's `pull` promise is taken as it is, two microtasks
+//!   sooner than the Streams Standard's conversion, and the streams' errors
+//!   are Node's coded ones ([`streams`]).
 //!
 //! Invariants checked as the model runs (panics are bugs of the model): a
 //! listener about to run is still in its list; an aborted signal is never

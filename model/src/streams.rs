@@ -1,81 +1,1496 @@
-//! The Streams Standard's ReadableStream, ReadableStreamDefaultController
-//! and ReadableStreamDefaultReader, transcribed
-//! (<https://streams.spec.whatwg.org/>): each abstract operation is a
-//! function named after it, with its steps quoted above the code.
+//! The Streams Standard's `ReadableStream`, `ReadableStreamDefaultController`
+//! and `ReadableStreamDefaultReader`, transcribed: each abstract operation is
+//! a function named after it, with its steps quoted above the code, and each
+//! internal slot is a field named after it.
 //!
-//! FIXME(streams, issue 9): not written yet; every operation throws a
-//! TypeError so that a scenario that uses one diverges from Node visibly.
+//! What is covered: a ReadableStream made from an underlying source (`start`,
+//! `pull`, `cancel`, each optional) and a `highWaterMark`, whose size
+//! algorithm returns 1 for every chunk; its default controller
+//! (`enqueue`, `close`, `error`, `desiredSize`); its default reader (`read`,
+//! `releaseLock`, `cancel`, `closed`); `stream.cancel` and `stream.locked`.
+//! Byte streams, BYOB readers, `tee`, piping and async iteration are not.
+//!
+//! Streams Standard: <https://streams.spec.whatwg.org/#rs-model>.
+//! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>.
+//!
+//! The departures of Node 26.12.1 that scenarios can observe, each marked
+//! `NODE:` where it happens:
+//!
+//! - the promise of `pull` is used as it is when it is a promise (the spec
+//!   converts it to a new promise, two microtasks later for a promise);
+//! - every TypeError the spec leaves unworded is Node's `ERR_INVALID_STATE`
+//!   TypeError with its own message, and the two of `releaseLock()` are one
+//!   error object each, made once and thrown again every time;
+//! - a negative or NaN `highWaterMark` is an `ERR_INVALID_ARG_VALUE`
+//!   RangeError.
 
-use nodesem_runtime::{Completion, HostClass, ObjectId, Runtime, UnderlyingSource, Value};
+use std::collections::VecDeque;
 
+use nodesem_runtime::{
+    Completion, HostClass, ObjectData, ObjectId, PromiseState, Runtime, UnderlyingSource, Value,
+};
+
+use crate::slots::Slots;
 use crate::Model;
 
 type Rt = Runtime<Model>;
 
+/// A ReadableStream's [[state]].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadableStreamState {
+    /// "readable"
+    Readable,
+    /// "closed"
+    Closed,
+    /// "errored"
+    Errored,
+}
+
+/// The internal slots of a ReadableStream
+/// (<https://streams.spec.whatwg.org/#rs-internal-slots>).
+#[derive(Debug)]
+pub struct ReadableStream {
+    /// [[controller]]: undefined only while the constructor sets it up.
+    pub controller: Option<ObjectId>,
+    /// [[disturbed]]: whether the stream was read from or canceled.
+    pub disturbed: bool,
+    /// [[reader]]: the ReadableStreamDefaultReader, or undefined.
+    pub reader: Option<ObjectId>,
+    /// [[state]].
+    pub state: ReadableStreamState,
+    /// [[storedError]].
+    pub stored_error: Value,
+}
+
+/// An algorithm of the underlying source kept by the controller
+/// ([[pullAlgorithm]], [[cancelAlgorithm]]).
+#[derive(Clone, Copy, Debug)]
+pub enum SourceAlgorithm {
+    /// The source had none: "an algorithm that returns a promise resolved
+    /// with undefined".
+    ResolveUndefined,
+    /// Invoking the source's method with the source as `this`.
+    Invoke {
+        /// The method.
+        method: ObjectId,
+    },
+}
+
+/// A controller's [[strategySizeAlgorithm]].
+///
+/// MODEL: scenarios give no `size` in the strategy, so the size algorithm is
+/// ExtractSizeAlgorithm's default, which returns 1.
+#[derive(Clone, Copy, Debug)]
+pub enum SizeAlgorithm {
+    /// "an algorithm that returns 1".
+    ReturnOne,
+}
+
+/// A value-with-size of a queue-with-sizes
+/// (<https://streams.spec.whatwg.org/#value-with-size>).
+#[derive(Clone, Debug)]
+pub struct ValueWithSize {
+    /// value
+    pub value: Value,
+    /// size
+    pub size: f64,
+}
+
+/// The internal slots of a ReadableStreamDefaultController
+/// (<https://streams.spec.whatwg.org/#rs-default-controller-internal-slots>).
+#[derive(Debug)]
+pub struct ReadableStreamDefaultController {
+    /// [[cancelAlgorithm]]: undefined once cleared.
+    pub cancel_algorithm: Option<SourceAlgorithm>,
+    /// [[closeRequested]].
+    pub close_requested: bool,
+    /// [[pullAgain]].
+    pub pull_again: bool,
+    /// [[pullAlgorithm]]: undefined once cleared.
+    pub pull_algorithm: Option<SourceAlgorithm>,
+    /// [[pulling]].
+    pub pulling: bool,
+    /// [[queue]].
+    pub queue: VecDeque<ValueWithSize>,
+    /// [[queueTotalSize]].
+    pub queue_total_size: f64,
+    /// [[started]].
+    pub started: bool,
+    /// [[strategyHWM]].
+    pub strategy_hwm: f64,
+    /// [[strategySizeAlgorithm]]: undefined once cleared.
+    pub strategy_size_algorithm: Option<SizeAlgorithm>,
+    /// [[stream]].
+    pub stream: ObjectId,
+    /// The underlying source object: the callback this value of the source's
+    /// methods (the spec's algorithms close over it).
+    pub underlying_source: Value,
+}
+
+/// A read request (<https://streams.spec.whatwg.org/#read-request>): what to
+/// do with the next chunk, the close or the error.
+#[derive(Clone, Copy, Debug)]
+pub enum ReadRequest {
+    /// The read request of `read()`, which settles `promise`.
+    Read {
+        /// The promise `read()` returned.
+        promise: ObjectId,
+    },
+}
+
+/// The internal slots of a ReadableStreamDefaultReader
+/// (<https://streams.spec.whatwg.org/#default-reader-internal-slots>).
+#[derive(Debug)]
+pub struct ReadableStreamDefaultReader {
+    /// [[closedPromise]].
+    pub closed_promise: ObjectId,
+    /// [[stream]]: undefined once released.
+    pub stream: Option<ObjectId>,
+    /// [[readRequests]].
+    pub read_requests: VecDeque<ReadRequest>,
+}
+
 /// The streams' state for one scenario.
 #[derive(Debug, Default)]
-pub struct Streams {}
+pub struct Streams {
+    /// Every ReadableStream.
+    streams: Slots<ReadableStream>,
+    /// Every ReadableStreamDefaultController.
+    controllers: Slots<ReadableStreamDefaultController>,
+    /// Every ReadableStreamDefaultReader.
+    readers: Slots<ReadableStreamDefaultReader>,
+    /// Node's one "Reader released" error, once made.
+    released_error: Option<Value>,
+    /// Node's one "Releasing reader" error, once made.
+    releasing_error: Option<Value>,
+}
 
 impl Streams {
     /// Empties the state for another scenario.
-    pub fn clear(&mut self) {}
+    pub fn clear(&mut self) {
+        let Streams {
+            streams,
+            controllers,
+            readers,
+            released_error,
+            releasing_error,
+        } = self;
+        streams.clear();
+        controllers.clear();
+        readers.clear();
+        *released_error = None;
+        *releasing_error = None;
+    }
 }
 
-fn not_yet(rt: &mut Rt) -> Completion {
-    Err(rt.new_error("TypeError", "ReadableStream is not implemented yet"))
+// ---- slot access ----------------------------------------------------------
+
+fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
+    &rt.lib.streams.streams[&id]
 }
 
-/// `new ReadableStream(source, { highWaterMark })`.
-pub fn new_readable_stream(rt: &mut Rt, _: UnderlyingSource, _: Option<f64>) -> Completion {
-    not_yet(rt)
+fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
+    rt.lib
+        .streams
+        .streams
+        .get_mut(&id)
+        .expect("a ReadableStream")
 }
 
-/// `controller.enqueue(chunk)`.
-pub fn controller_enqueue(rt: &mut Rt, _: Value, _: Value) -> Completion {
-    not_yet(rt)
+fn controller(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultController {
+    &rt.lib.streams.controllers[&id]
 }
 
-/// `controller.close()`.
-pub fn controller_close(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+fn controller_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultController {
+    rt.lib
+        .streams
+        .controllers
+        .get_mut(&id)
+        .expect("a ReadableStreamDefaultController")
 }
 
-/// `controller.error(e)`.
-pub fn controller_error(rt: &mut Rt, _: Value, _: Value) -> Completion {
-    not_yet(rt)
+fn reader(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultReader {
+    &rt.lib.streams.readers[&id]
 }
 
-/// `stream.getReader()`.
-pub fn get_reader(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
+    rt.lib
+        .streams
+        .readers
+        .get_mut(&id)
+        .expect("a ReadableStreamDefaultReader")
 }
 
-/// `stream.cancel(reason)`.
-pub fn stream_cancel(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-    not_yet(rt)
+/// The controller of a stream that has been set up.
+fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
+    stream(rt, s)
+        .controller
+        .expect("a stream's controller, set by its constructor")
 }
 
-/// `reader.read()`.
-pub fn reader_read(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+// ---- promises, as the Web IDL Standard words them -------------------------
+
+/// "a new promise" (<https://webidl.spec.whatwg.org/#a-new-promise>).
+fn a_new_promise(rt: &mut Rt) -> ObjectId {
+    rt.new_promise()
 }
 
-/// `reader.releaseLock()`.
-pub fn reader_release_lock(rt: &mut Rt, _: Value) -> Completion {
-    not_yet(rt)
+/// "a promise resolved with x"
+/// (<https://webidl.spec.whatwg.org/#a-promise-resolved-with>): a new
+/// promise, resolved with x through its resolve function (a promise or
+/// thenable x is adopted, two microtasks later).
+fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
+    let p = rt.new_promise();
+    rt.resolve_promise_with(p, x);
+    p
 }
 
-/// `reader.cancel(reason)`.
-pub fn reader_cancel(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-    not_yet(rt)
+/// "a promise rejected with r"
+/// (<https://webidl.spec.whatwg.org/#a-promise-rejected-with>).
+fn a_promise_rejected_with(rt: &mut Rt, r: Value) -> ObjectId {
+    rt.promise_reject_new(r)
 }
+
+/// "resolve p with x" (<https://webidl.spec.whatwg.org/#resolve>), for a
+/// promise made by [`a_new_promise`], which nothing else resolves.
+fn resolve(rt: &mut Rt, p: ObjectId, x: Value) {
+    rt.resolve_promise_with(p, x);
+}
+
+/// "reject p with r" (<https://webidl.spec.whatwg.org/#reject>), for a
+/// promise made by [`a_new_promise`].
+fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
+    rt.reject_promise(p, r);
+}
+
+/// "Set p.[[PromiseIsHandled]] to true"
+/// (<https://webidl.spec.whatwg.org/#mark-a-promise-as-handled>).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L422-L430>
+/// `setPromiseHandled(promise)` attaches empty reactions instead; either way
+/// the rejection is never reported, and the empty reactions' jobs log
+/// nothing.
+fn mark_as_handled(rt: &mut Rt, p: ObjectId) {
+    if let ObjectData::Promise(data) = rt.heap.get_mut(p) {
+        data.is_handled = true;
+    }
+}
+
+/// Whether a promise of the model's is still pending.
+fn is_pending(rt: &Rt, p: ObjectId) -> bool {
+    matches!(rt.heap.get(p), ObjectData::Promise(d) if d.state == PromiseState::Pending)
+}
+
+/// "Upon fulfillment of p with steps / upon rejection of p with steps"
+/// (<https://webidl.spec.whatwg.org/#upon-fulfillment>): PerformPromiseThen
+/// with built-in functions running the steps, and no derived promise (the
+/// steps' result is not used, and neither set of steps throws).
+fn upon_settlement(
+    rt: &mut Rt,
+    p: ObjectId,
+    on_fulfilled: impl Fn(&mut Rt, Value) + 'static,
+    on_rejected: impl Fn(&mut Rt, Value) + 'static,
+) {
+    let fulfilled = rt.native_function(move |rt, _this, args| {
+        on_fulfilled(rt, args.first().cloned().unwrap_or(Value::Undefined));
+        Ok(Value::Undefined)
+    });
+    let rejected = rt.native_function(move |rt, _this, args| {
+        on_rejected(rt, args.first().cloned().unwrap_or(Value::Undefined));
+        Ok(Value::Undefined)
+    });
+    rt.perform_promise_then(p, Some(fulfilled), Some(rejected), None);
+}
+
+/// Node's `new ERR_INVALID_STATE.TypeError(message)`: a TypeError with the
+/// code ERR_INVALID_STATE and the message `Invalid state: {message}`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1567>
+/// `E('ERR_INVALID_STATE', 'Invalid state: %s', Error, TypeError, RangeError)`;
+/// the Streams Standard only says "a TypeError".
+fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
+    rt.node_error(
+        "TypeError",
+        "ERR_INVALID_STATE",
+        &format!("Invalid state: {message}"),
+    )
+}
+
+/// The TypeError for an operand that is not of the kind the operation's
+/// method belongs to: `prop` is the member JavaScript would read on it.
+fn wrong_kind(rt: &mut Rt, value: &Value, prop: &str) -> Value {
+    crate::cannot_read(rt, value, prop)
+}
+
+fn stream_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
+    match value {
+        Value::Object(id) if rt.lib.streams.streams.contains_key(&id) => Ok(id),
+        other => Err(wrong_kind(rt, &other, prop)),
+    }
+}
+
+fn controller_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
+    match value {
+        Value::Object(id) if rt.lib.streams.controllers.contains_key(&id) => Ok(id),
+        other => Err(wrong_kind(rt, &other, prop)),
+    }
+}
+
+fn reader_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
+    match value {
+        Value::Object(id) if rt.lib.streams.readers.contains_key(&id) => Ok(id),
+        other => Err(wrong_kind(rt, &other, prop)),
+    }
+}
+
+// ---- the ReadableStream class ---------------------------------------------
+
+/// `new ReadableStream(underlyingSource, strategy)`
+/// (<https://streams.spec.whatwg.org/#rs-constructor>), with a strategy whose
+/// only member is `highWaterMark`.
+pub fn new_readable_stream(
+    rt: &mut Rt,
+    source: UnderlyingSource,
+    high_water_mark: Option<f64>,
+) -> Completion {
+    // 1. If underlyingSource is missing, set it to null.
+    // 2. Let underlyingSourceDict be underlyingSource, converted to an IDL
+    //    value of type UnderlyingSource.
+    // MODEL: the scenario's source object has only start, pull and cancel,
+    // each a function; the conversion reads them in that order and cannot
+    // throw.
+    let this = rt.heap.alloc(ObjectData::Host);
+    // 3. Perform ! InitializeReadableStream(this).
+    initialize_readable_stream(rt, this);
+    // 4. If underlyingSourceDict["type"] is "bytes": (no type here)
+    // 5. Otherwise,
+    //    1. Assert: underlyingSourceDict["type"] does not exist.
+    //    2. Let sizeAlgorithm be ! ExtractSizeAlgorithm(strategy).
+    let size_algorithm = SizeAlgorithm::ReturnOne;
+    //    3. Let highWaterMark be ? ExtractHighWaterMark(strategy, 1).
+    let high_water_mark = match extract_high_water_mark(rt, high_water_mark, 1.0) {
+        Ok(hwm) => hwm,
+        Err(e) => {
+            // The object never reaches the script.
+            rt.lib.streams.streams.remove(&this);
+            return Err(e);
+        }
+    };
+    //    4. Perform ? SetUpReadableStreamDefaultControllerFromUnderlyingSource(
+    //       this, underlyingSource, underlyingSourceDict, highWaterMark,
+    //       sizeAlgorithm).
+    set_up_readable_stream_default_controller_from_underlying_source(
+        rt,
+        this,
+        source,
+        high_water_mark,
+        size_algorithm,
+    )?;
+    Ok(Value::Object(this))
+}
+
+/// ExtractHighWaterMark(strategy, defaultHWM)
+/// (<https://streams.spec.whatwg.org/#validate-and-normalize-high-water-mark>).
+fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> Result<f64, Value> {
+    // 1. If strategy["highWaterMark"] does not exist, return defaultHWM.
+    let Some(high_water_mark) = hwm else {
+        return Ok(default_hwm);
+    };
+    // 2. Let highWaterMark be strategy["highWaterMark"].
+    // 3. If highWaterMark is NaN or highWaterMark < 0, throw a RangeError
+    //    exception.
+    if high_water_mark.is_nan() || high_water_mark < 0.0 {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L68-L75
+        // `extractHighWaterMark` throws
+        // `new ERR_INVALID_ARG_VALUE.RangeError('strategy.highWaterMark', value)`:
+        // "The property 'strategy.highWaterMark' is invalid. Received -1".
+        let received = rt.fmt(&Value::Number(high_water_mark));
+        return Err(rt.node_error(
+            "RangeError",
+            "ERR_INVALID_ARG_VALUE",
+            &format!("The property 'strategy.highWaterMark' is invalid. Received {received}"),
+        ));
+    }
+    // 4. Return highWaterMark.
+    Ok(high_water_mark)
+}
+
+/// InitializeReadableStream(stream)
+/// (<https://streams.spec.whatwg.org/#initialize-readable-stream>).
+fn initialize_readable_stream(rt: &mut Rt, s: ObjectId) {
+    rt.lib.streams.streams.insert(
+        s,
+        ReadableStream {
+            controller: None,
+            // 3. Set stream.[[disturbed]] to false.
+            disturbed: false,
+            // 2. Set stream.[[reader]] and stream.[[storedError]] to undefined.
+            reader: None,
+            // 1. Set stream.[[state]] to "readable".
+            state: ReadableStreamState::Readable,
+            stored_error: Value::Undefined,
+        },
+    );
+}
+
+/// The `locked` getter (<https://streams.spec.whatwg.org/#rs-locked>).
+fn locked(rt: &Rt, s: ObjectId) -> bool {
+    // 1. Return ! IsReadableStreamLocked(this).
+    is_readable_stream_locked(rt, s)
+}
+
+/// `stream.cancel(reason)` (<https://streams.spec.whatwg.org/#rs-cancel>).
+pub fn stream_cancel(rt: &mut Rt, s: Value, reason: Option<Value>) -> Completion {
+    let s = stream_operand(rt, s, "cancel")?;
+    let reason = reason.unwrap_or(Value::Undefined);
+    // 1. If ! IsReadableStreamLocked(this) is true, return a promise rejected
+    //    with a TypeError exception.
+    if is_readable_stream_locked(rt, s) {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L355-L361
+        // `new ERR_INVALID_STATE.TypeError('ReadableStream is locked')`.
+        let e = err_invalid_state(rt, "ReadableStream is locked");
+        return Ok(Value::Object(a_promise_rejected_with(rt, e)));
+    }
+    // 2. Return ! ReadableStreamCancel(this, reason).
+    Ok(Value::Object(readable_stream_cancel(rt, s, reason)))
+}
+
+/// `stream.getReader()` (<https://streams.spec.whatwg.org/#rs-get-reader>),
+/// without options.
+pub fn get_reader(rt: &mut Rt, s: Value) -> Completion {
+    let s = stream_operand(rt, s, "getReader")?;
+    // 1. If options["mode"] does not exist, return ?
+    //    AcquireReadableStreamDefaultReader(this).
+    Ok(Value::Object(acquire_readable_stream_default_reader(
+        rt, s,
+    )?))
+}
+
+// ---- readable stream abstract operations ----------------------------------
+
+/// AcquireReadableStreamDefaultReader(stream)
+/// (<https://streams.spec.whatwg.org/#acquire-readable-stream-reader>).
+fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<ObjectId, Value> {
+    // 1. Let reader be a new ReadableStreamDefaultReader.
+    let reader = rt.heap.alloc(ObjectData::Host);
+    // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
+    set_up_readable_stream_default_reader(rt, reader, s)?;
+    // 3. Return reader.
+    Ok(reader)
+}
+
+/// IsReadableStreamLocked(stream)
+/// (<https://streams.spec.whatwg.org/#is-readable-stream-locked>).
+fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
+    // 1. If stream.[[reader]] is undefined, return false.
+    // 2. Return true.
+    stream(rt, s).reader.is_some()
+}
+
+/// ReadableStreamCancel(stream, reason)
+/// (<https://streams.spec.whatwg.org/#readable-stream-cancel>).
+fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
+    // 1. Set stream.[[disturbed]] to true.
+    stream_mut(rt, s).disturbed = true;
+    match stream(rt, s).state {
+        // 2. If stream.[[state]] is "closed", return a promise resolved with
+        //    undefined.
+        ReadableStreamState::Closed => return a_promise_resolved_with(rt, Value::Undefined),
+        // 3. If stream.[[state]] is "errored", return a promise rejected with
+        //    stream.[[storedError]].
+        ReadableStreamState::Errored => {
+            let e = stream(rt, s).stored_error.clone();
+            return a_promise_rejected_with(rt, e);
+        }
+        ReadableStreamState::Readable => {}
+    }
+    // 4. Perform ! ReadableStreamClose(stream).
+    readable_stream_close(rt, s);
+    // 5. Let reader be stream.[[reader]].
+    // 6. If reader is not undefined and reader implements
+    //    ReadableStreamBYOBReader, ... (no BYOB readers here)
+    // 7. Let sourceCancelPromise be !
+    //    stream.[[controller]].[[CancelSteps]](reason).
+    let c = stream_controller(rt, s);
+    let source_cancel_promise = cancel_steps(rt, c, reason);
+    // 8. Return the result of reacting to sourceCancelPromise with a
+    //    fulfillment step that returns undefined.
+    let returns_undefined = rt.native_function(|_, _, _| Ok(Value::Undefined));
+    rt.promise_then(source_cancel_promise, Some(returns_undefined), None)
+}
+
+/// ReadableStreamClose(stream)
+/// (<https://streams.spec.whatwg.org/#readable-stream-close>).
+fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
+    // 1. Assert: stream.[[state]] is "readable".
+    assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
+    // 2. Set stream.[[state]] to "closed".
+    stream_mut(rt, s).state = ReadableStreamState::Closed;
+    // 3. Let reader be stream.[[reader]].
+    // 4. If reader is undefined, return.
+    let Some(r) = stream(rt, s).reader else {
+        return;
+    };
+    // 5. Resolve reader.[[closedPromise]] with undefined.
+    let closed = reader(rt, r).closed_promise;
+    resolve(rt, closed, Value::Undefined);
+    // 6. If reader implements ReadableStreamDefaultReader,
+    //    1. Let readRequests be reader.[[readRequests]].
+    //    2. Set reader.[[readRequests]] to an empty list.
+    let read_requests = std::mem::take(&mut reader_mut(rt, r).read_requests);
+    //    3. For each readRequest of readRequests,
+    for read_request in read_requests {
+        //   1. Perform readRequest's close steps.
+        read_request_close_steps(rt, read_request);
+    }
+}
+
+/// ReadableStreamError(stream, e)
+/// (<https://streams.spec.whatwg.org/#readable-stream-error>).
+fn readable_stream_error(rt: &mut Rt, s: ObjectId, e: Value) {
+    // 1. Assert: stream.[[state]] is "readable".
+    assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
+    // 2. Set stream.[[state]] to "errored".
+    stream_mut(rt, s).state = ReadableStreamState::Errored;
+    // 3. Set stream.[[storedError]] to e.
+    stream_mut(rt, s).stored_error = e.clone();
+    // 4. Let reader be stream.[[reader]].
+    // 5. If reader is undefined, return.
+    let Some(r) = stream(rt, s).reader else {
+        return;
+    };
+    // 6. Reject reader.[[closedPromise]] with e.
+    let closed = reader(rt, r).closed_promise;
+    reject(rt, closed, e.clone());
+    // 7. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
+    mark_as_handled(rt, closed);
+    // 8. If reader implements ReadableStreamDefaultReader,
+    //    1. Perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
+    readable_stream_default_reader_error_read_requests(rt, r, e);
+    // 9. Otherwise, ... (no BYOB readers here)
+}
+
+/// ReadableStreamAddReadRequest(stream, readRequest)
+/// (<https://streams.spec.whatwg.org/#readable-stream-add-read-request>).
+fn readable_stream_add_read_request(rt: &mut Rt, s: ObjectId, read_request: ReadRequest) {
+    // 1. Assert: stream.[[reader]] implements ReadableStreamDefaultReader.
+    let r = stream(rt, s).reader.expect("the stream's default reader");
+    // 2. Assert: stream.[[state]] is "readable".
+    assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
+    // 3. Append readRequest to stream.[[reader]].[[readRequests]].
+    reader_mut(rt, r).read_requests.push_back(read_request);
+}
+
+/// ReadableStreamFulfillReadRequest(stream, chunk, done)
+/// (<https://streams.spec.whatwg.org/#readable-stream-fulfill-read-request>).
+fn readable_stream_fulfill_read_request(rt: &mut Rt, s: ObjectId, chunk: Value, done: bool) {
+    // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
+    // 2. Let reader be stream.[[reader]].
+    let r = stream(rt, s).reader.expect("the stream's default reader");
+    // 3. Assert: reader.[[readRequests]] is not empty.
+    assert!(!reader(rt, r).read_requests.is_empty());
+    // 4. Let readRequest be reader.[[readRequests]][0].
+    // 5. Remove readRequest from reader.[[readRequests]].
+    let read_request = reader_mut(rt, r)
+        .read_requests
+        .pop_front()
+        .expect("a read request");
+    // 6. If done is true, perform readRequest's close steps.
+    if done {
+        read_request_close_steps(rt, read_request);
+    } else {
+        // 7. Otherwise, perform readRequest's chunk steps, given chunk.
+        read_request_chunk_steps(rt, read_request, chunk);
+    }
+}
+
+/// ReadableStreamGetNumReadRequests(stream)
+/// (<https://streams.spec.whatwg.org/#readable-stream-get-num-read-requests>).
+fn readable_stream_get_num_read_requests(rt: &Rt, s: ObjectId) -> usize {
+    // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
+    let r = stream(rt, s).reader.expect("the stream's default reader");
+    // 2. Return stream.[[reader]].[[readRequests]]'s size.
+    reader(rt, r).read_requests.len()
+}
+
+// ---- the read request of read() -------------------------------------------
+
+/// A read request's chunk steps, given chunk.
+fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value) {
+    match read_request {
+        // chunk steps, given chunk: 1. Resolve promise with
+        // «[ "value" → chunk, "done" → false ]».
+        ReadRequest::Read { promise } => {
+            let result = rt.create_iter_result(chunk, false);
+            resolve(rt, promise, result);
+        }
+    }
+}
+
+/// A read request's close steps.
+fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
+    match read_request {
+        // close steps: 1. Resolve promise with
+        // «[ "value" → undefined, "done" → true ]».
+        ReadRequest::Read { promise } => {
+            let result = rt.create_iter_result(Value::Undefined, true);
+            resolve(rt, promise, result);
+        }
+    }
+}
+
+/// A read request's error steps, given e.
+fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
+    match read_request {
+        // error steps, given e: 1. Reject promise with e.
+        ReadRequest::Read { promise } => reject(rt, promise, e),
+    }
+}
+
+// ---- the ReadableStreamDefaultReader class --------------------------------
+
+/// The `closed` getter
+/// (<https://streams.spec.whatwg.org/#generic-reader-closed>).
+fn closed(rt: &Rt, r: ObjectId) -> ObjectId {
+    // 1. Return this.[[closedPromise]].
+    reader(rt, r).closed_promise
+}
+
+/// `reader.cancel(reason)`
+/// (<https://streams.spec.whatwg.org/#generic-reader-cancel>).
+pub fn reader_cancel(rt: &mut Rt, r: Value, reason: Option<Value>) -> Completion {
+    let r = reader_operand(rt, r, "cancel")?;
+    let reason = reason.unwrap_or(Value::Undefined);
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a
+    //    TypeError exception.
+    if reader(rt, r).stream.is_none() {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1052-L1057
+        // `new ERR_INVALID_STATE.TypeError('The reader is not attached to a stream')`.
+        let e = err_invalid_state(rt, "The reader is not attached to a stream");
+        return Ok(Value::Object(a_promise_rejected_with(rt, e)));
+    }
+    // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
+    Ok(Value::Object(readable_stream_reader_generic_cancel(
+        rt, r, reason,
+    )))
+}
+
+/// `reader.read()` (<https://streams.spec.whatwg.org/#default-reader-read>).
+pub fn reader_read(rt: &mut Rt, r: Value) -> Completion {
+    let r = reader_operand(rt, r, "read")?;
+    // 1. If this.[[stream]] is undefined, return a promise rejected with a
+    //    TypeError exception.
+    if reader(rt, r).stream.is_none() {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L974-L981
+        // `new ERR_INVALID_STATE.TypeError('The reader is not attached to a stream')`.
+        let e = err_invalid_state(rt, "The reader is not attached to a stream");
+        return Ok(Value::Object(a_promise_rejected_with(rt, e)));
+    }
+    // 2. Let promise be a new promise.
+    let promise = a_new_promise(rt);
+    // 3. Let readRequest be a new read request with the following items:
+    //    chunk steps, close steps, error steps (see ReadRequest::Read).
+    let read_request = ReadRequest::Read { promise };
+    // 4. Perform ! ReadableStreamDefaultReaderRead(this, readRequest).
+    readable_stream_default_reader_read(rt, r, read_request);
+    // 5. Return promise.
+    Ok(Value::Object(promise))
+}
+
+/// `reader.releaseLock()`
+/// (<https://streams.spec.whatwg.org/#default-reader-release-lock>).
+pub fn reader_release_lock(rt: &mut Rt, r: Value) -> Completion {
+    let r = reader_operand(rt, r, "releaseLock")?;
+    // 1. If this.[[stream]] is undefined, return.
+    if reader(rt, r).stream.is_none() {
+        return Ok(Value::Undefined);
+    }
+    // 2. Perform ! ReadableStreamDefaultReaderRelease(this).
+    readable_stream_default_reader_release(rt, r);
+    Ok(Value::Undefined)
+}
+
+// ---- readers' abstract operations ------------------------------------------
+
+/// ReadableStreamReaderGenericCancel(reader, reason)
+/// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-cancel>).
+fn readable_stream_reader_generic_cancel(rt: &mut Rt, r: ObjectId, reason: Value) -> ObjectId {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let s = reader(rt, r).stream.expect("the reader's stream");
+    // 3. Return ! ReadableStreamCancel(stream, reason).
+    readable_stream_cancel(rt, s, reason)
+}
+
+/// ReadableStreamReaderGenericInitialize(reader, stream)
+/// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-initialize>),
+/// which makes the reader's slots; SetUpReadableStreamDefaultReader's step 3
+/// (an empty [[readRequests]]) is done here too.
+fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: ObjectId) {
+    // 3. If stream.[[state]] is "readable",
+    //    1. Set reader.[[closedPromise]] to a new promise.
+    // 4. Otherwise, if stream.[[state]] is "closed",
+    //    1. Set reader.[[closedPromise]] to a promise resolved with undefined.
+    // 5. Otherwise,
+    //    1. Assert: stream.[[state]] is "errored".
+    //    2. Set reader.[[closedPromise]] to a promise rejected with
+    //       stream.[[storedError]].
+    //    3. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
+    let closed_promise = match stream(rt, s).state {
+        ReadableStreamState::Readable => a_new_promise(rt),
+        ReadableStreamState::Closed => a_promise_resolved_with(rt, Value::Undefined),
+        ReadableStreamState::Errored => {
+            let e = stream(rt, s).stored_error.clone();
+            let p = a_promise_rejected_with(rt, e);
+            mark_as_handled(rt, p);
+            p
+        }
+    };
+    rt.lib.streams.readers.insert(
+        r,
+        ReadableStreamDefaultReader {
+            closed_promise,
+            // 1. Set reader.[[stream]] to stream.
+            stream: Some(s),
+            read_requests: VecDeque::new(),
+        },
+    );
+    // 2. Set stream.[[reader]] to reader.
+    stream_mut(rt, s).reader = Some(r);
+}
+
+/// ReadableStreamReaderGenericRelease(reader)
+/// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-release>).
+fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let s = reader(rt, r).stream.expect("the reader's stream");
+    // 3. Assert: stream.[[reader]] is reader.
+    assert_eq!(stream(rt, s).reader, Some(r));
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L164-L173
+    // `lazyReadableReleasedError()`: the TypeError is
+    // `new ERR_INVALID_STATE.TypeError('Reader released')`, made once and
+    // the same object for every release.
+    let e = released_error(rt);
+    // 4. If stream.[[state]] is "readable", reject reader.[[closedPromise]]
+    //    with a TypeError exception.
+    if stream(rt, s).state == ReadableStreamState::Readable {
+        let closed = reader(rt, r).closed_promise;
+        assert!(
+            is_pending(rt, closed),
+            "a readable stream's reader's closed promise is pending"
+        );
+        reject(rt, closed, e);
+    } else {
+        // 5. Otherwise, set reader.[[closedPromise]] to a promise rejected
+        //    with a TypeError exception.
+        let p = a_promise_rejected_with(rt, e);
+        reader_mut(rt, r).closed_promise = p;
+    }
+    // 6. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
+    let closed = reader(rt, r).closed_promise;
+    mark_as_handled(rt, closed);
+    // 7. Perform ! stream.[[controller]].[[ReleaseSteps]]().
+    let c = stream_controller(rt, s);
+    release_steps(rt, c);
+    // 8. Set stream.[[reader]] to undefined.
+    stream_mut(rt, s).reader = None;
+    // 9. Set reader.[[stream]] to undefined.
+    reader_mut(rt, r).stream = None;
+}
+
+/// Node's one "Reader released" TypeError.
+fn released_error(rt: &mut Rt) -> Value {
+    if let Some(e) = &rt.lib.streams.released_error {
+        return e.clone();
+    }
+    let e = err_invalid_state(rt, "Reader released");
+    rt.lib.streams.released_error = Some(e.clone());
+    e
+}
+
+/// Node's one "Releasing reader" TypeError.
+fn releasing_error(rt: &mut Rt) -> Value {
+    if let Some(e) = &rt.lib.streams.releasing_error {
+        return e.clone();
+    }
+    let e = err_invalid_state(rt, "Releasing reader");
+    rt.lib.streams.releasing_error = Some(e.clone());
+    e
+}
+
+/// ReadableStreamDefaultReaderErrorReadRequests(reader, e)
+/// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreadererrorreadrequests>).
+fn readable_stream_default_reader_error_read_requests(rt: &mut Rt, r: ObjectId, e: Value) {
+    // 1. Let readRequests be reader.[[readRequests]].
+    // 2. Set reader.[[readRequests]] to a new empty list.
+    let read_requests = std::mem::take(&mut reader_mut(rt, r).read_requests);
+    // 3. For each readRequest of readRequests,
+    for read_request in read_requests {
+        //   1. Perform readRequest's error steps, given e.
+        read_request_error_steps(rt, read_request, e.clone());
+    }
+}
+
+/// ReadableStreamDefaultReaderRead(reader, readRequest)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-reader-read>).
+fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: ReadRequest) {
+    // 1. Let stream be reader.[[stream]].
+    // 2. Assert: stream is not undefined.
+    let s = reader(rt, r).stream.expect("the reader's stream");
+    // 3. Set stream.[[disturbed]] to true.
+    stream_mut(rt, s).disturbed = true;
+    match stream(rt, s).state {
+        // 4. If stream.[[state]] is "closed", perform readRequest's close steps.
+        ReadableStreamState::Closed => read_request_close_steps(rt, read_request),
+        // 5. Otherwise, if stream.[[state]] is "errored", perform readRequest's
+        //    error steps given stream.[[storedError]].
+        ReadableStreamState::Errored => {
+            let e = stream(rt, s).stored_error.clone();
+            read_request_error_steps(rt, read_request, e);
+        }
+        // 6. Otherwise,
+        //    1. Assert: stream.[[state]] is "readable".
+        //    2. Perform ! stream.[[controller]].[[PullSteps]](readRequest).
+        ReadableStreamState::Readable => {
+            let c = stream_controller(rt, s);
+            pull_steps(rt, c, read_request);
+        }
+    }
+}
+
+/// ReadableStreamDefaultReaderRelease(reader)
+/// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreaderrelease>).
+fn readable_stream_default_reader_release(rt: &mut Rt, r: ObjectId) {
+    // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
+    readable_stream_reader_generic_release(rt, r);
+    // 2. Let e be a new TypeError exception.
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L175-L183
+    // `lazyReadableReleasingError()`: Node's
+    // `new ERR_INVALID_STATE.TypeError('Releasing reader')`, made once and the
+    // same object for every release.
+    let e = releasing_error(rt);
+    // 3. Perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
+    readable_stream_default_reader_error_read_requests(rt, r, e);
+}
+
+/// SetUpReadableStreamDefaultReader(reader, stream)
+/// (<https://streams.spec.whatwg.org/#set-up-readable-stream-default-reader>).
+fn set_up_readable_stream_default_reader(
+    rt: &mut Rt,
+    r: ObjectId,
+    s: ObjectId,
+) -> Result<(), Value> {
+    // 1. If ! IsReadableStreamLocked(stream) is true, throw a TypeError
+    //    exception.
+    if is_readable_stream_locked(rt, s) {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2775-L2777
+        // `new ERR_INVALID_STATE.TypeError('ReadableStream is locked')`.
+        return Err(err_invalid_state(rt, "ReadableStream is locked"));
+    }
+    // 2. Perform ! ReadableStreamReaderGenericInitialize(reader, stream).
+    // 3. Set reader.[[readRequests]] to a new empty list.
+    readable_stream_reader_generic_initialize(rt, r, s);
+    Ok(())
+}
+
+// ---- the ReadableStreamDefaultController class ----------------------------
+
+/// The `desiredSize` getter
+/// (<https://streams.spec.whatwg.org/#rs-default-controller-desired-size>).
+fn desired_size(rt: &Rt, c: ObjectId) -> Value {
+    // 1. Return ! ReadableStreamDefaultControllerGetDesiredSize(this).
+    match readable_stream_default_controller_get_desired_size(rt, c) {
+        Some(n) => Value::Number(n),
+        None => Value::Null,
+    }
+}
+
+/// `controller.close()`
+/// (<https://streams.spec.whatwg.org/#rs-default-controller-close>).
+pub fn controller_close(rt: &mut Rt, c: Value) -> Completion {
+    let c = controller_operand(rt, c, "close")?;
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false,
+    //    throw a TypeError exception.
+    if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1185-L1187
+        // `new ERR_INVALID_STATE.TypeError('Controller is already closed')`,
+        // for an errored stream too.
+        return Err(err_invalid_state(rt, "Controller is already closed"));
+    }
+    // 2. Perform ! ReadableStreamDefaultControllerClose(this).
+    readable_stream_default_controller_close(rt, c);
+    Ok(Value::Undefined)
+}
+
+/// `controller.enqueue(chunk)`
+/// (<https://streams.spec.whatwg.org/#rs-default-controller-enqueue>).
+pub fn controller_enqueue(rt: &mut Rt, c: Value, chunk: Value) -> Completion {
+    let c = controller_operand(rt, c, "enqueue")?;
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(this) is false,
+    //    throw a TypeError exception.
+    if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1194-L1196
+        // `new ERR_INVALID_STATE.TypeError('Controller is already closed')`,
+        // for an errored stream too.
+        return Err(err_invalid_state(rt, "Controller is already closed"));
+    }
+    // 2. Perform ? ReadableStreamDefaultControllerEnqueue(this, chunk).
+    readable_stream_default_controller_enqueue(rt, c, chunk)?;
+    Ok(Value::Undefined)
+}
+
+/// `controller.error(e)`
+/// (<https://streams.spec.whatwg.org/#rs-default-controller-error>).
+pub fn controller_error(rt: &mut Rt, c: Value, e: Value) -> Completion {
+    let c = controller_operand(rt, c, "error")?;
+    // 1. Perform ! ReadableStreamDefaultControllerError(this, e).
+    readable_stream_default_controller_error(rt, c, e);
+    Ok(Value::Undefined)
+}
+
+/// [[CancelSteps]](reason)
+/// (<https://streams.spec.whatwg.org/#rs-default-controller-private-cancel>).
+fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
+    // 1. Perform ! ResetQueue(this).
+    reset_queue(rt, c);
+    // 2. Let result be the result of performing this.[[cancelAlgorithm]],
+    //    passing reason.
+    let algorithm = controller(rt, c)
+        .cancel_algorithm
+        .expect("the cancel algorithm of a readable stream, not yet cleared");
+    let result = perform_cancel_algorithm(rt, c, algorithm, reason);
+    // 3. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
+    readable_stream_default_controller_clear_algorithms(rt, c);
+    // 4. Return result.
+    result
+}
+
+/// [[PullSteps]](readRequest)
+/// (<https://streams.spec.whatwg.org/#rs-default-controller-private-pull>).
+fn pull_steps(rt: &mut Rt, c: ObjectId, read_request: ReadRequest) {
+    // 1. Let stream be this.[[stream]].
+    let s = controller(rt, c).stream;
+    // 2. If this.[[queue]] is not empty,
+    if !controller(rt, c).queue.is_empty() {
+        //   1. Let chunk be ! DequeueValue(this).
+        let chunk = dequeue_value(rt, c);
+        //   2. If this.[[closeRequested]] is true and this.[[queue]] is empty,
+        if controller(rt, c).close_requested && controller(rt, c).queue.is_empty() {
+            //  1. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
+            readable_stream_default_controller_clear_algorithms(rt, c);
+            //  2. Perform ! ReadableStreamClose(stream).
+            readable_stream_close(rt, s);
+        } else {
+            //   3. Otherwise, perform !
+            //      ReadableStreamDefaultControllerCallPullIfNeeded(this).
+            readable_stream_default_controller_call_pull_if_needed(rt, c);
+        }
+        //   4. Perform readRequest's chunk steps, given chunk.
+        read_request_chunk_steps(rt, read_request, chunk);
+    } else {
+        // 3. Otherwise,
+        //    1. Perform ! ReadableStreamAddReadRequest(stream, readRequest).
+        readable_stream_add_read_request(rt, s, read_request);
+        //    2. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(this).
+        readable_stream_default_controller_call_pull_if_needed(rt, c);
+    }
+}
+
+/// [[ReleaseSteps]]()
+/// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultcontroller-releasesteps>).
+fn release_steps(_rt: &mut Rt, _c: ObjectId) {
+    // 1. Return.
+}
+
+// ---- default controllers' abstract operations -----------------------------
+
+/// ReadableStreamDefaultControllerCallPullIfNeeded(controller)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-call-pull-if-needed>).
+fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt, c: ObjectId) {
+    // 1. Let shouldPull be ! ReadableStreamDefaultControllerShouldCallPull(controller).
+    let should_pull = readable_stream_default_controller_should_call_pull(rt, c);
+    // 2. If shouldPull is false, return.
+    if !should_pull {
+        return;
+    }
+    // 3. If controller.[[pulling]] is true,
+    if controller(rt, c).pulling {
+        //   1. Set controller.[[pullAgain]] to true.
+        controller_mut(rt, c).pull_again = true;
+        //   2. Return.
+        return;
+    }
+    // 4. Assert: controller.[[pullAgain]] is false.
+    assert!(!controller(rt, c).pull_again);
+    // 5. Set controller.[[pulling]] to true.
+    controller_mut(rt, c).pulling = true;
+    // 6. Let pullPromise be the result of performing controller.[[pullAlgorithm]].
+    let algorithm = controller(rt, c)
+        .pull_algorithm
+        .expect("the pull algorithm of a stream that should pull");
+    let pull_promise = perform_pull_algorithm(rt, c, algorithm);
+    upon_settlement(
+        rt,
+        pull_promise,
+        // 7. Upon fulfillment of pullPromise,
+        move |rt, _| {
+            //   1. Set controller.[[pulling]] to false.
+            controller_mut(rt, c).pulling = false;
+            //   2. If controller.[[pullAgain]] is true,
+            if controller(rt, c).pull_again {
+                //  1. Set controller.[[pullAgain]] to false.
+                controller_mut(rt, c).pull_again = false;
+                //  2. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
+                readable_stream_default_controller_call_pull_if_needed(rt, c);
+            }
+        },
+        // 8. Upon rejection of pullPromise with reason e,
+        move |rt, e| {
+            //   1. Perform ! ReadableStreamDefaultControllerError(controller, e).
+            readable_stream_default_controller_error(rt, c, e);
+        },
+    );
+}
+
+/// ReadableStreamDefaultControllerShouldCallPull(controller)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-should-call-pull>).
+fn readable_stream_default_controller_should_call_pull(rt: &Rt, c: ObjectId) -> bool {
+    // 1. Let stream be controller.[[stream]].
+    let s = controller(rt, c).stream;
+    // 2. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is
+    //    false, return false.
+    if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
+        return false;
+    }
+    // 3. If controller.[[started]] is false, return false.
+    if !controller(rt, c).started {
+        return false;
+    }
+    // 4. If ! IsReadableStreamLocked(stream) is true and !
+    //    ReadableStreamGetNumReadRequests(stream) > 0, return true.
+    if is_readable_stream_locked(rt, s) && readable_stream_get_num_read_requests(rt, s) > 0 {
+        return true;
+    }
+    // 5. Let desiredSize be ! ReadableStreamDefaultControllerGetDesiredSize(controller).
+    let desired_size = readable_stream_default_controller_get_desired_size(rt, c);
+    // 6. Assert: desiredSize is not null.
+    let desired_size = desired_size.expect("the desired size of a readable stream");
+    // 7. If desiredSize > 0, return true.
+    // 8. Return false.
+    desired_size > 0.0
+}
+
+/// ReadableStreamDefaultControllerClearAlgorithms(controller)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-clear-algorithms>).
+fn readable_stream_default_controller_clear_algorithms(rt: &mut Rt, c: ObjectId) {
+    let controller = controller_mut(rt, c);
+    // 1. Set controller.[[pullAlgorithm]] to undefined.
+    controller.pull_algorithm = None;
+    // 2. Set controller.[[cancelAlgorithm]] to undefined.
+    controller.cancel_algorithm = None;
+    // 3. Set controller.[[strategySizeAlgorithm]] to undefined.
+    controller.strategy_size_algorithm = None;
+}
+
+/// ReadableStreamDefaultControllerClose(controller)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-close>).
+fn readable_stream_default_controller_close(rt: &mut Rt, c: ObjectId) {
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is
+    //    false, return.
+    if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
+        return;
+    }
+    // 2. Let stream be controller.[[stream]].
+    let s = controller(rt, c).stream;
+    // 3. Set controller.[[closeRequested]] to true.
+    controller_mut(rt, c).close_requested = true;
+    // 4. If controller.[[queue]] is empty,
+    if controller(rt, c).queue.is_empty() {
+        //   1. Perform ! ReadableStreamDefaultControllerClearAlgorithms(controller).
+        readable_stream_default_controller_clear_algorithms(rt, c);
+        //   2. Perform ! ReadableStreamClose(stream).
+        readable_stream_close(rt, s);
+    }
+}
+
+/// ReadableStreamDefaultControllerEnqueue(controller, chunk)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-enqueue>).
+fn readable_stream_default_controller_enqueue(
+    rt: &mut Rt,
+    c: ObjectId,
+    chunk: Value,
+) -> Result<(), Value> {
+    // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is
+    //    false, return.
+    if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
+        return Ok(());
+    }
+    // 2. Let stream be controller.[[stream]].
+    let s = controller(rt, c).stream;
+    // 3. If ! IsReadableStreamLocked(stream) is true and !
+    //    ReadableStreamGetNumReadRequests(stream) > 0, perform !
+    //    ReadableStreamFulfillReadRequest(stream, chunk, false).
+    if is_readable_stream_locked(rt, s) && readable_stream_get_num_read_requests(rt, s) > 0 {
+        readable_stream_fulfill_read_request(rt, s, chunk, false);
+    } else {
+        // 4. Otherwise,
+        //    1. Let result be the result of performing
+        //       controller.[[strategySizeAlgorithm]], passing in chunk, and
+        //       interpreting the result as a completion record.
+        let size_algorithm = controller(rt, c)
+            .strategy_size_algorithm
+            .expect("the size algorithm of a stream that can enqueue");
+        let result: Result<f64, Value> = match size_algorithm {
+            SizeAlgorithm::ReturnOne => Ok(1.0),
+        };
+        //    2. If result is an abrupt completion,
+        //       1. Perform ! ReadableStreamDefaultControllerError(controller,
+        //          result.[[Value]]).
+        //       2. Return result.
+        //    3. Let chunkSize be result.[[Value]].
+        let chunk_size = match result {
+            Ok(size) => size,
+            Err(e) => {
+                readable_stream_default_controller_error(rt, c, e.clone());
+                return Err(e);
+            }
+        };
+        //    4. Let enqueueResult be EnqueueValueWithSize(controller, chunk,
+        //       chunkSize).
+        //    5. If enqueueResult is an abrupt completion,
+        //       1. Perform ! ReadableStreamDefaultControllerError(controller,
+        //          enqueueResult.[[Value]]).
+        //       2. Return enqueueResult.
+        if let Err(e) = enqueue_value_with_size(rt, c, chunk, chunk_size) {
+            readable_stream_default_controller_error(rt, c, e.clone());
+            return Err(e);
+        }
+    }
+    // 5. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
+    readable_stream_default_controller_call_pull_if_needed(rt, c);
+    Ok(())
+}
+
+/// ReadableStreamDefaultControllerError(controller, e)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-error>).
+fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
+    // 1. Let stream be controller.[[stream]].
+    let s = controller(rt, c).stream;
+    // 2. If stream.[[state]] is not "readable", return.
+    if stream(rt, s).state != ReadableStreamState::Readable {
+        return;
+    }
+    // 3. Perform ! ResetQueue(controller).
+    reset_queue(rt, c);
+    // 4. Perform ! ReadableStreamDefaultControllerClearAlgorithms(controller).
+    readable_stream_default_controller_clear_algorithms(rt, c);
+    // 5. Perform ! ReadableStreamError(stream, e).
+    readable_stream_error(rt, s, e);
+}
+
+/// ReadableStreamDefaultControllerGetDesiredSize(controller)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-get-desired-size>):
+/// `None` is null.
+fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: ObjectId) -> Option<f64> {
+    let controller = controller(rt, c);
+    // 1. Let state be controller.[[stream]].[[state]].
+    match stream(rt, controller.stream).state {
+        // 2. If state is "errored", return null.
+        ReadableStreamState::Errored => None,
+        // 3. If state is "closed", return 0.
+        ReadableStreamState::Closed => Some(0.0),
+        // 4. Return controller.[[strategyHWM]] − controller.[[queueTotalSize]].
+        ReadableStreamState::Readable => {
+            Some(controller.strategy_hwm - controller.queue_total_size)
+        }
+    }
+}
+
+/// ReadableStreamDefaultControllerCanCloseOrEnqueue(controller)
+/// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-can-close-or-enqueue>).
+fn readable_stream_default_controller_can_close_or_enqueue(rt: &Rt, c: ObjectId) -> bool {
+    let controller = controller(rt, c);
+    // 1. Let state be controller.[[stream]].[[state]].
+    let state = stream(rt, controller.stream).state;
+    // 2. If controller.[[closeRequested]] is false and state is "readable",
+    //    return true.
+    // 3. Otherwise, return false.
+    !controller.close_requested && state == ReadableStreamState::Readable
+}
+
+/// SetUpReadableStreamDefaultController(stream, controller, startAlgorithm,
+/// pullAlgorithm, cancelAlgorithm, highWaterMark, sizeAlgorithm)
+/// (<https://streams.spec.whatwg.org/#set-up-readable-stream-default-controller>),
+/// with the start algorithm of SetUpReadableStreamDefaultControllerFromUnderlyingSource:
+/// the source's `start`, if any.
+#[allow(clippy::too_many_arguments)] // the spec's parameters, one for one
+fn set_up_readable_stream_default_controller(
+    rt: &mut Rt,
+    s: ObjectId,
+    c: ObjectId,
+    underlying_source: Value,
+    start_algorithm: Option<ObjectId>,
+    pull_algorithm: SourceAlgorithm,
+    cancel_algorithm: SourceAlgorithm,
+    high_water_mark: f64,
+    size_algorithm: SizeAlgorithm,
+) -> Result<(), Value> {
+    // 1. Assert: stream.[[controller]] is undefined.
+    assert!(stream(rt, s).controller.is_none());
+    rt.lib.streams.controllers.insert(
+        c,
+        ReadableStreamDefaultController {
+            // 7. Set controller.[[cancelAlgorithm]] to cancelAlgorithm.
+            cancel_algorithm: Some(cancel_algorithm),
+            // 4. Set controller.[[started]], controller.[[closeRequested]],
+            //    controller.[[pullAgain]], and controller.[[pulling]] to false.
+            close_requested: false,
+            pull_again: false,
+            // 6. Set controller.[[pullAlgorithm]] to pullAlgorithm.
+            pull_algorithm: Some(pull_algorithm),
+            pulling: false,
+            // 3. Perform ! ResetQueue(controller).
+            queue: VecDeque::new(),
+            queue_total_size: 0.0,
+            started: false,
+            // 5. Set controller.[[strategySizeAlgorithm]] to sizeAlgorithm and
+            //    controller.[[strategyHWM]] to highWaterMark.
+            strategy_hwm: high_water_mark,
+            strategy_size_algorithm: Some(size_algorithm),
+            // 2. Set controller.[[stream]] to stream.
+            stream: s,
+            underlying_source: underlying_source.clone(),
+        },
+    );
+    // 8. Set stream.[[controller]] to controller.
+    stream_mut(rt, s).controller = Some(c);
+    // 9. Let startResult be the result of performing startAlgorithm. (This
+    //    might throw an exception.)
+    // (SetUpReadableStreamDefaultControllerFromUnderlyingSource: "an algorithm
+    // that returns undefined", or "the result of invoking
+    // underlyingSourceDict["start"] with argument list « controller » and
+    // callback this value underlyingSource".)
+    let start_result = match start_algorithm {
+        None => Value::Undefined,
+        Some(start) => rt.call_function(start, underlying_source, &[Value::Object(c)])?,
+    };
+    // 10. Let startPromise be a promise resolved with startResult.
+    let start_promise = a_promise_resolved_with(rt, start_result);
+    upon_settlement(
+        rt,
+        start_promise,
+        // 11. Upon fulfillment of startPromise,
+        move |rt, _| {
+            //   1. Set controller.[[started]] to true.
+            controller_mut(rt, c).started = true;
+            //   2. Assert: controller.[[pulling]] is false.
+            assert!(!controller(rt, c).pulling);
+            //   3. Assert: controller.[[pullAgain]] is false.
+            assert!(!controller(rt, c).pull_again);
+            //   4. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
+            readable_stream_default_controller_call_pull_if_needed(rt, c);
+        },
+        // 12. Upon rejection of startPromise with reason r,
+        move |rt, r| {
+            //   1. Perform ! ReadableStreamDefaultControllerError(controller, r).
+            readable_stream_default_controller_error(rt, c, r);
+        },
+    );
+    Ok(())
+}
+
+/// SetUpReadableStreamDefaultControllerFromUnderlyingSource(stream,
+/// underlyingSource, underlyingSourceDict, highWaterMark, sizeAlgorithm)
+/// (<https://streams.spec.whatwg.org/#set-up-readable-stream-default-controller-from-underlying-source>).
+fn set_up_readable_stream_default_controller_from_underlying_source(
+    rt: &mut Rt,
+    s: ObjectId,
+    source: UnderlyingSource,
+    high_water_mark: f64,
+    size_algorithm: SizeAlgorithm,
+) -> Result<(), Value> {
+    // 1. Let controller be a new ReadableStreamDefaultController.
+    let c = rt.heap.alloc(ObjectData::Host);
+    // 2. Let startAlgorithm be an algorithm that returns undefined.
+    // 5. If underlyingSourceDict["start"] exists, then set startAlgorithm to an
+    //    algorithm which returns the result of invoking
+    //    underlyingSourceDict["start"] with argument list « controller » and
+    //    callback this value underlyingSource.
+    let start_algorithm = source.start;
+    // 3. Let pullAlgorithm be an algorithm that returns a promise resolved with
+    //    undefined.
+    // 6. If underlyingSourceDict["pull"] exists, then set pullAlgorithm to an
+    //    algorithm which returns the result of invoking
+    //    underlyingSourceDict["pull"] with argument list « controller » and
+    //    callback this value underlyingSource.
+    let pull_algorithm = match source.pull {
+        Some(method) => SourceAlgorithm::Invoke { method },
+        None => SourceAlgorithm::ResolveUndefined,
+    };
+    // 4. Let cancelAlgorithm be an algorithm that returns a promise resolved
+    //    with undefined.
+    // 7. If underlyingSourceDict["cancel"] exists, then set cancelAlgorithm to
+    //    an algorithm which takes an argument reason and returns the result of
+    //    invoking underlyingSourceDict["cancel"] with argument list « reason »
+    //    and callback this value underlyingSource.
+    let cancel_algorithm = match source.cancel {
+        Some(method) => SourceAlgorithm::Invoke { method },
+        None => SourceAlgorithm::ResolveUndefined,
+    };
+    // 8. Perform ? SetUpReadableStreamDefaultController(stream, controller,
+    //    startAlgorithm, pullAlgorithm, cancelAlgorithm, highWaterMark,
+    //    sizeAlgorithm).
+    set_up_readable_stream_default_controller(
+        rt,
+        s,
+        c,
+        source.object,
+        start_algorithm,
+        pull_algorithm,
+        cancel_algorithm,
+        high_water_mark,
+        size_algorithm,
+    )
+}
+
+/// Performing a controller's [[pullAlgorithm]]: invoking the source's `pull`
+/// with « controller », its return type Promise<undefined>.
+fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: SourceAlgorithm) -> ObjectId {
+    match algorithm {
+        SourceAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
+        SourceAlgorithm::Invoke { method } => {
+            let this = controller(rt, c).underlying_source.clone();
+            match rt.call_function(method, this, &[Value::Object(c)]) {
+                // An exception becomes a promise rejected with it (Web IDL
+                // "invoke a callback function" with a promise return type).
+                Err(e) => a_promise_rejected_with(rt, e),
+                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3073-L3075
+                // and https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L368-L377
+                // (`createRawCallback1Param`, then `thenAlgorithmResult`'s
+                // `PromiseResolve(result)`): Web IDL converts the returned
+                // value to a new promise resolved with it
+                // (NewPromiseCapability, then its resolve function: a
+                // returned promise is adopted two microtasks later); Node
+                // takes a returned promise as it is, so the pull's
+                // settlement is seen two microtasks sooner.
+                Ok(value) => rt.promise_resolve(value),
+            }
+        }
+    }
+}
+
+/// Performing a controller's [[cancelAlgorithm]], passing reason: invoking
+/// the source's `cancel` with « reason », its return type Promise<undefined>.
+fn perform_cancel_algorithm(
+    rt: &mut Rt,
+    c: ObjectId,
+    algorithm: SourceAlgorithm,
+    reason: Value,
+) -> ObjectId {
+    match algorithm {
+        SourceAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
+        SourceAlgorithm::Invoke { method } => {
+            let this = controller(rt, c).underlying_source.clone();
+            match rt.call_function(method, this, &[reason]) {
+                // An exception becomes a promise rejected with it.
+                Err(e) => a_promise_rejected_with(rt, e),
+                // The value converted to Promise<undefined> (Web IDL: a new
+                // promise resolved with it, so a returned promise is adopted
+                // two microtasks later, as Node's async wrapper does).
+                Ok(value) => a_promise_resolved_with(rt, value),
+            }
+        }
+    }
+}
+
+// ---- queue-with-sizes -----------------------------------------------------
+
+/// DequeueValue(container)
+/// (<https://streams.spec.whatwg.org/#dequeue-value>).
+fn dequeue_value(rt: &mut Rt, c: ObjectId) -> Value {
+    let container = controller_mut(rt, c);
+    // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
+    // 2. Assert: container.[[queue]] is not empty.
+    assert!(!container.queue.is_empty());
+    // 3. Let valueWithSize be container.[[queue]][0].
+    // 4. Remove valueWithSize from container.[[queue]].
+    let value_with_size = container.queue.pop_front().expect("a queued value");
+    // 5. Set container.[[queueTotalSize]] to container.[[queueTotalSize]] −
+    //    valueWithSize's size.
+    container.queue_total_size -= value_with_size.size;
+    // 6. If container.[[queueTotalSize]] < 0, set container.[[queueTotalSize]]
+    //    to 0. (This can occur due to rounding errors.)
+    if container.queue_total_size < 0.0 {
+        container.queue_total_size = 0.0;
+    }
+    // 7. Return valueWithSize's value.
+    value_with_size.value
+}
+
+/// EnqueueValueWithSize(container, value, size)
+/// (<https://streams.spec.whatwg.org/#enqueue-value-with-size>).
+fn enqueue_value_with_size(rt: &mut Rt, c: ObjectId, value: Value, size: f64) -> Result<(), Value> {
+    // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
+    // 2. If ! IsNonNegativeNumber(size) is false, throw a RangeError exception.
+    // 3. If size is +∞, throw a RangeError exception.
+    // MODEL: the size algorithm returns 1, so neither can happen.
+    assert!(size.is_finite() && size >= 0.0, "a chunk size of 1");
+    let container = controller_mut(rt, c);
+    // 4. Append a new value-with-size with value value and size size to
+    //    container.[[queue]].
+    container.queue.push_back(ValueWithSize { value, size });
+    // 5. Set container.[[queueTotalSize]] to container.[[queueTotalSize]] + size.
+    container.queue_total_size += size;
+    Ok(())
+}
+
+/// ResetQueue(container) (<https://streams.spec.whatwg.org/#reset-queue>).
+fn reset_queue(rt: &mut Rt, c: ObjectId) {
+    let container = controller_mut(rt, c);
+    // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
+    // 2. Set container.[[queue]] to a new empty list.
+    container.queue.clear();
+    // 3. Set container.[[queueTotalSize]] to 0.
+    container.queue_total_size = 0.0;
+}
+
+// ---- what the runtime asks ------------------------------------------------
 
 /// A property of a stream object, or `None` when `obj` is none.
-pub fn get(_: &mut Rt, _: ObjectId, _: &str) -> Option<Completion> {
+pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
+    let streams = &rt.lib.streams;
+    if streams.streams.contains_key(&obj) {
+        return Some(Ok(match prop {
+            "locked" => Value::Bool(locked(rt, obj)),
+            _ => Value::Undefined,
+        }));
+    }
+    if streams.controllers.contains_key(&obj) {
+        return Some(Ok(match prop {
+            "desiredSize" => desired_size(rt, obj),
+            _ => Value::Undefined,
+        }));
+    }
+    if streams.readers.contains_key(&obj) {
+        return Some(Ok(match prop {
+            "closed" => Value::Object(closed(rt, obj)),
+            _ => Value::Undefined,
+        }));
+    }
     None
 }
 
 /// What a stream object is, or `None` when `obj` is none.
-pub fn host_class(_: &Rt, _: ObjectId) -> Option<HostClass> {
-    None
+pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
+    let streams = &rt.lib.streams;
+    if streams.streams.contains_key(&obj) {
+        Some(HostClass::ReadableStream)
+    } else if streams.controllers.contains_key(&obj) {
+        Some(HostClass::ReadableStreamDefaultController)
+    } else if streams.readers.contains_key(&obj) {
+        Some(HostClass::ReadableStreamDefaultReader)
+    } else {
+        None
+    }
 }
