@@ -2,15 +2,13 @@
 //! lib/internal/webstreams/readablestream.js builds them, with the
 //! optimizations of seeds/webstreams-idle-start-and-watchers.txt.
 //!
-//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>
-//! (and `util.js` next to it). The layout follows Node's, not the Streams
-//! Standard's: a state record per stream (`kState`: `state`, `reader`,
-//! `storedError`, `disturbed`, `controller`), one per controller (the
-//! queue, `queueTotalSize`, `started`, `pulling`, `pullAgain`,
-//! `closeRequested`, the algorithms) and one per reader (its read requests
-//! and its lazily made `closed` promise record). Node's own fast paths are
-//! kept and commented with the lines they mirror, because each one decides
-//! how many microtasks a step takes:
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L247>
+//! (the ReadableStream class; the rest of the file and `util.js` next to it). The layout follows
+//! Node's, not the Streams Standard's: a state record per stream (`kState`: `state`, `reader`,
+//! `storedError`, `disturbed`, `controller`), one per controller (the queue, `queueTotalSize`,
+//! `started`, `pulling`, `pullAgain`, `closeRequested`, the algorithms) and one per reader (its
+//! read requests and its lazily made `closed` promise record). Node's own fast paths are kept and
+//! commented with the lines they mirror, because each one decides how many microtasks a step takes:
 //!
 //! - `read()` with a chunk in the queue returns `PromiseResolve({ done,
 //!   value })` instead of parking a read request;
@@ -102,11 +100,11 @@ struct ControllerData {
     pulling: bool,
     /// `pullFulfilled` and `pullRejected`, made on the first pull.
     pull_reactions: Option<(ObjectId, ObjectId)>,
-    /// `queue`. NODE: util.js L279 (`kEmptyQueue`): a controller starts
-    /// with (and is reset to) an empty queue that owns no storage; an
-    /// empty `VecDeque` allocates nothing either. The (value, size) pairs
-    /// of Node's ring hold size 1 each (the default size algorithm), so
-    /// only the values are kept.
+    /// `queue`.
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L279>
+    /// (`kEmptyQueue`): a controller starts with (and is reset to) an empty queue that owns no
+    /// storage; an empty `VecDeque` allocates nothing either. The (value, size) pairs of Node's
+    /// ring hold size 1 each (the default size algorithm), so only the values are kept.
     queue: VecDeque<Value>,
     /// `queueTotalSize`.
     queue_total_size: f64,
@@ -132,8 +130,8 @@ struct ReaderData {
     /// `stream`: the stream's index while the reader holds its lock.
     stream: Option<u32>,
     /// `readRequests`: the promise of each parked `DefaultReadRequest`.
-    /// NODE: readablestream.js L2775-L2780: a reader starts with the shared
-    /// empty queue, so acquiring one allocates no request storage.
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2775-L2780>:
+    /// a reader starts with the shared empty queue, so acquiring one allocates no request storage.
     read_requests: VecDeque<ObjectId>,
     /// `close`, made by [`reader_closed_promise`] on first observation.
     close: Option<ClosedRecord>,
@@ -148,18 +146,19 @@ pub struct Streams {
     controllers: Vec<ControllerData>,
     /// Every default reader's `kState`.
     readers: Vec<ReaderData>,
-    /// NODE: util.js L352 `kResolvedPromise`: one resolved promise that
-    /// chains the pull reaction of a non-object `pull()` result.
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L352>
+    /// `kResolvedPromise`: one resolved promise that chains the pull reaction of a non-object
+    /// `pull()` result.
     resolved: Option<ObjectId>,
     /// A `() => {}`: the fulfilment handler that makes `cancel()`'s
     /// promise fulfil with undefined (Node makes a closure per call; one is
     /// as good, nothing can tell them apart).
     noop: Option<ObjectId>,
-    /// NODE: readablestream.js L164-L173 `lazyReadableReleasedError()`:
-    /// the one `Reader released` error, made on first use.
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L164-L173>
+    /// `lazyReadableReleasedError()`: the one `Reader released` error, made on first use.
     released_error: Option<Value>,
-    /// NODE: readablestream.js L175-L183 `lazyReadableReleasingError()`:
-    /// the one `Releasing reader` error.
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L175-L183>
+    /// `lazyReadableReleasingError()`: the one `Releasing reader` error.
     releasing_error: Option<Value>,
 }
 
@@ -240,10 +239,10 @@ fn reader_of(rt: &Rt, value: &Value) -> Option<u32> {
 }
 
 /// What a controller method throws on a value that is not a controller.
-/// NODE: readablestream.js L1167-L1215: the controller's methods have no
-/// brand check; reading `kState` of another object gives undefined and the
-/// destructuring in `readableStreamDefaultControllerCanCloseOrEnqueue`
-/// (or `readableStreamDefaultControllerError`) throws V8's TypeError.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1167-L1215>:
+/// the controller's methods have no brand check; reading `kState` of another object gives undefined
+/// and the destructuring in `readableStreamDefaultControllerCanCloseOrEnqueue` (or
+/// `readableStreamDefaultControllerError`) throws V8's TypeError.
 fn not_a_controller(rt: &mut Rt) -> Value {
     rt.new_error(
         "TypeError",
@@ -253,9 +252,9 @@ fn not_a_controller(rt: &mut Rt) -> Value {
 
 // ---- promises ---------------------------------------------------------
 
-/// NODE: util.js L422-L430 `setPromiseHandled`. Node attaches a no-op
-/// rejection handler; setting [[PromiseIsHandled]] is what that does that
-/// anyone can see (the handler's job runs nothing).
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L422-L430>
+/// `setPromiseHandled`. Node attaches a no-op rejection handler; setting [[PromiseIsHandled]] is
+/// what that does that anyone can see (the handler's job runs nothing).
 fn set_promise_handled(rt: &mut Rt, promise: ObjectId) {
     if let ObjectData::Promise(data) = rt.heap.get_mut(promise) {
         data.is_handled = true;
@@ -281,12 +280,11 @@ fn resolved_promise(rt: &mut Rt) -> ObjectId {
     p
 }
 
-/// NODE: util.js L368-L377 `thenAlgorithmResult(result, onFulfilled,
-/// onRejected)`: a non-object result cannot reject and has no `then` to
-/// look up, so the fulfilment reaction goes onto the shared resolved
-/// promise, at the microtask position the coerced promise's reaction
-/// would have had; anything else goes through `PromiseResolve` (the
-/// promise itself for a promise). A throw is `PromiseReject(error)`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L368-L377>
+/// `thenAlgorithmResult(result, onFulfilled, onRejected)`: a non-object result cannot reject and
+/// has no `then` to look up, so the fulfilment reaction goes onto the shared resolved promise, at
+/// the microtask position the coerced promise's reaction would have had; anything else goes through
+/// `PromiseResolve` (the promise itself for a promise). A throw is `PromiseReject(error)`.
 fn then_algorithm_result(
     rt: &mut Rt,
     result: Completion,
@@ -315,14 +313,17 @@ fn then_algorithm_result(
 
 /// `new ReadableStream(source, { highWaterMark })`.
 ///
-/// NODE: readablestream.js L254-L293 (the constructor) and L3061-L3088
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L254-L293>
+/// (the constructor) and
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3061-L3088>
 /// `setupReadableStreamDefaultControllerFromSource`.
 pub fn new_readable_stream(
     rt: &mut Rt,
     source: UnderlyingSource,
     high_water_mark: Option<f64>,
 ) -> Completion {
-    // NODE: util.js L68-L75 `extractHighWaterMark(value, 1)`.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L68-L75>
+    // `extractHighWaterMark(value, 1)`.
     let high_water_mark = match high_water_mark {
         None => 1.0,
         Some(h) if h.is_nan() || h < 0.0 => {
@@ -377,9 +378,9 @@ pub fn new_readable_stream(
     Ok(Value::Object(stream_obj))
 }
 
-/// NODE: readablestream.js L2999-L3059 `setupReadableStreamDefaultController`,
-/// from the call of the start algorithm on (the records are made by the
-/// caller). A start() that throws makes the constructor throw.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2999-L3059>
+/// `setupReadableStreamDefaultController`, from the call of the start algorithm on (the records are
+/// made by the caller). A start() that throws makes the constructor throw.
 fn setup_default_controller(rt: &mut Rt, c: u32, start: Option<ObjectId>) -> Result<(), Value> {
     let data = &rt.lib.streams.controllers[c as usize];
     let (source, controller_obj, pull) = (data.source.clone(), data.obj, data.pull);
@@ -442,7 +443,7 @@ fn started(rt: &mut Rt, c: u32) {
 
 // ---- the controller ---------------------------------------------------
 
-/// NODE: readablestream.js L2848-L2854
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2848-L2854>
 /// `readableStreamDefaultControllerCanCloseOrEnqueue`.
 fn can_close_or_enqueue(rt: &Rt, c: u32) -> bool {
     let data = &rt.lib.streams.controllers[c as usize];
@@ -457,9 +458,9 @@ fn has_read_requests(rt: &Rt, s: u32) -> bool {
         .is_some_and(|r| !rt.lib.streams.readers[r as usize].read_requests.is_empty())
 }
 
-/// NODE: readablestream.js L2870-L2892
-/// `readableStreamDefaultControllerShouldCallPull`, the single-pass
-/// version of the spec's predicate chain.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2870-L2892>
+/// `readableStreamDefaultControllerShouldCallPull`, the single-pass version of the spec's predicate
+/// chain.
 fn should_call_pull(rt: &Rt, c: u32) -> bool {
     let data = &rt.lib.streams.controllers[c as usize];
     let s = data.stream;
@@ -475,7 +476,7 @@ fn should_call_pull(rt: &Rt, c: u32) -> bool {
     data.high_water_mark - data.queue_total_size > 0.0
 }
 
-/// NODE: readablestream.js L2894-L2898
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2894-L2898>
 /// `readableStreamDefaultControllerCallPullIfNeeded`.
 fn call_pull_if_needed(rt: &mut Rt, c: u32) {
     if should_call_pull(rt, c) {
@@ -483,13 +484,13 @@ fn call_pull_if_needed(rt: &mut Rt, c: u32) {
     }
 }
 
-/// NODE: readablestream.js L2903-L2943 `readableStreamDefaultControllerPull`:
-/// the half of CallPullIfNeeded after ShouldCallPull.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2903-L2943>
+/// `readableStreamDefaultControllerPull`: the half of CallPullIfNeeded after ShouldCallPull.
 fn pull(rt: &mut Rt, c: u32) {
     let data = &mut rt.lib.streams.controllers[c as usize];
-    // NODE: L2904-L2908: a source without pull() has nothing to run; no
-    // pulling bookkeeping, no reaction, no microtask. (After
-    // ClearAlgorithms the stream is no longer readable, so nothing pulls.)
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2904-L2908>:
+    // a source without pull() has nothing to run; no pulling bookkeeping, no reaction, no
+    // microtask. (After ClearAlgorithms the stream is no longer readable, so nothing pulls.)
     let Algorithm::Source(f) = data.pull else {
         return;
     };
@@ -500,8 +501,9 @@ fn pull(rt: &mut Rt, c: u32) {
     debug_assert!(!data.pull_again);
     data.pulling = true;
     let (source, controller_obj) = (data.source.clone(), data.obj);
-    // NODE: L2915-L2928: the two reactions capture only the controller, so
-    // they are made on the first pull and reused for every later one.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2915-L2928>:
+    // the two reactions capture only the controller, so they are made on the first pull and reused
+    // for every later one.
     let (on_fulfilled, on_rejected) = match data.pull_reactions {
         Some(reactions) => reactions,
         None => {
@@ -530,24 +532,25 @@ fn pull(rt: &mut Rt, c: u32) {
     then_algorithm_result(rt, result, on_fulfilled, on_rejected);
 }
 
-/// NODE: readablestream.js L2945-L2949
-/// `readableStreamDefaultControllerClearAlgorithms` (the size algorithm is
-/// the default one, nothing to clear).
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2945-L2949>
+/// `readableStreamDefaultControllerClearAlgorithms` (the size algorithm is the default one, nothing
+/// to clear).
 fn clear_algorithms(rt: &mut Rt, c: u32) {
     let data = &mut rt.lib.streams.controllers[c as usize];
     data.pull = Algorithm::Cleared;
     data.cancel = Algorithm::Cleared;
 }
 
-/// NODE: util.js L302-L306 `resetQueue`: back to the storage-less empty
-/// queue.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L302-L306>
+/// `resetQueue`: back to the storage-less empty queue.
 fn reset_queue(rt: &mut Rt, c: u32) {
     let data = &mut rt.lib.streams.controllers[c as usize];
     data.queue = VecDeque::new();
     data.queue_total_size = 0.0;
 }
 
-/// NODE: readablestream.js L2951-L2960 `readableStreamDefaultControllerError`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2951-L2960>
+/// `readableStreamDefaultControllerError`.
 fn default_controller_error(rt: &mut Rt, c: u32, error: Value) {
     let s = rt.lib.streams.controllers[c as usize].stream;
     if rt.lib.streams.streams[s as usize].state == StreamState::Readable {
@@ -557,7 +560,8 @@ fn default_controller_error(rt: &mut Rt, c: u32, error: Value) {
     }
 }
 
-/// NODE: readablestream.js L2782-L2790 `readableStreamDefaultControllerClose`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2782-L2790>
+/// `readableStreamDefaultControllerClose`.
 fn default_controller_close(rt: &mut Rt, c: u32) {
     if !can_close_or_enqueue(rt, c) {
         return;
@@ -571,8 +575,8 @@ fn default_controller_close(rt: &mut Rt, c: u32) {
     }
 }
 
-/// NODE: readablestream.js L2792-L2842 `readableStreamDefaultControllerEnqueue`,
-/// on its default-size-algorithm path.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2792-L2842>
+/// `readableStreamDefaultControllerEnqueue`, on its default-size-algorithm path.
 fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
     let data = &rt.lib.streams.controllers[c as usize];
     let s = data.stream;
@@ -586,9 +590,10 @@ fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
         call_pull_if_needed(rt, c);
         return;
     }
-    // NODE: L2811-L2825: the default size algorithm always returns 1 and
-    // cannot throw, so the chunk is queued with size 1 without calling it,
-    // and ShouldCallPull reduces to the started flag and the desired size.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2811-L2825>:
+    // the default size algorithm always returns 1 and cannot throw, so the chunk is queued with
+    // size 1 without calling it, and ShouldCallPull reduces to the started flag and the desired
+    // size.
     let data = &mut rt.lib.streams.controllers[c as usize];
     data.queue.push_back(chunk);
     data.queue_total_size += 1.0;
@@ -597,7 +602,8 @@ fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
     }
 }
 
-/// NODE: util.js L293-L300 `dequeueValue`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L293-L300>
+/// `dequeueValue`.
 fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
     let data = &mut rt.lib.streams.controllers[c as usize];
     let value = data.queue.pop_front().unwrap_or(Value::Undefined);
@@ -610,7 +616,9 @@ fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
 /// pull if the reduced ShouldCallPull holds (the state is readable and the
 /// queue was not empty, so no read request can be parked).
 ///
-/// NODE: readablestream.js L2974-L2989 and L994-L1007.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2974-L2989>
+/// and
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L994-L1007>.
 fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
     let chunk = dequeue_value(rt, c);
     let data = &rt.lib.streams.controllers[c as usize];
@@ -627,8 +635,8 @@ fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
     chunk
 }
 
-/// NODE: readablestream.js L2969-L2997 `readableStreamDefaultControllerPullSteps`
-/// (`kPull`), with the read request's promise.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2969-L2997>
+/// `readableStreamDefaultControllerPullSteps` (`kPull`), with the read request's promise.
 fn default_controller_pull_steps(rt: &mut Rt, c: u32, request: ObjectId) {
     let s = rt.lib.streams.controllers[c as usize].stream;
     if !rt.lib.streams.controllers[c as usize].queue.is_empty() {
@@ -645,8 +653,8 @@ fn default_controller_pull_steps(rt: &mut Rt, c: u32, request: ObjectId) {
     }
 }
 
-/// NODE: readablestream.js L2962-L2967 `readableStreamDefaultControllerCancelSteps`
-/// (`kCancel`): the cancel algorithm's promise.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2962-L2967>
+/// `readableStreamDefaultControllerCancelSteps` (`kCancel`): the cancel algorithm's promise.
 fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> ObjectId {
     reset_queue(rt, c);
     let data = &rt.lib.streams.controllers[c as usize];
@@ -673,7 +681,8 @@ fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Object
 
 // ---- the stream -------------------------------------------------------
 
-/// NODE: readablestream.js L2398-L2419 `readableStreamCancel`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2398-L2419>
+/// `readableStreamCancel`.
 fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
     let stream = &mut rt.lib.streams.streams[s as usize];
     stream.disturbed = true;
@@ -700,8 +709,8 @@ fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
     Ok(Value::Object(rt.promise_then(cancelled, Some(noop), None)))
 }
 
-/// NODE: readablestream.js L2421-L2439 `readableStreamClose`: the reader's
-/// closed promise first, then each parked read with `done`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2421-L2439>
+/// `readableStreamClose`: the reader's closed promise first, then each parked read with `done`.
 fn readable_stream_close(rt: &mut Rt, s: u32) {
     let stream = &mut rt.lib.streams.streams[s as usize];
     debug_assert_eq!(stream.state, StreamState::Readable);
@@ -721,7 +730,8 @@ fn readable_stream_close(rt: &mut Rt, s: u32) {
     }
 }
 
-/// NODE: readablestream.js L2441-L2474 `readableStreamError`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2441-L2474>
+/// `readableStreamError`.
 fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
     let stream = &mut rt.lib.streams.streams[s as usize];
     debug_assert_eq!(stream.state, StreamState::Readable);
@@ -741,7 +751,8 @@ fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
     }
 }
 
-/// NODE: readablestream.js L2541-L2549 `readableStreamAddReadRequest`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2541-L2549>
+/// `readableStreamAddReadRequest`.
 fn add_read_request(rt: &mut Rt, s: u32, request: ObjectId) {
     debug_assert_eq!(
         rt.lib.streams.streams[s as usize].state,
@@ -754,7 +765,8 @@ fn add_read_request(rt: &mut Rt, s: u32, request: ObjectId) {
     }
 }
 
-/// NODE: readablestream.js L2510-L2526 `readableStreamFulfillReadRequest`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2510-L2526>
+/// `readableStreamFulfillReadRequest`.
 fn fulfill_read_request(rt: &mut Rt, s: u32, chunk: Value, done: bool) {
     let Some(r) = rt.lib.streams.streams[s as usize].reader else {
         return;
@@ -772,10 +784,10 @@ fn fulfill_read_request(rt: &mut Rt, s: u32, chunk: Value, done: bool) {
 
 // ---- the reader -------------------------------------------------------
 
-/// NODE: readablestream.js L2583-L2619 `readerClosedPromise`: the reader's
-/// `[[closedPromise]]`, made on its first observation from the state it
-/// would have followed: rejected with the released error once detached,
-/// else pending, resolved or rejected with the stream's.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2583-L2619>
+/// `readerClosedPromise`: the reader's `[[closedPromise]]`, made on its first observation from the
+/// state it would have followed: rejected with the released error once detached, else pending,
+/// resolved or rejected with the stream's.
 fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
     if let Some(close) = rt.lib.streams.readers[r as usize].close {
         return close.promise;
@@ -814,7 +826,8 @@ fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
     record.promise
 }
 
-/// NODE: readablestream.js L2741-L2757 `readableStreamDefaultReaderRead`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2741-L2757>
+/// `readableStreamDefaultReaderRead`.
 fn default_reader_read(rt: &mut Rt, s: u32, request: ObjectId) {
     let stream = &mut rt.lib.streams.streams[s as usize];
     stream.disturbed = true;
@@ -834,8 +847,10 @@ fn default_reader_read(rt: &mut Rt, s: u32, request: ObjectId) {
     }
 }
 
-/// NODE: readablestream.js L2649-L2673 `readableStreamReaderGenericRelease`
-/// and L2621-L2633 `readableStreamDefaultReaderRelease`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2649-L2673>
+/// `readableStreamReaderGenericRelease` and
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2621-L2633>
+/// `readableStreamDefaultReaderRelease`.
 fn default_reader_release(rt: &mut Rt, r: u32) {
     let Some(s) = rt.lib.streams.readers[r as usize].stream else {
         return;
@@ -871,7 +886,7 @@ fn default_reader_release(rt: &mut Rt, r: u32) {
 
 /// `controller.enqueue(chunk)`.
 ///
-/// NODE: readablestream.js L1194-L1198.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1194-L1198>.
 pub fn controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
     let Some(c) = controller_of(rt, &controller) else {
         return Err(not_a_controller(rt));
@@ -885,7 +900,7 @@ pub fn controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Compl
 
 /// `controller.close()`.
 ///
-/// NODE: readablestream.js L1185-L1189.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1185-L1189>.
 pub fn controller_close(rt: &mut Rt, controller: Value) -> Completion {
     let Some(c) = controller_of(rt, &controller) else {
         return Err(not_a_controller(rt));
@@ -899,7 +914,7 @@ pub fn controller_close(rt: &mut Rt, controller: Value) -> Completion {
 
 /// `controller.error(e)`.
 ///
-/// NODE: readablestream.js L1203-L1205.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1203-L1205>.
 pub fn controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
     let Some(c) = controller_of(rt, &controller) else {
         return Err(not_a_controller(rt));
@@ -910,9 +925,11 @@ pub fn controller_error(rt: &mut Rt, controller: Value, error: Value) -> Complet
 
 /// `stream.getReader()`.
 ///
-/// NODE: readablestream.js L371-L390, then the ReadableStreamDefaultReader
-/// constructor (L956-L966) and `setupReadableStreamDefaultReader`
-/// (L2775-L2780).
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L371-L390>,
+/// then the ReadableStreamDefaultReader constructor
+/// (<https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L956-L966>)
+/// and `setupReadableStreamDefaultReader`
+/// (<https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2775-L2780>).
 pub fn get_reader(rt: &mut Rt, stream: Value) -> Completion {
     let Some(s) = stream_of(rt, &stream) else {
         return Err(invalid_this(rt, "ReadableStream"));
@@ -935,7 +952,7 @@ pub fn get_reader(rt: &mut Rt, stream: Value) -> Completion {
 
 /// `stream.cancel(reason)`.
 ///
-/// NODE: readablestream.js L355-L363.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L355-L363>.
 pub fn stream_cancel(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Completion {
     let Some(s) = stream_of(rt, &stream) else {
         let error = invalid_this(rt, "ReadableStream");
@@ -950,7 +967,7 @@ pub fn stream_cancel(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Compl
 
 /// `reader.read()`.
 ///
-/// NODE: readablestream.js L974-L1028.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L974-L1028>.
 pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
     let Some(r) = reader_of(rt, &reader) else {
         let error = invalid_this(rt, "ReadableStreamDefaultReader");
@@ -962,10 +979,10 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
     };
     let stream = &rt.lib.streams.streams[s as usize];
     let c = stream.controller;
-    // NODE: L986-L1010: with a chunk in the queue, no read request is
-    // made: the chunk is dequeued (closing or pulling as the pull steps
-    // would) and `PromiseResolve({ done: false, value })` is returned,
-    // whose reactions run a microtask later, as the request's would.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L986-L1010>:
+    // with a chunk in the queue, no read request is made: the chunk is dequeued (closing or pulling
+    // as the pull steps would) and `PromiseResolve({ done: false, value })` is returned, whose
+    // reactions run a microtask later, as the request's would.
     if stream.state == StreamState::Readable
         && !rt.lib.streams.controllers[c as usize].queue.is_empty()
     {
@@ -982,7 +999,7 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
 
 /// `reader.releaseLock()`.
 ///
-/// NODE: readablestream.js L1030-L1036.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1030-L1036>.
 pub fn reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
     let Some(r) = reader_of(rt, &reader) else {
         return Err(invalid_this(rt, "ReadableStreamDefaultReader"));
@@ -993,7 +1010,9 @@ pub fn reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
 
 /// `reader.cancel(reason)`.
 ///
-/// NODE: readablestream.js L1052-L1060 and L2561-L2567
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1052-L1060>
+/// and
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2561-L2567>
 /// `readableStreamReaderGenericCancel`.
 pub fn reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Completion {
     let Some(r) = reader_of(rt, &reader) else {
@@ -1010,11 +1029,14 @@ pub fn reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Compl
 /// A property of a stream object, or `None` when `obj` is none.
 pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
     Some(Ok(match rt.lib.slot(obj) {
-        // NODE: readablestream.js L341-L345 `locked`.
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L341-L345>
+        // `locked`.
         Slot::ReadableStream(s) if prop == "locked" => {
             Value::Bool(rt.lib.streams.streams[s as usize].reader.is_some())
         }
-        // NODE: readablestream.js L1181-L1183 and L2856-L2868
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1181-L1183>
+        // and
+        // <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2856-L2868>
         // `readableStreamDefaultControllerGetDesiredSize`.
         Slot::ReadableController(c) if prop == "desiredSize" => {
             let data = &rt.lib.streams.controllers[c as usize];
@@ -1026,7 +1048,8 @@ pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
                 }
             }
         }
-        // NODE: readablestream.js L1042-L1046 `closed`.
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1042-L1046>
+        // `closed`.
         Slot::ReadableReader(r) if prop == "closed" => Value::Object(reader_closed_promise(rt, r)),
         Slot::ReadableStream(_) | Slot::ReadableController(_) | Slot::ReadableReader(_) => {
             Value::Undefined
