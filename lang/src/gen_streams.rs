@@ -509,7 +509,12 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                     },
                 });
                 let outcome = self.read_outcome(s);
-                self.watch(Expr::var(name.as_str()), format!("read {reader}"), outcome, out);
+                self.watch(
+                    Expr::var(name.as_str()),
+                    format!("read {reader}"),
+                    outcome,
+                    out,
+                );
             }
             Step::Release => {
                 self.streams[s].released = true;
@@ -543,7 +548,12 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                         reason,
                     },
                 });
-                self.watch(Expr::var(name.as_str()), format!("cancel {target}"), outcome, out);
+                self.watch(
+                    Expr::var(name.as_str()),
+                    format!("cancel {target}"),
+                    outcome,
+                    out,
+                );
             }
             Step::Closed => {
                 let reader = reader.unwrap_or_default();
