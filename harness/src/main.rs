@@ -175,12 +175,10 @@ enum Command {
         /// The most generated scenarios to try for each mutant.
         #[arg(long, default_value_t = 1_000_000)]
         runs: u64,
-        /// The seed of the first scenario.
+        /// The seed of the first scenario (each mutant is hunted with the
+        /// generator of its family: abort and dispatch, or streams).
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// The generator of the generated scenarios.
-        #[arg(long, value_enum, default_value = "abort")]
-        family: FamilyArg,
         /// Only these mutants (default: all of them).
         #[arg(long = "mutant", value_name = "NAME")]
         only: Vec<String>,
@@ -587,7 +585,6 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             time,
             runs,
             seed,
-            family,
             only,
             format,
             limits,
@@ -609,7 +606,6 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                 seed,
                 jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
                 run: limits.config()?,
-                family: family.into(),
             };
             let text = matches!(format, Format::Text);
             let mut on_done = |r: &nodesem_harness::mutants::MutantReport| {

@@ -35,8 +35,6 @@ pub struct MutantsConfig {
     pub jobs: usize,
     /// The limits each scenario runs with.
     pub run: RunConfig,
-    /// The generator of the scenarios.
-    pub family: gen::Family,
 }
 
 /// What the hunt for one mutant found.
@@ -130,7 +128,7 @@ pub fn hunt(mutant: Mutant, config: &MutantsConfig) -> MutantReport {
     while found.is_none() && executions < config.runs && start.elapsed() < config.time {
         let count = chunk.min(config.runs - executions);
         let seeds: Vec<u64> = (0..count).map(|i| next.wrapping_add(i)).collect();
-        let results = first_divergent(engines, &seeds, config);
+        let results = first_divergent(engines, &seeds, mutant.family(), config);
         match results {
             Some((index, scenario, signature)) => {
                 executions += index as u64 + 1;
@@ -175,6 +173,7 @@ pub fn hunt(mutant: Mutant, config: &MutantsConfig) -> MutantReport {
 fn first_divergent(
     engines: [&dyn Engine; 2],
     seeds: &[u64],
+    family: gen::Family,
     config: &MutantsConfig,
 ) -> Option<(usize, Scenario, Signature)> {
     let jobs = config.jobs.max(1).min(seeds.len().max(1));
@@ -187,7 +186,7 @@ fn first_divergent(
                 scope.spawn(move || {
                     let scenarios: Vec<Scenario> = chunk
                         .iter()
-                        .map(|&s| config.family.generate_from_seed(s, GENERATED_SIZE))
+                        .map(|&s| family.generate_from_seed(s, GENERATED_SIZE))
                         .collect();
                     let signatures = shrink::divergences(engines, &scenarios, &config.run);
                     signatures.into_iter().zip(scenarios).enumerate().find_map(

@@ -118,11 +118,34 @@ pub enum Mutant {
     /// eleventh abort listener on a signal logs a
     /// MaxListenersExceededWarning, and `getMaxListeners` reads 10.
     SignalMaxListenersTen,
+    /// `streams.rs`, `setup_default_controller`: the seed's "no post-start
+    /// microtask" fast path is taken for sources that have pull() too, so
+    /// the started flag is set at once and nothing calls pull after start.
+    /// Observable: a source with pull() and a highWaterMark above 0 is not
+    /// pulled on the first microtask (Node: `pull` logs after `start`
+    /// without any read).
+    StartShortcutWithPull,
+    /// `streams.rs`, `setup_default_controller`: the fast path for a source
+    /// without pull() is taken whatever start() returned, so a promise it
+    /// returned is never watched. Observable: start() returning a rejected
+    /// promise leaves the stream readable (reads stay pending instead of
+    /// rejecting) and the rejection is reported as unhandled.
+    StartShortcutIgnoresPromise,
+    /// `streams.rs`, `call_pull_if_needed`'s fulfilment reaction: the
+    /// pulling flag is cleared but a pull asked for meanwhile
+    /// (`pullAgain`) is dropped. Observable: a read that arrives while
+    /// pull's promise is pending is never served by another pull.
+    PullAgainLost,
+    /// `streams.rs`, `dequeue_for_read`: taking the last chunk of a stream
+    /// whose close was requested does not close it. Observable: after
+    /// `enqueue` then `close`, the read of the chunk works but `closed`
+    /// never settles and the next read stays pending (Node: `done`).
+    LastChunkKeepsStreamOpen,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 16] = [
+    pub const ALL: [Mutant; 20] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -139,6 +162,10 @@ impl Mutant {
         Mutant::RemovalListenerDropped,
         Mutant::DispatchFlagHoisted,
         Mutant::SignalMaxListenersTen,
+        Mutant::StartShortcutWithPull,
+        Mutant::StartShortcutIgnoresPromise,
+        Mutant::PullAgainLost,
+        Mutant::LastChunkKeepsStreamOpen,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -160,6 +187,22 @@ impl Mutant {
             Mutant::RemovalListenerDropped => "removal-listener-dropped",
             Mutant::DispatchFlagHoisted => "dispatch-flag-hoisted",
             Mutant::SignalMaxListenersTen => "signal-max-listeners-ten",
+            Mutant::StartShortcutWithPull => "start-shortcut-with-pull",
+            Mutant::StartShortcutIgnoresPromise => "start-shortcut-ignores-promise",
+            Mutant::PullAgainLost => "pull-again-lost",
+            Mutant::LastChunkKeepsStreamOpen => "last-chunk-keeps-stream-open",
+        }
+    }
+
+    /// The family of generated scenarios that can find it (`nodesem
+    /// mutants` hunts each with its own).
+    pub fn family(self) -> nodesem_lang::gen::Family {
+        match self {
+            Mutant::StartShortcutWithPull
+            | Mutant::StartShortcutIgnoresPromise
+            | Mutant::PullAgainLost
+            | Mutant::LastChunkKeepsStreamOpen => nodesem_lang::gen::Family::Streams,
+            _ => nodesem_lang::gen::Family::Abort,
         }
     }
 }

@@ -34,7 +34,7 @@ use nodesem_runtime::{
     UnderlyingSource, Value,
 };
 
-use crate::{alloc_host, Impl, Slot};
+use crate::{alloc_host, Impl, Mutant, Slot};
 
 type Rt = Runtime<Impl>;
 
@@ -392,7 +392,8 @@ fn setup_default_controller(rt: &mut Rt, c: u32, start: Option<ObjectId>) -> Res
     };
     // A result that is not an object can only fulfil, and looking up its
     // `then` is not observable.
-    let start_fulfilled = !matches!(result, Value::Object(_));
+    let start_fulfilled = !matches!(result, Value::Object(_))
+        || rt.lib.mutant == Some(Mutant::StartShortcutIgnoresPromise) && pull == Algorithm::NonOp;
     // Seed ("No post-start microtask for sources without pull()"): the
     // started flag only gates calls into the pull algorithm, and a source
     // without pull() has nothing to run there, so the flag is set at once
@@ -400,7 +401,9 @@ fn setup_default_controller(rt: &mut Rt, c: u32, start: Option<ObjectId>) -> Res
     // reject: a promise (or thenable) start() returns still errors the
     // stream when it rejects, pending or not, so it keeps the reaction
     // below even without pull().
-    if start_fulfilled && pull == Algorithm::NonOp {
+    if start_fulfilled
+        && (pull == Algorithm::NonOp || rt.lib.mutant == Some(Mutant::StartShortcutWithPull))
+    {
         rt.lib.streams.controllers[c as usize].started = true;
         return Ok(());
     }
@@ -510,6 +513,9 @@ fn pull(rt: &mut Rt, c: u32) {
             let on_fulfilled = rt.native_function(move |rt, _, _| {
                 let data = &mut rt.lib.streams.controllers[c as usize];
                 data.pulling = false;
+                if rt.lib.mutant == Some(Mutant::PullAgainLost) {
+                    data.pull_again = false;
+                }
                 if data.pull_again {
                     data.pull_again = false;
                     call_pull_if_needed(rt, c);
@@ -622,7 +628,10 @@ fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
 fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
     let chunk = dequeue_value(rt, c);
     let data = &rt.lib.streams.controllers[c as usize];
-    if data.close_requested && data.queue.is_empty() {
+    if data.close_requested
+        && data.queue.is_empty()
+        && rt.lib.mutant != Some(Mutant::LastChunkKeepsStreamOpen)
+    {
         let s = data.stream;
         clear_algorithms(rt, c);
         readable_stream_close(rt, s);

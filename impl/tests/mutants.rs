@@ -284,6 +284,73 @@ fn signal_max_listeners_ten() {
 }
 
 #[test]
+fn start_shortcut_with_pull() {
+    exposes(
+        Mutant::StartShortcutWithPull,
+        "a_source_with_pull_is_pulled_a_microtask_after_start.scn",
+        &["start", "pull 1", "t1", "t2"],
+        &[
+            "start", // mutant: no "pull 1": nothing pulls after the shortcut start
+            "t1", "t2",
+        ],
+    );
+}
+
+#[test]
+fn start_shortcut_ignores_promise() {
+    exposes(
+        Mutant::StartShortcutIgnoresPromise,
+        "a_rejected_start_promise_errors_a_pull_less_stream.scn",
+        &["t1", "t2", "t3", "read rejected start failed", "t4"],
+        &[
+            "t1",
+            "t2",
+            "t3",
+            // mutant: no "read rejected": the stream never errors
+            "t4",
+            "unhandled rejection start failed", // mutant: nobody watched start's promise
+        ],
+    );
+}
+
+#[test]
+fn pull_again_lost() {
+    exposes(
+        Mutant::PullAgainLost,
+        "an_enqueue_during_pull_asks_for_another_pull.scn",
+        &[
+            "pull 1", "t1", "pull 2", "t2", "pull 3", "t3", "t4", "t5", "t6",
+        ],
+        &[
+            "pull 1", "t1",
+            // mutant: no "pull 2" nor "pull 3": the pull asked for during pull is dropped
+            "t2", "t3", "t4", "t5", "t6",
+        ],
+    );
+}
+
+#[test]
+fn last_chunk_keeps_stream_open() {
+    exposes(
+        Mutant::LastChunkKeepsStreamOpen,
+        "reading_the_last_chunk_closes_a_closing_stream.scn",
+        &[
+            "read {value: last, done: false}",
+            "read {value: undefined, done: true}",
+            "closed",
+            "t1",
+            "t2",
+        ],
+        &[
+            "read {value: last, done: false}",
+            // mutant: the second read stays pending and closed never settles
+            "t1",
+            "t2",
+        ],
+    );
+}
+
+#[test]
 fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     let tested = [
         "dependants-aborted-late",
@@ -302,6 +369,10 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "removal-listener-dropped",
         "dispatch-flag-hoisted",
         "signal-max-listeners-ten",
+        "start-shortcut-with-pull",
+        "start-shortcut-ignores-promise",
+        "pull-again-lost",
+        "last-chunk-keeps-stream-open",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);
