@@ -366,8 +366,12 @@ fn write_group(
     let mut header = String::new();
     header.push_str(&comment(&format!("nodesem finding {}", report.id)));
     header.push_str(&comment(&format!("engines: {} vs {}", names[0], names[1])));
+    let family = match config.family {
+        gen::Family::Abort => String::new(),
+        other => format!(" --family {}", other.name()),
+    };
     header.push_str(&comment(&format!(
-        "seed: {} (nodesem gen --seed {} --count 1 prints the original; {}.orig.scn holds it)",
+        "seed: {} (nodesem gen{family} --seed {} --count 1 prints the original; {}.orig.scn holds it)",
         report.seed, report.seed, report.id
     )));
     header.push_str(&comment(&format!("signature: {}", report.signature)));

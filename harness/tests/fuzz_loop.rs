@@ -168,6 +168,70 @@ fn fuzz_writes_each_cause_once_and_resumes() {
 }
 
 #[test]
+fn a_stream_finding_names_its_family_and_replays() {
+    let dir = tempfile::Builder::new()
+        .prefix("nodesem-fuzz-streams-")
+        .tempdir()
+        .unwrap();
+    let out = dir.path().display().to_string();
+    let mutated = "impl+pull-again-lost";
+    let run = nodesem(&[
+        "fuzz", "--a", "model", "--b", mutated, "--family", "streams", "--runs", "50", "--out",
+        &out, "--format", "json",
+    ]);
+    assert_eq!(run.status.code(), Some(1), "new groups exit 1");
+    let mut findings = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(id) = name.strip_suffix(".orig.scn") else {
+            continue;
+        };
+        findings += 1;
+        let text = std::fs::read_to_string(dir.path().join(format!("{id}.scn"))).unwrap();
+        // The header says how to print the original: with the family.
+        let seed: u64 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("# seed: "))
+            .and_then(|l| l.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a seed line: {text}"));
+        assert!(
+            text.contains(&format!(
+                "(nodesem gen --family streams --seed {seed} --count 1 prints the original;"
+            )),
+            "{text}"
+        );
+        let original = std::fs::read_to_string(&path).unwrap();
+        let printed = nodesem(&[
+            "gen",
+            "--family",
+            "streams",
+            "--seed",
+            &seed.to_string(),
+            "--count",
+            "1",
+        ]);
+        let printed = String::from_utf8(printed.stdout).unwrap();
+        assert_eq!(
+            printed.trim_start_matches(&format!("# seed {seed}\n")),
+            original,
+            "{id}: the original is the generator's"
+        );
+        let replay = nodesem(&[
+            "diff",
+            dir.path().join(format!("{id}.scn")).to_str().unwrap(),
+            "--a",
+            "model",
+            "--b",
+            mutated,
+        ]);
+        assert_eq!(replay.status.code(), Some(1), "the finding replays: {text}");
+    }
+    assert!(findings >= 1);
+}
+
+#[test]
 fn mutants_are_found_by_generated_scenarios_alone() {
     // Bounded by scenarios, not time, so the outcome does not depend on the
     // machine's speed. The time figures are the command's to report.
