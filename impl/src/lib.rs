@@ -429,6 +429,10 @@ impl Library for Impl {
         streams::reader_cancel(rt, reader, reason)
     }
 
+    fn readable_tee(rt: &mut Rt, stream: Value) -> Completion {
+        streams::tee(rt, stream)
+    }
+
     fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {
         if let Some(value) = streams::get(rt, obj, prop) {
             return value;

@@ -1166,3 +1166,12 @@ mod tests {
         assert_eq!(code, Value::string("ERR_INVALID_THIS"));
     }
 }
+
+/// `stream.tee()`. FIXME(streams, issue 9): not written yet; it throws a
+/// TypeError, so that a scenario that tees diverges from Node visibly.
+pub fn tee(rt: &mut Rt, _stream: Value) -> Completion {
+    Err(rt.new_error(
+        "TypeError",
+        "ReadableStream.prototype.tee is not implemented yet",
+    ))
+}

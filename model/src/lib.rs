@@ -457,6 +457,10 @@ impl Library for Model {
         streams::reader_cancel(rt, reader, reason)
     }
 
+    fn readable_tee(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        streams::tee(rt, stream)
+    }
+
     // ---- what the runtime asks ----
 
     fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion {

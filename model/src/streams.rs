@@ -1494,3 +1494,12 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
         None
     }
 }
+
+/// `stream.tee()`. FIXME(streams, issue 9): not written yet; it throws a
+/// TypeError, so that a scenario that tees diverges from Node visibly.
+pub fn tee(rt: &mut Rt, _stream: Value) -> Completion {
+    Err(rt.new_error(
+        "TypeError",
+        "ReadableStream.prototype.tee is not implemented yet",
+    ))
+}

@@ -300,6 +300,10 @@ pub trait Library: Sized + 'static {
     /// `reader.cancel(reason)`, a promise.
     fn reader_cancel(rt: &mut Runtime<Self>, reader: Value, reason: Option<Value>) -> Completion;
 
+    /// `stream.tee()`: an array of the two branches
+    /// ([`Runtime::create_array_from_list`]).
+    fn readable_tee(rt: &mut Runtime<Self>, stream: Value) -> Completion;
+
     // ---- what the runtime asks of the library's objects ----------------
 
     /// Reads a property of one of the library's objects.

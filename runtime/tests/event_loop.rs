@@ -158,6 +158,9 @@ impl Library for NoLibrary {
     fn reader_cancel(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
         none()
     }
+    fn readable_tee(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
     fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
         none()
     }
