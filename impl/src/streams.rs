@@ -1077,6 +1077,15 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     }
 }
 
+/// `stream.tee()`. FIXME(streams, issue 9): not written yet; it throws a
+/// TypeError, so that a scenario that tees diverges from Node visibly.
+pub fn tee(rt: &mut Rt, _stream: Value) -> Completion {
+    Err(rt.new_error(
+        "TypeError",
+        "ReadableStream.prototype.tee is not implemented yet",
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     //! The seed's fast path, which no log shows: when the started flag is
@@ -1165,13 +1174,4 @@ mod tests {
         let code = rt.get_property(&e, "code").unwrap();
         assert_eq!(code, Value::string("ERR_INVALID_THIS"));
     }
-}
-
-/// `stream.tee()`. FIXME(streams, issue 9): not written yet; it throws a
-/// TypeError, so that a scenario that tees diverges from Node visibly.
-pub fn tee(rt: &mut Rt, _stream: Value) -> Completion {
-    Err(rt.new_error(
-        "TypeError",
-        "ReadableStream.prototype.tee is not implemented yet",
-    ))
 }
