@@ -187,20 +187,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         // One more read of each stream through its last reader.
         for i in 0..self.streams.len() {
             if let Some(reader) = self.streams[i].readers.last().cloned() {
-                let name = self.fresh("p");
-                body.push(Stmt::Let {
-                    name: name.as_str().into(),
-                    op: Op::Read {
-                        reader: Expr::var(reader.as_str()),
-                    },
-                });
-                let outcome = self.read_outcome(i);
-                self.watch(
-                    Expr::var(name.as_str()),
-                    format!("last read {reader}"),
-                    outcome,
-                    &mut body,
-                );
+                self.read(i, &reader, "last read", &mut body);
             }
         }
         // Cancel the streams whose source's cancel no step called: through
@@ -455,6 +442,24 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         }));
     }
 
+    /// `let pN = read R` through stream `s`'s reader `reader`, watched.
+    fn read(&mut self, s: usize, reader: &str, label: &str, out: &mut Vec<Stmt>) {
+        let name = self.fresh("p");
+        out.push(Stmt::Let {
+            name: name.as_str().into(),
+            op: Op::Read {
+                reader: Expr::var(reader),
+            },
+        });
+        let outcome = self.read_outcome(s);
+        self.watch(
+            Expr::var(name.as_str()),
+            format!("{label} {reader}"),
+            outcome,
+            out,
+        );
+    }
+
     /// What a read through stream `s`'s first reader does.
     fn read_outcome(&self, s: usize) -> Outcome {
         let info = &self.streams[s];
@@ -536,23 +541,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                     }
                 }
             }
-            Step::Read => {
-                let reader = reader.unwrap_or_default();
-                let name = self.fresh("p");
-                out.push(Stmt::Let {
-                    name: name.as_str().into(),
-                    op: Op::Read {
-                        reader: Expr::var(reader.as_str()),
-                    },
-                });
-                let outcome = self.read_outcome(s);
-                self.watch(
-                    Expr::var(name.as_str()),
-                    format!("read {reader}"),
-                    outcome,
-                    out,
-                );
-            }
+            Step::Read => self.read(s, &reader.unwrap_or_default(), "read", out),
             Step::Release => {
                 self.streams[s].released = true;
                 out.push(Stmt::Do(Op::ReleaseLock {
