@@ -7,8 +7,9 @@
 //! `pull`, `cancel`, each optional) and a `highWaterMark`, whose size
 //! algorithm returns 1 for every chunk; its default controller
 //! (`enqueue`, `close`, `error`, `desiredSize`); its default reader (`read`,
-//! `releaseLock`, `cancel`, `closed`); `stream.cancel` and `stream.locked`.
-//! Byte streams, BYOB readers, `tee`, piping and async iteration are not.
+//! `releaseLock`, `cancel`, `closed`); `stream.cancel`, `stream.locked` and
+//! `stream.tee()` (ReadableStreamDefaultTee, without cloning). Byte streams,
+//! BYOB readers, piping and async iteration are not.
 //!
 //! Streams Standard: <https://streams.spec.whatwg.org/#rs-model>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>.
@@ -22,12 +23,18 @@
 //!   TypeError with its own message, and the two of `releaseLock()` are one
 //!   error object each, made once and thrown again every time;
 //! - a negative or NaN `highWaterMark` is an `ERR_INVALID_ARG_VALUE`
-//!   RangeError.
+//!   RangeError;
+//! - a tee's chunk microtask clears `reading` before it enqueues the chunk
+//!   into the branches, so that a pull those enqueues ask for reads from the
+//!   source at once (the spec clears it after both enqueues and reads again
+//!   then, through readAgain);
+//! - a tee's close steps run a nextTick later (the spec runs them at once).
 
 use std::collections::VecDeque;
 
 use nodesem_runtime::{
-    Completion, HostClass, ObjectData, ObjectId, PromiseState, Runtime, UnderlyingSource, Value,
+    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, Runtime, Task,
+    UnderlyingSource, Value,
 };
 
 use crate::slots::Slots;
@@ -62,17 +69,44 @@ pub struct ReadableStream {
     pub stored_error: Value,
 }
 
-/// An algorithm of the underlying source kept by the controller
-/// ([[pullAlgorithm]], [[cancelAlgorithm]]).
+/// A controller's [[pullAlgorithm]].
 #[derive(Clone, Copy, Debug)]
-pub enum SourceAlgorithm {
-    /// The source had none: "an algorithm that returns a promise resolved
-    /// with undefined".
+pub enum PullAlgorithm {
+    /// The source had no `pull`: "an algorithm that returns a promise
+    /// resolved with undefined".
     ResolveUndefined,
-    /// Invoking the source's method with the source as `this`.
+    /// Invoking the source's `pull` with the source as `this`.
     Invoke {
         /// The method.
         method: ObjectId,
+    },
+    /// The pullAlgorithm of a ReadableStreamDefaultTee, both branches'.
+    Tee {
+        /// The tee.
+        tee: TeeId,
+    },
+}
+
+/// A controller's [[cancelAlgorithm]].
+#[derive(Clone, Copy, Debug)]
+pub enum CancelAlgorithm {
+    /// The source had no `cancel`: "an algorithm that returns a promise
+    /// resolved with undefined".
+    ResolveUndefined,
+    /// Invoking the source's `cancel` with the source as `this`.
+    Invoke {
+        /// The method.
+        method: ObjectId,
+    },
+    /// The cancel1Algorithm of a ReadableStreamDefaultTee (branch 1's).
+    Tee1 {
+        /// The tee.
+        tee: TeeId,
+    },
+    /// The cancel2Algorithm of a ReadableStreamDefaultTee (branch 2's).
+    Tee2 {
+        /// The tee.
+        tee: TeeId,
     },
 }
 
@@ -101,13 +135,13 @@ pub struct ValueWithSize {
 #[derive(Debug)]
 pub struct ReadableStreamDefaultController {
     /// [[cancelAlgorithm]]: undefined once cleared.
-    pub cancel_algorithm: Option<SourceAlgorithm>,
+    pub cancel_algorithm: Option<CancelAlgorithm>,
     /// [[closeRequested]].
     pub close_requested: bool,
     /// [[pullAgain]].
     pub pull_again: bool,
     /// [[pullAlgorithm]]: undefined once cleared.
-    pub pull_algorithm: Option<SourceAlgorithm>,
+    pub pull_algorithm: Option<PullAlgorithm>,
     /// [[pulling]].
     pub pulling: bool,
     /// [[queue]].
@@ -136,6 +170,49 @@ pub enum ReadRequest {
         /// The promise `read()` returned.
         promise: ObjectId,
     },
+    /// The read request of a ReadableStreamDefaultTee's pullAlgorithm.
+    Tee {
+        /// The tee.
+        tee: TeeId,
+    },
+}
+
+/// Which ReadableStreamDefaultTee: an index into [`Streams`]' tees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TeeId(usize);
+
+/// The variables that the algorithms of one ReadableStreamDefaultTee(stream,
+/// cloneForBranch2) share
+/// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaulttee>).
+///
+/// MODEL: cloneForBranch2 is not kept: `tee()` passes false, and
+/// StructuredClone is not modeled.
+#[derive(Debug)]
+pub struct DefaultTee {
+    /// stream: the stream teed.
+    pub stream: ObjectId,
+    /// reader: the default reader the tee reads the stream with.
+    pub reader: ObjectId,
+    /// reading.
+    pub reading: bool,
+    /// readAgain.
+    pub read_again: bool,
+    /// canceled1.
+    pub canceled1: bool,
+    /// canceled2.
+    pub canceled2: bool,
+    /// reason1.
+    pub reason1: Value,
+    /// reason2.
+    pub reason2: Value,
+    /// branch1: undefined until it is created.
+    pub branch1: Option<ObjectId>,
+    /// branch2: undefined until it is created.
+    pub branch2: Option<ObjectId>,
+    /// cancelPromise.
+    pub cancel_promise: ObjectId,
+    /// cancelPromise's resolve function.
+    pub cancel_promise_resolve: ObjectId,
 }
 
 /// The internal slots of a ReadableStreamDefaultReader
@@ -159,6 +236,8 @@ pub struct Streams {
     controllers: Slots<ReadableStreamDefaultController>,
     /// Every ReadableStreamDefaultReader.
     readers: Slots<ReadableStreamDefaultReader>,
+    /// Every ReadableStreamDefaultTee, by [`TeeId`].
+    tees: Vec<DefaultTee>,
     /// Node's one "Reader released" error, once made.
     released_error: Option<Value>,
     /// Node's one "Releasing reader" error, once made.
@@ -172,12 +251,14 @@ impl Streams {
             streams,
             controllers,
             readers,
+            tees,
             released_error,
             releasing_error,
         } = self;
         streams.clear();
         controllers.clear();
         readers.clear();
+        tees.clear();
         *released_error = None;
         *releasing_error = None;
     }
@@ -219,6 +300,14 @@ fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
         .readers
         .get_mut(&id)
         .expect("a ReadableStreamDefaultReader")
+}
+
+fn tee_state(rt: &Rt, t: TeeId) -> &DefaultTee {
+    &rt.lib.streams.tees[t.0]
+}
+
+fn tee_state_mut(rt: &mut Rt, t: TeeId) -> &mut DefaultTee {
+    &mut rt.lib.streams.tees[t.0]
 }
 
 /// The controller of a stream that has been set up.
@@ -624,6 +713,7 @@ fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value
             let result = rt.create_iter_result(chunk, false);
             resolve(rt, promise, result);
         }
+        ReadRequest::Tee { tee } => tee_chunk_steps(rt, tee, chunk),
     }
 }
 
@@ -636,6 +726,7 @@ fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
             let result = rt.create_iter_result(Value::Undefined, true);
             resolve(rt, promise, result);
         }
+        ReadRequest::Tee { tee } => tee_close_steps(rt, tee),
     }
 }
 
@@ -644,6 +735,7 @@ fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
     match read_request {
         // error steps, given e: 1. Reject promise with e.
         ReadRequest::Read { promise } => reject(rt, promise, e),
+        ReadRequest::Tee { tee } => tee_error_steps(rt, tee),
     }
 }
 
@@ -1231,8 +1323,8 @@ fn set_up_readable_stream_default_controller(
     c: ObjectId,
     underlying_source: Value,
     start_algorithm: Option<ObjectId>,
-    pull_algorithm: SourceAlgorithm,
-    cancel_algorithm: SourceAlgorithm,
+    pull_algorithm: PullAlgorithm,
+    cancel_algorithm: CancelAlgorithm,
     high_water_mark: f64,
     size_algorithm: SizeAlgorithm,
 ) -> Result<(), Value> {
@@ -1325,8 +1417,8 @@ fn set_up_readable_stream_default_controller_from_underlying_source(
     //    underlyingSourceDict["pull"] with argument list « controller » and
     //    callback this value underlyingSource.
     let pull_algorithm = match source.pull {
-        Some(method) => SourceAlgorithm::Invoke { method },
-        None => SourceAlgorithm::ResolveUndefined,
+        Some(method) => PullAlgorithm::Invoke { method },
+        None => PullAlgorithm::ResolveUndefined,
     };
     // 4. Let cancelAlgorithm be an algorithm that returns a promise resolved
     //    with undefined.
@@ -1335,8 +1427,8 @@ fn set_up_readable_stream_default_controller_from_underlying_source(
     //    invoking underlyingSourceDict["cancel"] with argument list « reason »
     //    and callback this value underlyingSource.
     let cancel_algorithm = match source.cancel {
-        Some(method) => SourceAlgorithm::Invoke { method },
-        None => SourceAlgorithm::ResolveUndefined,
+        Some(method) => CancelAlgorithm::Invoke { method },
+        None => CancelAlgorithm::ResolveUndefined,
     };
     // 8. Perform ? SetUpReadableStreamDefaultController(stream, controller,
     //    startAlgorithm, pullAlgorithm, cancelAlgorithm, highWaterMark,
@@ -1355,11 +1447,13 @@ fn set_up_readable_stream_default_controller_from_underlying_source(
 }
 
 /// Performing a controller's [[pullAlgorithm]]: invoking the source's `pull`
-/// with « controller », its return type Promise<undefined>.
-fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: SourceAlgorithm) -> ObjectId {
+/// with « controller », its return type Promise<undefined>, or a tee's
+/// pullAlgorithm.
+fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) -> ObjectId {
     match algorithm {
-        SourceAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
-        SourceAlgorithm::Invoke { method } => {
+        PullAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
+        PullAlgorithm::Tee { tee } => tee_pull_algorithm(rt, tee),
+        PullAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[Value::Object(c)]) {
                 // An exception becomes a promise rejected with it (Web IDL
@@ -1381,16 +1475,19 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: SourceAlgorithm) 
 }
 
 /// Performing a controller's [[cancelAlgorithm]], passing reason: invoking
-/// the source's `cancel` with « reason », its return type Promise<undefined>.
+/// the source's `cancel` with « reason », its return type Promise<undefined>,
+/// or a tee's cancel1Algorithm or cancel2Algorithm.
 fn perform_cancel_algorithm(
     rt: &mut Rt,
     c: ObjectId,
-    algorithm: SourceAlgorithm,
+    algorithm: CancelAlgorithm,
     reason: Value,
 ) -> ObjectId {
     match algorithm {
-        SourceAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
-        SourceAlgorithm::Invoke { method } => {
+        CancelAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
+        CancelAlgorithm::Tee1 { tee } => tee_cancel1_algorithm(rt, tee, reason),
+        CancelAlgorithm::Tee2 { tee } => tee_cancel2_algorithm(rt, tee, reason),
+        CancelAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[reason]) {
                 // An exception becomes a promise rejected with it.
@@ -1495,11 +1592,340 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     }
 }
 
-/// `stream.tee()`. FIXME(streams, issue 9): not written yet; it throws a
-/// TypeError, so that a scenario that tees diverges from Node visibly.
-pub fn tee(rt: &mut Rt, _stream: Value) -> Completion {
-    Err(rt.new_error(
-        "TypeError",
-        "ReadableStream.prototype.tee is not implemented yet",
-    ))
+/// `stream.tee()` (<https://streams.spec.whatwg.org/#rs-tee>): an array of
+/// the two branches.
+pub fn tee(rt: &mut Rt, s: Value) -> Completion {
+    let s = stream_operand(rt, s, "tee")?;
+    // 1. Return ? ReadableStreamTee(this, false).
+    let [branch1, branch2] = readable_stream_tee(rt, s, false)?;
+    // (The sequence<ReadableStream> converted to a JavaScript array.)
+    Ok(rt.create_array_from_list(vec![Value::Object(branch1), Value::Object(branch2)]))
+}
+
+// ---- tee --------------------------------------------------------------------
+
+/// CreateReadableStream(startAlgorithm, pullAlgorithm, cancelAlgorithm)
+/// (<https://streams.spec.whatwg.org/#create-readable-stream>), with neither
+/// highWaterMark nor sizeAlgorithm passed and a startAlgorithm that returns
+/// undefined (what the tee passes).
+fn create_readable_stream(
+    rt: &mut Rt,
+    pull_algorithm: PullAlgorithm,
+    cancel_algorithm: CancelAlgorithm,
+) -> ObjectId {
+    // 1. If highWaterMark was not passed, set it to 1.
+    let high_water_mark = 1.0;
+    // 2. If sizeAlgorithm was not passed, set it to an algorithm that returns 1.
+    let size_algorithm = SizeAlgorithm::ReturnOne;
+    // 3. Assert: ! IsNonNegativeNumber(highWaterMark) is true.
+    // 4. Let stream be a new ReadableStream.
+    let s = rt.heap.alloc(ObjectData::Host);
+    // 5. Perform ! InitializeReadableStream(stream).
+    initialize_readable_stream(rt, s);
+    // 6. Let controller be a new ReadableStreamDefaultController.
+    let c = rt.heap.alloc(ObjectData::Host);
+    // 7. Perform ? SetUpReadableStreamDefaultController(stream, controller,
+    //    startAlgorithm, pullAlgorithm, cancelAlgorithm, highWaterMark,
+    //    sizeAlgorithm).
+    set_up_readable_stream_default_controller(
+        rt,
+        s,
+        c,
+        Value::Undefined,
+        None,
+        pull_algorithm,
+        cancel_algorithm,
+        high_water_mark,
+        size_algorithm,
+    )
+    .expect("a start algorithm that returns undefined does not throw");
+    // 8. Return stream.
+    s
+}
+
+/// ReadableStreamTee(stream, cloneForBranch2)
+/// (<https://streams.spec.whatwg.org/#readable-stream-tee>).
+fn readable_stream_tee(
+    rt: &mut Rt,
+    s: ObjectId,
+    clone_for_branch2: bool,
+) -> Result<[ObjectId; 2], Value> {
+    // 1. Assert: stream implements ReadableStream.
+    assert!(rt.lib.streams.streams.contains_key(&s));
+    // 2. Assert: cloneForBranch2 is a boolean.
+    // 3. If stream.[[controller]] implements ReadableByteStreamController,
+    //    return ? ReadableByteStreamTee(stream). (No byte streams here.)
+    // 4. Return ? ReadableStreamDefaultTee(stream, cloneForBranch2).
+    readable_stream_default_tee(rt, s, clone_for_branch2)
+}
+
+/// ReadableStreamDefaultTee(stream, cloneForBranch2)
+/// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaulttee>):
+/// the variables are a [`DefaultTee`]'s; pullAlgorithm, cancel1Algorithm and
+/// cancel2Algorithm are [`tee_pull_algorithm`], [`tee_cancel1_algorithm`]
+/// and [`tee_cancel2_algorithm`], and the read request's steps
+/// [`tee_chunk_steps`], [`tee_close_steps`] and [`tee_error_steps`].
+fn readable_stream_default_tee(
+    rt: &mut Rt,
+    s: ObjectId,
+    clone_for_branch2: bool,
+) -> Result<[ObjectId; 2], Value> {
+    // 1. Assert: stream implements ReadableStream.
+    assert!(rt.lib.streams.streams.contains_key(&s));
+    // 2. Assert: cloneForBranch2 is a boolean.
+    // MODEL: and false: `tee()` passes false, and StructuredClone is not
+    // modeled.
+    assert!(!clone_for_branch2, "a tee without cloning");
+    // 3. Let reader be ? AcquireReadableStreamDefaultReader(stream).
+    let r = acquire_readable_stream_default_reader(rt, s)?;
+    // 12. Let cancelPromise be a new promise (with its capability's
+    //     [[Resolve]], which "resolve cancelPromise" calls).
+    let cancel_promise = a_new_promise(rt);
+    let (cancel_promise_resolve, _) = rt.create_resolving_functions(cancel_promise);
+    let t = TeeId(rt.lib.streams.tees.len());
+    rt.lib.streams.tees.push(DefaultTee {
+        stream: s,
+        reader: r,
+        // 4. Let reading be false.
+        reading: false,
+        // 5. Let readAgain be false.
+        read_again: false,
+        // 6. Let canceled1 be false.
+        canceled1: false,
+        // 7. Let canceled2 be false.
+        canceled2: false,
+        // 8. Let reason1 be undefined.
+        reason1: Value::Undefined,
+        // 9. Let reason2 be undefined.
+        reason2: Value::Undefined,
+        // 10. Let branch1 be undefined.
+        branch1: None,
+        // 11. Let branch2 be undefined.
+        branch2: None,
+        cancel_promise,
+        cancel_promise_resolve,
+    });
+    // 13. Let pullAlgorithm be the following steps: (tee_pull_algorithm)
+    // 14. Let cancel1Algorithm be the following steps, taking a reason
+    //     argument: (tee_cancel1_algorithm)
+    // 15. Let cancel2Algorithm be the following steps, taking a reason
+    //     argument: (tee_cancel2_algorithm)
+    // 16. Let startAlgorithm be an algorithm that returns undefined.
+    // 17. Set branch1 to ! CreateReadableStream(startAlgorithm,
+    //     pullAlgorithm, cancel1Algorithm).
+    let branch1 = create_readable_stream(
+        rt,
+        PullAlgorithm::Tee { tee: t },
+        CancelAlgorithm::Tee1 { tee: t },
+    );
+    tee_state_mut(rt, t).branch1 = Some(branch1);
+    // 18. Set branch2 to ! CreateReadableStream(startAlgorithm,
+    //     pullAlgorithm, cancel2Algorithm).
+    let branch2 = create_readable_stream(
+        rt,
+        PullAlgorithm::Tee { tee: t },
+        CancelAlgorithm::Tee2 { tee: t },
+    );
+    tee_state_mut(rt, t).branch2 = Some(branch2);
+    // 19. Upon rejection of reader.[[closedPromise]] with reason r,
+    let closed = reader(rt, r).closed_promise;
+    upon_settlement(
+        rt,
+        closed,
+        |_, _| {},
+        move |rt, r| {
+            let (branch1, branch2) = tee_branches(rt, t);
+            //   1. Perform ! ReadableStreamDefaultControllerError(
+            //      branch1.[[controller]], r).
+            let c1 = stream_controller(rt, branch1);
+            readable_stream_default_controller_error(rt, c1, r.clone());
+            //   2. Perform ! ReadableStreamDefaultControllerError(
+            //      branch2.[[controller]], r).
+            let c2 = stream_controller(rt, branch2);
+            readable_stream_default_controller_error(rt, c2, r);
+            //   3. If canceled1 is false or canceled2 is false, resolve
+            //      cancelPromise with undefined.
+            let tee = tee_state(rt, t);
+            if !tee.canceled1 || !tee.canceled2 {
+                resolve_cancel_promise(rt, t, Value::Undefined);
+            }
+        },
+    );
+    // 20. Return « branch1, branch2 ».
+    Ok([branch1, branch2])
+}
+
+/// A tee's branch1 and branch2, once both are created.
+fn tee_branches(rt: &Rt, t: TeeId) -> (ObjectId, ObjectId) {
+    let tee = tee_state(rt, t);
+    (
+        tee.branch1.expect("the tee's branch1"),
+        tee.branch2.expect("the tee's branch2"),
+    )
+}
+
+/// "Resolve cancelPromise with x": through the promise's resolve function,
+/// so that once it is resolved, resolving it again does nothing (a branch
+/// whose close was requested can still be canceled after the close steps
+/// resolved cancelPromise).
+fn resolve_cancel_promise(rt: &mut Rt, t: TeeId, x: Value) {
+    let resolve = tee_state(rt, t).cancel_promise_resolve;
+    // A promise's resolve function returns undefined and throws nothing.
+    let _ = rt.call_function(resolve, Value::Undefined, &[x]);
+}
+
+/// ReadableStreamDefaultTee's pullAlgorithm (step 13).
+fn tee_pull_algorithm(rt: &mut Rt, t: TeeId) -> ObjectId {
+    // 1. If reading is true,
+    if tee_state(rt, t).reading {
+        //   1. Set readAgain to true.
+        tee_state_mut(rt, t).read_again = true;
+        //   2. Return a promise resolved with undefined.
+        return a_promise_resolved_with(rt, Value::Undefined);
+    }
+    // 2. Set reading to true.
+    tee_state_mut(rt, t).reading = true;
+    // 3. Let readRequest be a read request with the following items: (the
+    //    chunk steps, close steps and error steps of ReadRequest::Tee)
+    let read_request = ReadRequest::Tee { tee: t };
+    // 4. Perform ! ReadableStreamDefaultReaderRead(reader, readRequest).
+    let r = tee_state(rt, t).reader;
+    readable_stream_default_reader_read(rt, r, read_request);
+    // 5. Return a promise resolved with undefined.
+    a_promise_resolved_with(rt, Value::Undefined)
+}
+
+/// The chunk steps, given chunk, of the tee's read request.
+fn tee_chunk_steps(rt: &mut Rt, t: TeeId, chunk: Value) {
+    // 1. Queue a microtask to perform the following steps:
+    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt: &mut Rt| {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1984-L2001
+        // `forwardChunk()` sets `reading = false` first, before the
+        // enqueues, and Node has no readAgain (`pullAlgorithm` returns at
+        // once while reading, L2008): a pull that the enqueue into branch1
+        // asks for reads from the stream at once, before branch2 gets the
+        // chunk, where the spec's pull only sets readAgain and step 7 reads
+        // after both enqueues. Step 6 is done here, first; step 7 then finds
+        // readAgain true only while a read is again in flight (a no-op) or
+        // after that read failed at once on an errored stream (a read that
+        // fails the same way): it changes nothing.
+        //   6. Set reading to false.
+        tee_state_mut(rt, t).reading = false;
+        //   1. Set readAgain to false.
+        tee_state_mut(rt, t).read_again = false;
+        //   2. Let chunk1 and chunk2 be chunk.
+        let (chunk1, chunk2) = (chunk.clone(), chunk);
+        //   3. If canceled2 is false and cloneForBranch2 is true, ...
+        //      (cloneForBranch2 is false)
+        let (branch1, branch2) = tee_branches(rt, t);
+        //   4. If canceled1 is false, perform !
+        //      ReadableStreamDefaultControllerEnqueue(branch1.[[controller]],
+        //      chunk1).
+        if !tee_state(rt, t).canceled1 {
+            let c1 = stream_controller(rt, branch1);
+            readable_stream_default_controller_enqueue(rt, c1, chunk1)
+                .expect("a chunk of size 1 is enqueued");
+        }
+        //   5. If canceled2 is false, perform !
+        //      ReadableStreamDefaultControllerEnqueue(branch2.[[controller]],
+        //      chunk2).
+        if !tee_state(rt, t).canceled2 {
+            let c2 = stream_controller(rt, branch2);
+            readable_stream_default_controller_enqueue(rt, c2, chunk2)
+                .expect("a chunk of size 1 is enqueued");
+        }
+        //   7. If readAgain is true, perform pullAlgorithm.
+        if tee_state(rt, t).read_again {
+            tee_pull_algorithm(rt, t);
+        }
+        Ok(Value::Undefined)
+    }))));
+    // (The microtask delay here is necessary because it takes at least a
+    // microtask to detect errors, when we use reader.[[closedPromise]]
+    // below. We want errors in stream to error both branches immediately,
+    // so we cannot let a successful synchronous read happen before the
+    // error is seen.)
+}
+
+/// The close steps of the tee's read request.
+fn tee_close_steps(rt: &mut Rt, t: TeeId) {
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2017-L2029
+    // the close steps run in a `process.nextTick()` callback ("not part of
+    // the spec", for nodejs/node#39758): the branches close after the
+    // ticks already queued and, when the stream closed in a microtask,
+    // after every microtask. Until then reading stays true, and canceled1
+    // and canceled2 are read when the tick runs.
+    rt.next_tick(Task::Native(Box::new(move |rt: &mut Rt| {
+        let (branch1, branch2) = tee_branches(rt, t);
+        // 1. Set reading to false.
+        tee_state_mut(rt, t).reading = false;
+        // 2. If canceled1 is false, perform !
+        //    ReadableStreamDefaultControllerClose(branch1.[[controller]]).
+        if !tee_state(rt, t).canceled1 {
+            let c1 = stream_controller(rt, branch1);
+            readable_stream_default_controller_close(rt, c1);
+        }
+        // 3. If canceled2 is false, perform !
+        //    ReadableStreamDefaultControllerClose(branch2.[[controller]]).
+        if !tee_state(rt, t).canceled2 {
+            let c2 = stream_controller(rt, branch2);
+            readable_stream_default_controller_close(rt, c2);
+        }
+        // 4. If canceled1 is false or canceled2 is false, resolve
+        //    cancelPromise with undefined.
+        let tee = tee_state(rt, t);
+        if !tee.canceled1 || !tee.canceled2 {
+            resolve_cancel_promise(rt, t, Value::Undefined);
+        }
+        Ok(Value::Undefined)
+    })));
+}
+
+/// The error steps of the tee's read request.
+fn tee_error_steps(rt: &mut Rt, t: TeeId) {
+    // 1. Set reading to false.
+    tee_state_mut(rt, t).reading = false;
+}
+
+/// ReadableStreamDefaultTee's cancel1Algorithm (step 14), taking a reason
+/// argument.
+fn tee_cancel1_algorithm(rt: &mut Rt, t: TeeId, reason: Value) -> ObjectId {
+    // 1. Set canceled1 to true.
+    tee_state_mut(rt, t).canceled1 = true;
+    // 2. Set reason1 to reason.
+    tee_state_mut(rt, t).reason1 = reason;
+    // 3. If canceled2 is true,
+    if tee_state(rt, t).canceled2 {
+        tee_cancel_stream(rt, t);
+    }
+    // 4. Return cancelPromise.
+    tee_state(rt, t).cancel_promise
+}
+
+/// ReadableStreamDefaultTee's cancel2Algorithm (step 15), taking a reason
+/// argument.
+fn tee_cancel2_algorithm(rt: &mut Rt, t: TeeId, reason: Value) -> ObjectId {
+    // 1. Set canceled2 to true.
+    tee_state_mut(rt, t).canceled2 = true;
+    // 2. Set reason2 to reason.
+    tee_state_mut(rt, t).reason2 = reason;
+    // 3. If canceled1 is true,
+    if tee_state(rt, t).canceled1 {
+        tee_cancel_stream(rt, t);
+    }
+    // 4. Return cancelPromise.
+    tee_state(rt, t).cancel_promise
+}
+
+/// Step 3's substeps of cancel1Algorithm and cancel2Algorithm, once both
+/// branches are canceled.
+fn tee_cancel_stream(rt: &mut Rt, t: TeeId) {
+    let tee = tee_state(rt, t);
+    let (s, reason1, reason2) = (tee.stream, tee.reason1.clone(), tee.reason2.clone());
+    //   1. Let compositeReason be ! CreateArrayFromList(« reason1, reason2 »).
+    let composite_reason = rt.create_array_from_list(vec![reason1, reason2]);
+    //   2. Let cancelResult be ! ReadableStreamCancel(stream, compositeReason).
+    let cancel_result = readable_stream_cancel(rt, s, composite_reason);
+    //   3. Resolve cancelPromise with cancelResult.
+    resolve_cancel_promise(rt, t, Value::Object(cancel_result));
 }
