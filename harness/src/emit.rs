@@ -167,7 +167,12 @@ pub fn js_string(s: &str) -> String {
 fn top_level_names(body: &[Stmt]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for stmt in body {
-        if let Stmt::Let { name, .. } = stmt {
+        let declared: &[std::sync::Arc<str>] = match stmt {
+            Stmt::Let { name, .. } => std::slice::from_ref(name),
+            Stmt::Tee { branches, .. } => branches,
+            _ => &[],
+        };
+        for name in declared {
             if !names.contains(&&**name) {
                 names.push(name);
             }
@@ -320,6 +325,15 @@ impl Emitter {
                     self.line(&format!("{name} = {value};"));
                 } else {
                     self.line(&format!("let {name} = {value};"));
+                }
+            }
+            Stmt::Tee { branches, stream } => {
+                let [a, b] = [identifier(&branches[0]), identifier(&branches[1])];
+                let value = format!("{}.tee()", expr(stream));
+                if top_level {
+                    self.line(&format!("[{a}, {b}] = {value};"));
+                } else {
+                    self.line(&format!("let [{a}, {b}] = {value};"));
                 }
             }
             Stmt::Do(op) => {

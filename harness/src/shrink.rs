@@ -616,8 +616,12 @@ fn collect_names(
     counters: &mut std::collections::HashMap<&'static str, usize>,
 ) {
     for stmt in body {
-        if let Stmt::Let { name, op } = stmt {
-            let p = prefix(op);
+        let declared: Vec<(&str, &'static str)> = match stmt {
+            Stmt::Let { name, op } => vec![(&**name, prefix(op))],
+            Stmt::Tee { branches, .. } => branches.iter().map(|b| (&**b, "b")).collect(),
+            _ => Vec::new(),
+        };
+        for (name, p) in declared {
             let n = counters.entry(p).or_insert(0);
             *n += 1;
             names
@@ -650,9 +654,19 @@ fn rename_stmts(body: &mut [Stmt], names: &std::collections::HashMap<String, Str
                 }
                 rename_op(op, names);
             }
+            Stmt::Tee { branches, stream } => {
+                for branch in branches.iter_mut() {
+                    if let Some(new) = names.get(&**branch) {
+                        *branch = new.as_str().into();
+                    }
+                }
+                rename_expr(stream, names);
+            }
             Stmt::Do(op) => rename_op(op, names),
             Stmt::Log(values) => values.iter_mut().for_each(|v| rename_expr(v, names)),
-            Stmt::Throw(e) | Stmt::Return(Some(e)) => rename_expr(e, names),
+            Stmt::Throw(e) | Stmt::Return(Some(e)) | Stmt::If { cond: e, .. } => {
+                rename_expr(e, names)
+            }
             _ => {}
         }
         for block in stmt.blocks_mut() {

@@ -93,7 +93,7 @@ impl Block {
     pub fn declares(&self) -> bool {
         self.body
             .iter()
-            .any(|stmt| matches!(stmt, Stmt::Let { .. }))
+            .any(|stmt| matches!(stmt, Stmt::Let { .. } | Stmt::Tee { .. }))
     }
 }
 
@@ -215,6 +215,14 @@ pub enum Stmt {
         name: Arc<str>,
         /// The operation whose result is bound.
         op: Op,
+    },
+    /// `let [A, B] = tee S`: `const [A, B] = S.tee()`, the two branches of
+    /// a ReadableStream, each bound to a name.
+    Tee {
+        /// The names of the first and the second branch.
+        branches: [Arc<str>; 2],
+        /// The stream.
+        stream: Expr,
     },
     /// `OP`: performs the operation and discards its result.
     Do(Op),

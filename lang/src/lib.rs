@@ -231,6 +231,7 @@
 //! | `read R` | `R.read()`: a promise of `{ value, done }`, whose `value` and `done` are readable (`then (read r)` is written `let p = read r` then `then p {`) |
 //! | `releaseLock R` | `R.releaseLock()` |
 //! | `cancel S [V]`, `cancel R [V]` | `S.cancel(V)` on a stream, `R.cancel(V)` on a reader: a promise |
+//! | `let [A, B] = tee S` (a statement) | `const [A, B] = S.tee()`: the two branches, each a ReadableStream; S is locked from then on |
 //!
 //! The source's `start` and `pull` bodies see `controller`, the stream's
 //! controller; `cancel` sees `reason`. (As an operation, `let c =

@@ -267,6 +267,7 @@ pub const KEYWORDS: &[&str] = &[
     "read",
     "releaseLock",
     "cancel",
+    "tee",
     "undefined",
     "null",
     "true",
@@ -404,13 +405,28 @@ fn top_level_lets(lines: &[&str]) -> HashMap<String, usize> {
             depth = depth.saturating_sub(1);
         } else if depth == 0 {
             if let Some(rest) = text.strip_prefix("let ") {
-                let name: String = rest
-                    .trim_start()
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
+                // `let NAME =`, or `let [A, B] =` (tee's two branches).
+                let rest = rest.trim_start();
+                let (list, rest) = match rest.strip_prefix('[') {
+                    Some(inner) => (true, inner),
+                    None => (false, rest),
+                };
+                let mut rest = rest;
+                loop {
+                    let rest_trimmed = rest.trim_start();
+                    let name: String = rest_trimmed
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if name.is_empty() {
+                        break;
+                    }
+                    rest = rest_trimmed[name.len()..].trim_start();
                     names.entry(name).or_insert(i + 1);
+                    match rest.strip_prefix(',') {
+                        Some(after) if list => rest = after,
+                        _ => break,
+                    }
                 }
             }
         }
@@ -1151,6 +1167,9 @@ impl<'a> Parser<'a> {
 
     /// `let NAME = OP`.
     fn let_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        if line.toks.get(line.pos + 1).map(|t| &t.tok) == Some(&Tok::Punct('[')) {
+            return self.tee_statement(line);
+        }
         let (name, col, early) = self.let_head(line)?;
         // The operands are evaluated before the binding is initialized
         // (JavaScript's temporal dead zone), the callbacks after.
@@ -1158,6 +1177,59 @@ impl<'a> Parser<'a> {
         let parsed = self.op(line, true);
         self.uninitialized = outer;
         self.let_end(line, col, name, early, parsed)
+    }
+
+    /// `let [A, B] = tee S`: the two branches of a stream, each bound.
+    fn tee_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        line.bump(); // `let`
+        line.bump(); // `[`
+        let mut names: Vec<(Name, usize)> = Vec::new();
+        for i in 0..2 {
+            if i == 1 {
+                if line.peek() != Some(&Tok::Punct(',')) {
+                    return Err(self.expected(line, "`,` and the second branch's name"));
+                }
+                line.bump();
+            }
+            let col = line.col();
+            let Some(name) = line.peek_word().map(str::to_string) else {
+                return Err(self.expected(line, "a binding name for a branch of `tee`"));
+            };
+            line.bump();
+            names.push((name, col));
+        }
+        if line.peek() != Some(&Tok::Punct(']')) {
+            return Err(self.expected(line, "`]` after the two names (`let [A, B] = tee S`)"));
+        }
+        line.bump();
+        if line.peek() != Some(&Tok::Punct('=')) {
+            return Err(self.expected(line, "`=`"));
+        }
+        line.bump();
+        if line.peek_word() != Some("tee") {
+            return Err(self.expected(line, "`tee S` (only `tee` binds two names)"));
+        }
+        line.bump();
+        let stream = self.expr_of(line, Kind::Readable)?;
+        if !line.at_end() {
+            return Err(self.expected(line, "the end of the line"));
+        }
+        if names[0].0 == names[1].0 {
+            let (name, col) = &names[1];
+            return Err(self.error(
+                line.number,
+                *col,
+                format!("`{name}` names both branches of `tee`"),
+            ));
+        }
+        for (name, col) in &names {
+            self.declare(line, *col, name, Kind::Readable)?;
+        }
+        let [(a, _), (b, _)] = [names[0].clone(), names[1].clone()];
+        Ok(Stmt::Tee {
+            branches: [a.into(), b.into()],
+            stream,
+        })
     }
 
     /// `let NAME =`: the name, its column, and the kind it is declared with

@@ -83,6 +83,14 @@ impl Printer {
                 let _ = write!(self.out, "let {name} = ");
                 self.op(op);
             }
+            Stmt::Tee {
+                branches: [a, b],
+                stream,
+            } => {
+                let _ = write!(self.out, "let [{a}, {b}] = tee");
+                self.expr(stream);
+                self.out.push('\n');
+            }
             Stmt::Do(op) => self.op(op),
             Stmt::Log(values) => {
                 self.out.push_str("log");

@@ -76,6 +76,18 @@ impl Scopes {
                     .expect("the main script's scope")
                     .push(Arc::clone(name));
             }
+            Stmt::Tee { branches, stream } => {
+                self.expr(stream);
+                for name in branches.iter() {
+                    if PARAMETERS.contains(&&**name) || self.find(name).is_some() {
+                        self.shadowed = true;
+                    }
+                    self.names
+                        .last_mut()
+                        .expect("the main script's scope")
+                        .push(Arc::clone(name));
+                }
+            }
             Stmt::Do(op) => self.operands(op),
             Stmt::Log(exprs) => exprs.iter_mut().for_each(|e| self.expr(e)),
             Stmt::Throw(e) | Stmt::Return(Some(e)) => self.expr(e),
@@ -148,7 +160,7 @@ fn clear(body: &mut [Stmt]) {
         match stmt {
             Stmt::Let { op, .. } | Stmt::Do(op) => op.exprs_mut().into_iter().for_each(expr),
             Stmt::Log(exprs) => exprs.iter_mut().for_each(expr),
-            Stmt::Throw(e) | Stmt::Return(Some(e)) => expr(e),
+            Stmt::Throw(e) | Stmt::Return(Some(e)) | Stmt::Tee { stream: e, .. } => expr(e),
             Stmt::If { cond, .. } => expr(cond),
             _ => {}
         }

@@ -554,3 +554,39 @@ fn stream_operations_check_their_operands_and_the_order_of_methods() {
         );
     }
 }
+
+#[test]
+fn tee_binds_both_branches() {
+    let text = "let rs = readable\nlet [a, b] = tee rs\nlet r = getReader a\nlog b.locked\nthen r.closed {\n  let [c, d] = tee b\n  log c d\n}\n";
+    assert_round_trips(text);
+    let s = parse("t.scn", text).unwrap();
+    assert!(
+        matches!(&s.body[1], nodesem_lang::Stmt::Tee { branches, .. } if &*branches[0] == "a" && &*branches[1] == "b")
+    );
+    let cases = [
+        (
+            "let rs = readable\nlet [a, a] = tee rs\n",
+            "bad.scn:2:9: `a` names both branches of `tee`",
+        ),
+        (
+            "let t = target\nlet [a, b] = tee t\n",
+            "bad.scn:2:18: expected a ReadableStream, found `t`, which is an EventTarget",
+        ),
+        (
+            "let rs = readable\nlet [a, b] = readable\n",
+            "bad.scn:2:14: expected `tee S` (only `tee` binds two names)",
+        ),
+        (
+            "let rs = readable\nlet [a] = tee rs\n",
+            "bad.scn:2:7: expected `,` and the second branch's name",
+        ),
+        ("let rs = readable\nlet [a, rs] = tee rs\n", "bad.scn:2:9: "),
+    ];
+    for (text, want) in cases {
+        let got = errors(text);
+        assert!(
+            got.iter().any(|e| e.starts_with(want)),
+            "{text:?}: want {want:?}, got {got:?}"
+        );
+    }
+}

@@ -188,6 +188,24 @@ impl<L: Library> Runtime<L> {
                 let v = self.exec_op(op, env)?;
                 env.define(name, v);
             }
+            Stmt::Tee { branches, stream } => {
+                let stream = self.receiver(stream, "tee", env)?;
+                let pair = L::readable_tee(self, stream)?;
+                let items = match pair {
+                    Value::Object(id) => match self.heap.get(id) {
+                        ObjectData::Array(items) if items.len() == 2 => Some(items.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(items) = items else {
+                    // `const [a, b] = x` of a value that is no pair: the
+                    // libraries always return one.
+                    return Err(self.new_error("TypeError", "tee did not return two branches"));
+                };
+                env.define(&branches[0], items[0].clone());
+                env.define(&branches[1], items[1].clone());
+            }
             Stmt::Do(op) => {
                 self.exec_op(op, env)?;
             }
