@@ -1336,12 +1336,14 @@ fn tee_pull(rt: &mut Rt, t: u32) {
 /// the reaction of `forwardChunk` (L1984-L2002) to the shared resolved promise runs.
 fn tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
     rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
-        let tee = &mut rt.lib.streams.tees[t as usize];
-        tee.reading = false;
-        let (canceled, branches) = (tee.canceled, tee.branches);
+        rt.lib.streams.tees[t as usize].reading = false;
+        // `canceled2` is read after branch 1's enqueue, which can pull
+        // the teed stream and so run its pull().
         for branch in 0..2 {
-            if !canceled[branch] {
-                default_controller_enqueue(rt, branches[branch], chunk.clone());
+            let tee = &rt.lib.streams.tees[t as usize];
+            if !tee.canceled[branch] {
+                let b = tee.branches[branch];
+                default_controller_enqueue(rt, b, chunk.clone());
             }
         }
         Ok(Value::Undefined)
@@ -1353,15 +1355,15 @@ fn tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
 /// cancelled close, and the cancel promise resolves unless both were.
 fn tee_close_steps(rt: &mut Rt, t: u32) {
     rt.next_tick(Task::Native(Box::new(move |rt| {
-        let tee = &mut rt.lib.streams.tees[t as usize];
-        tee.reading = false;
-        let (canceled, branches) = (tee.canceled, tee.branches);
+        rt.lib.streams.tees[t as usize].reading = false;
         for branch in 0..2 {
-            if !canceled[branch] {
-                default_controller_close(rt, branches[branch]);
+            let tee = &rt.lib.streams.tees[t as usize];
+            if !tee.canceled[branch] {
+                let b = tee.branches[branch];
+                default_controller_close(rt, b);
             }
         }
-        if canceled != [true, true] {
+        if rt.lib.streams.tees[t as usize].canceled != [true, true] {
             settle_cancel_promise(rt, t);
         }
         Ok(Value::Undefined)

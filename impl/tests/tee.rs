@@ -772,3 +772,76 @@ fn tee_of_a_branch() {
         )
     );
 }
+
+/// ```js
+/// let n = 0, b2;
+/// const s = new ReadableStream({
+///   pull(c) { n++; log('pull', n); if (n == 2) on(b2.cancel('inside'), 'k2'); c.enqueue('x' + n); },
+///   cancel(r) { log('cancel', d(r)); },
+/// }, { highWaterMark: 0 });
+/// let b1;
+/// [b1, b2] = s.tee();
+/// const r1 = b1.getReader();
+/// on(r1.read(), 'r1a');
+/// on(r1.read(), 'r1b');
+/// rulers('K', 6);
+/// setTimeout(() => { on(b2.getReader().read(), 'r2'); on(r1.cancel('late'), 'k1'); rulers('K2', 5); }, 1);
+/// ```
+/// Forwarding a chunk to branch 1 pulls the source again, whose pull()
+/// cancels branch 2 before the chunk reaches it: branch 2 gets nothing.
+/// The composite reason is `[reason1, reason2]` whichever branch was
+/// cancelled first.
+#[test]
+fn a_branch_cancelled_by_the_source_during_forwarding() {
+    let got = run(|rt| {
+        let b2: Held = Rc::new(RefCell::new(Value::Undefined));
+        let n = Rc::new(Cell::new(0));
+        let pull = {
+            let b2 = b2.clone();
+            native(rt, move |rt, _, args| {
+                n.set(n.get() + 1);
+                log(rt, format!("pull {}", n.get()));
+                if n.get() == 2 {
+                    let b = b2.borrow().clone();
+                    let p = cancel_stream(rt, &b, "inside");
+                    on(rt, &p, "k2");
+                }
+                let chunk = Value::string(&format!("x{}", n.get()));
+                Impl::readable_controller_enqueue(rt, args[0].clone(), chunk).unwrap();
+                Value::Undefined
+            })
+        };
+        let cancel = native(rt, |rt, _, args| {
+            let line = format!("cancel {}", d(rt, &args[0]));
+            log(rt, line);
+            Value::Undefined
+        });
+        let src = source(rt, None, Some(pull), Some(cancel));
+        let s = Impl::new_readable_stream(rt, src, Some(0.0)).unwrap();
+        let (b1, second) = tee(rt, &s);
+        *b2.borrow_mut() = second.clone();
+        let r1 = reader(rt, &b1);
+        let p = read(rt, &r1);
+        on(rt, &p, "r1a");
+        let p = read(rt, &r1);
+        on(rt, &p, "r1b");
+        rulers(rt, "K", 6);
+        later(rt, move |rt| {
+            let r2 = reader(rt, &second);
+            let p = read(rt, &r2);
+            on(rt, &p, "r2");
+            let p = reader_cancel(rt, &r1, "late");
+            on(rt, &p, "k1");
+            rulers(rt, "K2", 5);
+        });
+    });
+    assert_eq!(
+        got,
+        lines(
+            "pull 1\nK t1\npull 2\nK t2\nr1a done=false value=x1\npull 3\nK t3\n\
+             r1b done=false value=x2\nK t4\nK t5\nK t6\ncancel [late,inside]\n\
+             r2 done=true value=undefined\nK2 t1\nK2 t2\nK2 t3\nk2 undefined\nk1 undefined\n\
+             K2 t4\nK2 t5"
+        )
+    );
+}
