@@ -16,7 +16,9 @@
 //!   now or from a timer, and may return a gate; `cancel` logs its reason
 //!   and may throw or return a gate. Every body starts with a `log` naming
 //!   it, so that a change in which ran, and when, shows;
-//! - main-script steps among readers (`getReader`, a second one refused
+//! - main-script steps among tees (`let [A, B] = tee S` of an unlocked
+//!   stream; each branch is a stream the later steps use like any other),
+//!   readers (`getReader`, a second one refused
 //!   while the first holds the lock), reads whose both outcomes are logged,
 //!   `releaseLock`, `cancel` of a stream or a reader, the reader's `closed`
 //!   promise, the gates settled either way, `locked`, turns of the loop,
@@ -72,6 +74,8 @@ struct StreamInfo {
     /// Whether it has a source `cancel` that no step has called yet (the
     /// epilogue cancels it then, so that the body runs).
     cancel_pending: bool,
+    /// Whether it was teed (it is locked to the tee for good).
+    teed: bool,
 }
 
 /// What a promise the script watches will do, as far as the generator
@@ -183,27 +187,14 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         // One more read of each stream through its last reader.
         for i in 0..self.streams.len() {
             if let Some(reader) = self.streams[i].readers.last().cloned() {
-                let name = self.fresh("p");
-                body.push(Stmt::Let {
-                    name: name.as_str().into(),
-                    op: Op::Read {
-                        reader: Expr::var(reader.as_str()),
-                    },
-                });
-                let outcome = self.read_outcome(i);
-                self.watch(
-                    Expr::var(name.as_str()),
-                    format!("last read {reader}"),
-                    outcome,
-                    &mut body,
-                );
+                self.read(i, &reader, "last read", &mut body);
             }
         }
         // Cancel the streams whose source's cancel no step called: through
         // the reader that holds the lock, or the stream when none does.
         for i in 0..self.streams.len() {
             let info = &self.streams[i];
-            if !info.cancel_pending {
+            if !info.cancel_pending || info.teed {
                 continue;
             }
             let target = match info.readers.first() {
@@ -282,6 +273,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             cancel_may_reject,
             released: false,
             cancel_pending,
+            teed: false,
         });
         if self.chance(70) {
             let s = self.streams.len() - 1;
@@ -450,6 +442,24 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         }));
     }
 
+    /// `let pN = read R` through stream `s`'s reader `reader`, watched.
+    fn read(&mut self, s: usize, reader: &str, label: &str, out: &mut Vec<Stmt>) {
+        let name = self.fresh("p");
+        out.push(Stmt::Let {
+            name: name.as_str().into(),
+            op: Op::Read {
+                reader: Expr::var(reader),
+            },
+        });
+        let outcome = self.read_outcome(s);
+        self.watch(
+            Expr::var(name.as_str()),
+            format!("{label} {reader}"),
+            outcome,
+            out,
+        );
+    }
+
     /// What a read through stream `s`'s first reader does.
     fn read_outcome(&self, s: usize) -> Outcome {
         let info = &self.streams[s];
@@ -467,6 +477,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         #[derive(Clone, Copy)]
         enum Step {
             GetReader,
+            Tee,
             Read,
             Release,
             Cancel,
@@ -480,6 +491,10 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         let stream = self.streams[s].name.clone();
         let reader = self.streams[s].readers.last().cloned();
         let mut steps = vec![(Step::GetReader, 2), (Step::Cancel, 1), (Step::Locked, 1)];
+        let unlocked = self.streams[s].readers.is_empty() && !self.streams[s].teed;
+        if unlocked && self.streams.len() < 2 * MAX_STREAMS {
+            steps.push((Step::Tee, 2));
+        }
         if reader.is_some() {
             steps.extend([(Step::Read, 6), (Step::Release, 1), (Step::Closed, 1)]);
         }
@@ -499,23 +514,34 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         }
         match step {
             Step::GetReader => self.get_reader(s, out),
-            Step::Read => {
-                let reader = reader.unwrap_or_default();
-                let name = self.fresh("p");
-                out.push(Stmt::Let {
-                    name: name.as_str().into(),
-                    op: Op::Read {
-                        reader: Expr::var(reader.as_str()),
-                    },
+            Step::Tee => {
+                let branches = [self.fresh("b"), self.fresh("b")];
+                out.push(Stmt::Tee {
+                    branches: [branches[0].as_str().into(), branches[1].as_str().into()],
+                    stream: Expr::var(stream.as_str()),
                 });
-                let outcome = self.read_outcome(s);
-                self.watch(
-                    Expr::var(name.as_str()),
-                    format!("read {reader}"),
-                    outcome,
-                    out,
-                );
+                self.streams[s].teed = true;
+                // A branch errors when its source does; its cancel settles
+                // with the source's once both branches cancelled.
+                let (may_error, cancel_may_reject) =
+                    (self.streams[s].may_error, self.streams[s].cancel_may_reject);
+                for name in branches {
+                    self.streams.push(StreamInfo {
+                        name,
+                        readers: Vec::new(),
+                        may_error,
+                        cancel_may_reject,
+                        released: false,
+                        cancel_pending: false,
+                        teed: false,
+                    });
+                    if self.chance(70) {
+                        let b = self.streams.len() - 1;
+                        self.get_reader(b, out);
+                    }
+                }
             }
+            Step::Read => self.read(s, &reader.unwrap_or_default(), "read", out),
             Step::Release => {
                 self.streams[s].released = true;
                 out.push(Stmt::Do(Op::ReleaseLock {
@@ -533,6 +559,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 // A locked stream refuses cancel; a released reader, too.
                 let outcome = if (through_reader && info.released)
                     || (!through_reader && !info.readers.is_empty() && !info.released)
+                    || (!through_reader && info.teed)
                 {
                     Outcome::Rejects
                 } else if info.may_error || info.cancel_may_reject || info.released {
@@ -605,7 +632,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         let op = Op::GetReader {
             stream: Expr::var(self.streams[s].name.as_str()),
         };
-        if self.streams[s].readers.is_empty() {
+        if self.streams[s].readers.is_empty() && !self.streams[s].teed {
             out.push(Stmt::Let {
                 name: name.as_str().into(),
                 op,
@@ -643,6 +670,7 @@ mod tests {
                 "cancel",
                 "releaseLock",
                 "ruler",
+                "tee",
             ] {
                 if text.contains(&format!("{word} ")) || text.contains(&format!("= {word}")) {
                     kinds.insert(word);
@@ -650,7 +678,7 @@ mod tests {
             }
         }
         // The steps are drawn among all the operations.
-        assert_eq!(kinds.len(), 6, "{kinds:?}");
+        assert_eq!(kinds.len(), 7, "{kinds:?}");
     }
 
     #[test]

@@ -68,24 +68,12 @@ impl Scopes {
                 // operation's callbacks may read it (the parser declares it
                 // early for them), as they run later.
                 self.operands(op);
-                if PARAMETERS.contains(&&**name) || self.find(name).is_some() {
-                    self.shadowed = true;
-                }
-                self.names
-                    .last_mut()
-                    .expect("the main script's scope")
-                    .push(Arc::clone(name));
+                self.declare(name);
             }
             Stmt::Tee { branches, stream } => {
                 self.expr(stream);
                 for name in branches.iter() {
-                    if PARAMETERS.contains(&&**name) || self.find(name).is_some() {
-                        self.shadowed = true;
-                    }
-                    self.names
-                        .last_mut()
-                        .expect("the main script's scope")
-                        .push(Arc::clone(name));
+                    self.declare(name);
                 }
             }
             Stmt::Do(op) => self.operands(op),
@@ -106,6 +94,17 @@ impl Scopes {
             let scope = callbacks || block.declares();
             self.block(block, scope);
         }
+    }
+
+    /// A `let`'s binding, in the innermost scope (noting a shadowing one).
+    fn declare(&mut self, name: &Arc<str>) {
+        if PARAMETERS.contains(&&**name) || self.find(name).is_some() {
+            self.shadowed = true;
+        }
+        self.names
+            .last_mut()
+            .expect("the main script's scope")
+            .push(Arc::clone(name));
     }
 
     /// An operation's operands, in the statement's scope.
