@@ -141,11 +141,19 @@ pub enum Mutant {
     /// `enqueue` then `close`, the read of the chunk works but `closed`
     /// never settles and the next read stays pending (Node: `done`).
     LastChunkKeepsStreamOpen,
+    /// `streams.rs`, `tee_cancel`: the tee's cancel promise is resolved
+    /// (with undefined) by the first branch cancel, instead of when both
+    /// branches are cancelled (with the result of cancelling the teed
+    /// stream) or when the teed stream closes or errors. Observable:
+    /// `cancel` of one branch fulfils while the other branch is still
+    /// readable and the source open (Node: it stays pending); a source
+    /// cancel() that rejects no longer rejects the cancels.
+    TeeCancelResolvedEarly,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 20] = [
+    pub const ALL: [Mutant; 21] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -166,6 +174,7 @@ impl Mutant {
         Mutant::StartShortcutIgnoresPromise,
         Mutant::PullAgainLost,
         Mutant::LastChunkKeepsStreamOpen,
+        Mutant::TeeCancelResolvedEarly,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -191,6 +200,7 @@ impl Mutant {
             Mutant::StartShortcutIgnoresPromise => "start-shortcut-ignores-promise",
             Mutant::PullAgainLost => "pull-again-lost",
             Mutant::LastChunkKeepsStreamOpen => "last-chunk-keeps-stream-open",
+            Mutant::TeeCancelResolvedEarly => "tee-cancel-resolved-early",
         }
     }
 
@@ -201,7 +211,8 @@ impl Mutant {
             Mutant::StartShortcutWithPull
             | Mutant::StartShortcutIgnoresPromise
             | Mutant::PullAgainLost
-            | Mutant::LastChunkKeepsStreamOpen => nodesem_lang::gen::Family::Streams,
+            | Mutant::LastChunkKeepsStreamOpen
+            | Mutant::TeeCancelResolvedEarly => nodesem_lang::gen::Family::Streams,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }

@@ -22,7 +22,10 @@
 //! - the released and releasing errors are one shared object each.
 //!
 //! The seed's first item, "No post-start microtask for sources without
-//! pull()", is in [`setup_default_controller`].
+//! pull()", is in [`setup_default_controller`]. `tee()` ([`tee`]) mirrors two
+//! more: "The tee's cancel promise is materialized by the first branch cancel
+//! only" ([`cancel_promise_record`]) and, for the reader only the tee holds,
+//! "Closed watchers as records instead of promises" ([`watch_reader_errored`]).
 //!
 //! Every chunk's size is 1 (the default size algorithm, the only one the
 //! language has), so the queue keeps chunks without their sizes.
@@ -75,6 +78,10 @@ enum Algorithm {
     Source(ObjectId),
     /// Set to `undefined` by `readableStreamDefaultControllerClearAlgorithms`.
     Cleared,
+    /// A branch of a tee (the tee's index, the branch's 0 or 1): the tee's
+    /// shared `pullAlgorithm`, or the branch's `cancel1Algorithm` or
+    /// `cancel2Algorithm`.
+    Tee(u32, u8),
 }
 
 /// A default controller's `kState` record.
@@ -124,17 +131,77 @@ struct ClosedRecord {
     settleable: bool,
 }
 
+/// A reader's `kState.close`.
+#[derive(Clone, Copy, Debug)]
+enum Closed {
+    /// A `{ promise, resolve, reject }` record.
+    Record(ClosedRecord),
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1539-L1560>
+    /// `ClosedPromiseHook`, installed by a tee (its index) on the reader only it holds: settling
+    /// it runs the tee's watcher a microtask later, where the reaction to the promise would have
+    /// run, and makes no promise. The tee has no close watcher, so resolving it does nothing.
+    TeeHook(u32),
+}
+
+/// A read request parked on a default reader.
+#[derive(Clone, Copy, Debug)]
+enum ReadRequest {
+    /// `DefaultReadRequest` of `reader.read()`: its promise.
+    Promise(ObjectId),
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L905-L928>
+    /// the `StepsReadRequest` of a tee (its index), whose steps are the tee's read request steps.
+    Tee(u32),
+}
+
 /// A default reader's `kState` record.
 #[derive(Debug)]
 struct ReaderData {
     /// `stream`: the stream's index while the reader holds its lock.
     stream: Option<u32>,
-    /// `readRequests`: the promise of each parked `DefaultReadRequest`.
+    /// `readRequests`: each parked read request.
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2775-L2780>:
     /// a reader starts with the shared empty queue, so acquiring one allocates no request storage.
-    read_requests: VecDeque<ObjectId>,
-    /// `close`, made by [`reader_closed_promise`] on first observation.
-    close: Option<ClosedRecord>,
+    read_requests: VecDeque<ReadRequest>,
+    /// `close`, made by [`reader_closed_promise`] on first observation, or
+    /// a tee's hook.
+    close: Option<Closed>,
+}
+
+/// The tee's `cancelPromise`.
+#[derive(Clone, Copy, Debug)]
+enum CancelPromise {
+    /// Not made yet; `cancelSettled`: whether it would have been resolved.
+    Unmade {
+        /// `cancelSettled`.
+        settled: bool,
+    },
+    /// Made by the first branch cancel: the promise, and whether its
+    /// resolve function has been called (its [[AlreadyResolved]]).
+    Made {
+        /// `cancelPromise.promise`.
+        promise: ObjectId,
+        /// The resolving functions' [[AlreadyResolved]].
+        resolved: bool,
+    },
+}
+
+/// The state `readableStreamDefaultTee`'s closures share.
+#[derive(Debug)]
+struct TeeData {
+    /// `stream`: the teed stream's index.
+    stream: u32,
+    /// `reader`: the index of the reader the tee holds on it.
+    reader: u32,
+    /// `reading`.
+    reading: bool,
+    /// `canceled1` and `canceled2`.
+    canceled: [bool; 2],
+    /// `reason1` and `reason2`.
+    reasons: [Value; 2],
+    /// `branch1` and `branch2`: the streams' indices.
+    branches: [u32; 2],
+    /// `cancelPromise`.
+    cancel: CancelPromise,
 }
 
 /// The streams' state for one scenario.
@@ -146,6 +213,8 @@ pub struct Streams {
     controllers: Vec<ControllerData>,
     /// Every default reader's `kState`.
     readers: Vec<ReaderData>,
+    /// Every tee's shared state.
+    tees: Vec<TeeData>,
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L352>
     /// `kResolvedPromise`: one resolved promise that chains the pull reaction of a non-object
     /// `pull()` result.
@@ -168,6 +237,7 @@ impl Streams {
         self.streams.clear();
         self.controllers.clear();
         self.readers.clear();
+        self.tees.clear();
         self.resolved = None;
         self.noop = None;
         self.released_error = None;
@@ -349,6 +419,27 @@ pub fn new_readable_stream(
             }
         }
     }
+    let (stream_obj, index) = alloc_stream(
+        rt,
+        source.object.clone(),
+        source.pull.map_or(Algorithm::NonOp, Algorithm::Source),
+        source.cancel.map_or(Algorithm::NonOp, Algorithm::Source),
+        high_water_mark,
+    );
+    setup_default_controller(rt, index, source.start)?;
+    Ok(Value::Object(stream_obj))
+}
+
+/// The stream and controller objects and their `kState` records, before
+/// `setupReadableStreamDefaultController` calls the start algorithm: the
+/// stream object and its index (its controller's too).
+fn alloc_stream(
+    rt: &mut Rt,
+    source: Value,
+    pull: Algorithm,
+    cancel: Algorithm,
+    high_water_mark: f64,
+) -> (ObjectId, u32) {
     let index = rt.lib.streams.streams.len() as u32;
     let stream_obj = alloc_host(rt, |_| Slot::ReadableStream(index));
     let controller_obj = alloc_host(rt, |_| Slot::ReadableController(index));
@@ -362,9 +453,9 @@ pub fn new_readable_stream(
     rt.lib.streams.controllers.push(ControllerData {
         obj: controller_obj,
         stream: index,
-        source: source.object.clone(),
-        pull: source.pull.map_or(Algorithm::NonOp, Algorithm::Source),
-        cancel: source.cancel.map_or(Algorithm::NonOp, Algorithm::Source),
+        source,
+        pull,
+        cancel,
         close_requested: false,
         high_water_mark,
         pull_again: false,
@@ -374,8 +465,7 @@ pub fn new_readable_stream(
         queue_total_size: 0.0,
         started: false,
     });
-    setup_default_controller(rt, index, source.start)?;
-    Ok(Value::Object(stream_obj))
+    (stream_obj, index)
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2999-L3059>
@@ -494,9 +584,10 @@ fn pull(rt: &mut Rt, c: u32) {
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2904-L2908>:
     // a source without pull() has nothing to run; no pulling bookkeeping, no reaction, no
     // microtask. (After ClearAlgorithms the stream is no longer readable, so nothing pulls.)
-    let Algorithm::Source(f) = data.pull else {
+    let algorithm = data.pull;
+    if matches!(algorithm, Algorithm::NonOp | Algorithm::Cleared) {
         return;
-    };
+    }
     if data.pulling {
         data.pull_again = true;
         return;
@@ -532,9 +623,17 @@ fn pull(rt: &mut Rt, c: u32) {
             (on_fulfilled, on_rejected)
         }
     };
-    // The raw callback: `pull.call(source, controller)`, its result
-    // uncoerced, a throw caught.
-    let result = rt.call_function(f, source, &[Value::Object(controller_obj)]);
+    let result = match algorithm {
+        // The raw callback: `pull.call(source, controller)`, its result
+        // uncoerced, a throw caught.
+        Algorithm::Source(f) => rt.call_function(f, source, &[Value::Object(controller_obj)]),
+        // The tee's pullAlgorithm returns undefined.
+        Algorithm::Tee(t, _) => {
+            tee_pull(rt, t);
+            Ok(Value::Undefined)
+        }
+        Algorithm::NonOp | Algorithm::Cleared => return,
+    };
     then_algorithm_result(rt, result, on_fulfilled, on_rejected);
 }
 
@@ -645,13 +744,12 @@ fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2969-L2997>
-/// `readableStreamDefaultControllerPullSteps` (`kPull`), with the read request's promise.
-fn default_controller_pull_steps(rt: &mut Rt, c: u32, request: ObjectId) {
+/// `readableStreamDefaultControllerPullSteps` (`kPull`).
+fn default_controller_pull_steps(rt: &mut Rt, c: u32, request: ReadRequest) {
     let s = rt.lib.streams.controllers[c as usize].stream;
     if !rt.lib.streams.controllers[c as usize].queue.is_empty() {
         let chunk = dequeue_for_read(rt, c);
-        let result = rt.create_iter_result(chunk, false);
-        rt.resolve_promise_with(request, result);
+        read_request_chunk(rt, request, chunk);
         return;
     }
     add_read_request(rt, s, request);
@@ -679,6 +777,8 @@ fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Object
             }
             p
         }
+        // The branch's cancel algorithm returns the tee's cancel promise.
+        Algorithm::Tee(t, branch) => tee_cancel(rt, t, branch, reason),
         // `async function nonOpCancel() {}`. (Cleared cannot happen: the
         // algorithms are cleared only when the stream stops being
         // readable, and only a readable stream is cancelled.)
@@ -727,15 +827,15 @@ fn readable_stream_close(rt: &mut Rt, s: u32) {
     let Some(r) = stream.reader else {
         return;
     };
-    // `reader[kState].close?.resolve()`: only a materialized record.
-    if let Some(close) = rt.lib.streams.readers[r as usize].close {
+    // `reader[kState].close?.resolve()`: only a materialized record. A
+    // tee's hook has no close watcher (`onResolved` is undefined).
+    if let Some(Closed::Record(close)) = rt.lib.streams.readers[r as usize].close {
         if close.settleable {
             rt.resolve_promise_with(close.promise, Value::Undefined);
         }
     }
     while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
-        let result = rt.create_iter_result(Value::Undefined, true);
-        rt.resolve_promise_with(request, result);
+        read_request_close(rt, request);
     }
 }
 
@@ -749,20 +849,23 @@ fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
     let Some(r) = stream.reader else {
         return;
     };
-    if let Some(close) = rt.lib.streams.readers[r as usize].close {
-        if close.settleable {
+    match rt.lib.streams.readers[r as usize].close {
+        Some(Closed::Record(close)) if close.settleable => {
             set_promise_handled(rt, close.promise);
             rt.reject_promise(close.promise, error.clone());
         }
+        // `setPromiseHandled` skips the hook's shared pending promise.
+        Some(Closed::TeeHook(t)) => tee_hook_reject(rt, t, error.clone()),
+        Some(Closed::Record(_)) | None => {}
     }
     while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
-        rt.reject_promise(request, error.clone());
+        read_request_error(rt, request, error.clone());
     }
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2541-L2549>
 /// `readableStreamAddReadRequest`.
-fn add_read_request(rt: &mut Rt, s: u32, request: ObjectId) {
+fn add_read_request(rt: &mut Rt, s: u32, request: ReadRequest) {
     debug_assert_eq!(
         rt.lib.streams.streams[s as usize].state,
         StreamState::Readable
@@ -783,12 +886,42 @@ fn fulfill_read_request(rt: &mut Rt, s: u32, chunk: Value, done: bool) {
     let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() else {
         return;
     };
-    let result = if done {
-        rt.create_iter_result(Value::Undefined, true)
+    if done {
+        read_request_close(rt, request);
     } else {
-        rt.create_iter_result(chunk, false)
-    };
-    rt.resolve_promise_with(request, result);
+        read_request_chunk(rt, request, chunk);
+    }
+}
+
+/// A read request's chunk steps (`[kChunk](chunk)`).
+fn read_request_chunk(rt: &mut Rt, request: ReadRequest, chunk: Value) {
+    match request {
+        ReadRequest::Promise(p) => {
+            let result = rt.create_iter_result(chunk, false);
+            rt.resolve_promise_with(p, result);
+        }
+        ReadRequest::Tee(t) => tee_chunk_steps(rt, t, chunk),
+    }
+}
+
+/// A read request's close steps (`[kClose]()`).
+fn read_request_close(rt: &mut Rt, request: ReadRequest) {
+    match request {
+        ReadRequest::Promise(p) => {
+            let result = rt.create_iter_result(Value::Undefined, true);
+            rt.resolve_promise_with(p, result);
+        }
+        ReadRequest::Tee(t) => tee_close_steps(rt, t),
+    }
+}
+
+/// A read request's error steps (`[kError](error)`).
+fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
+    match request {
+        ReadRequest::Promise(p) => rt.reject_promise(p, error),
+        // The tee's error steps: `reading = false`.
+        ReadRequest::Tee(t) => rt.lib.streams.tees[t as usize].reading = false,
+    }
 }
 
 // ---- the reader -------------------------------------------------------
@@ -798,8 +931,13 @@ fn fulfill_read_request(rt: &mut Rt, s: u32, chunk: Value, done: bool) {
 /// state it would have followed: rejected with the released error once detached, else pending,
 /// resolved or rejected with the stream's.
 fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
-    if let Some(close) = rt.lib.streams.readers[r as usize].close {
-        return close.promise;
+    match rt.lib.streams.readers[r as usize].close {
+        Some(Closed::Record(close)) => return close.promise,
+        // Only a tee holds a reader with a hook, and nothing reads its
+        // `closed`; Node's hook would give its shared forever-pending
+        // promise.
+        Some(Closed::TeeHook(_)) => return rt.new_promise(),
+        None => {}
     }
     let record = match rt.lib.streams.readers[r as usize].stream {
         None => {
@@ -831,23 +969,20 @@ fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
             }
         },
     };
-    rt.lib.streams.readers[r as usize].close = Some(record);
+    rt.lib.streams.readers[r as usize].close = Some(Closed::Record(record));
     record.promise
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2741-L2757>
 /// `readableStreamDefaultReaderRead`.
-fn default_reader_read(rt: &mut Rt, s: u32, request: ObjectId) {
+fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
     let stream = &mut rt.lib.streams.streams[s as usize];
     stream.disturbed = true;
     match stream.state {
-        StreamState::Closed => {
-            let result = rt.create_iter_result(Value::Undefined, true);
-            rt.resolve_promise_with(request, result);
-        }
+        StreamState::Closed => read_request_close(rt, request),
         StreamState::Errored => {
             let error = stream.stored_error.clone();
-            rt.reject_promise(request, error);
+            read_request_error(rt, request, error);
         }
         StreamState::Readable => {
             let c = stream.controller;
@@ -866,12 +1001,18 @@ fn default_reader_release(rt: &mut Rt, r: u32) {
     };
     debug_assert_eq!(rt.lib.streams.streams[s as usize].reader, Some(r));
     if rt.lib.streams.streams[s as usize].state == StreamState::Readable {
-        if let Some(close) = rt.lib.streams.readers[r as usize].close {
-            if close.settleable && is_pending(rt, close.promise) {
+        match rt.lib.streams.readers[r as usize].close {
+            Some(Closed::Record(close)) if close.settleable && is_pending(rt, close.promise) => {
                 let error = released_error(rt);
                 rt.reject_promise(close.promise, error);
                 set_promise_handled(rt, close.promise);
             }
+            // (No tee releases its reader; a hook would run its watcher.)
+            Some(Closed::TeeHook(t)) => {
+                let error = released_error(rt);
+                tee_hook_reject(rt, t, error);
+            }
+            Some(Closed::Record(_)) | None => {}
         }
     } else {
         // Node drops the record where the spec replaces the promise: the
@@ -887,7 +1028,7 @@ fn default_reader_release(rt: &mut Rt, r: u32) {
     }
     let error = releasing_error(rt);
     while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
-        rt.reject_promise(request, error.clone());
+        read_request_error(rt, request, error.clone());
     }
 }
 
@@ -943,20 +1084,29 @@ pub fn get_reader(rt: &mut Rt, stream: Value) -> Completion {
     let Some(s) = stream_of(rt, &stream) else {
         return Err(invalid_this(rt, "ReadableStream"));
     };
+    let index = setup_default_reader(rt, s)?;
+    let obj = alloc_host(rt, |_| Slot::ReadableReader(index));
+    Ok(Value::Object(obj))
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2775-L2780>
+/// `setupReadableStreamDefaultReader` and
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2569-L2575>
+/// `readableStreamReaderGenericInitialize`: a new reader's record, locking the stream; its index.
+fn setup_default_reader(rt: &mut Rt, s: u32) -> Result<u32, Value> {
     if rt.lib.streams.streams[s as usize].reader.is_some() {
         return Err(invalid_state(rt, "ReadableStream is locked"));
     }
     let index = rt.lib.streams.readers.len() as u32;
-    let obj = alloc_host(rt, |_| Slot::ReadableReader(index));
-    // readableStreamReaderGenericInitialize: the closed promise is left
-    // unmade, as its settlement follows from the state.
+    // The closed promise is left unmade, as its settlement follows from
+    // the state.
     rt.lib.streams.readers.push(ReaderData {
         stream: Some(s),
         read_requests: VecDeque::new(),
         close: None,
     });
     rt.lib.streams.streams[s as usize].reader = Some(index);
-    Ok(Value::Object(obj))
+    Ok(index)
 }
 
 /// `stream.cancel(reason)`.
@@ -1002,7 +1152,7 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
     }
     // `new DefaultReadRequest()`: its promise is all that is kept.
     let request = rt.new_promise();
-    default_reader_read(rt, s, request);
+    default_reader_read(rt, s, ReadRequest::Promise(request));
     Ok(Value::Object(request))
 }
 
@@ -1077,13 +1227,223 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     }
 }
 
-/// `stream.tee()`. FIXME(streams, issue 9): not written yet; it throws a
-/// TypeError, so that a scenario that tees diverges from Node visibly.
-pub fn tee(rt: &mut Rt, _stream: Value) -> Completion {
-    Err(rt.new_error(
-        "TypeError",
-        "ReadableStream.prototype.tee is not implemented yet",
-    ))
+// ---- tee --------------------------------------------------------------
+
+/// `stream.tee()`: the two branches, as an array.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L485-L489>
+/// (`tee()`),
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1938-L1943>
+/// `readableStreamTee` (every stream here has a default controller) and
+/// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1945-L2074>
+/// `readableStreamDefaultTee` without `cloneForBranch2` (false from `tee()`). Its closures share
+/// one [`TeeData`]; the branches' algorithms are [`Algorithm::Tee`], its read request is
+/// [`ReadRequest::Tee`] and its error watcher is [`Closed::TeeHook`].
+pub fn tee(rt: &mut Rt, stream: Value) -> Completion {
+    let Some(s) = stream_of(rt, &stream) else {
+        return Err(invalid_this(rt, "ReadableStream"));
+    };
+    // `new ReadableStreamDefaultReader(stream)`: throws on a locked stream.
+    let reader = setup_default_reader(rt, s)?;
+    let t = rt.lib.streams.tees.len() as u32;
+    // Seed ("The tee's cancel promise is materialized by the first branch
+    // cancel only"): no promise is made here; `CancelPromise::Unmade`
+    // keeps Node's `cancelSettled` until a branch is cancelled.
+    rt.lib.streams.tees.push(TeeData {
+        stream: s,
+        reader,
+        reading: false,
+        canceled: [false; 2],
+        reasons: [Value::Undefined, Value::Undefined],
+        branches: [0, 0],
+        cancel: CancelPromise::Unmade { settled: false },
+    });
+    // `createReadableStream(nonOpCallback, pullAlgorithm, cancelNAlgorithm)`:
+    // highWaterMark 1; the start algorithm returns undefined, and with a
+    // pull algorithm the post-start step stays a microtask.
+    let mut objects = [Value::Undefined, Value::Undefined];
+    for branch in 0..2u8 {
+        let algorithm = Algorithm::Tee(t, branch);
+        let (obj, index) = alloc_stream(rt, Value::Undefined, algorithm, algorithm, 1.0);
+        rt.lib.streams.tees[t as usize].branches[branch as usize] = index;
+        setup_default_controller(rt, index, None)?;
+        objects[branch as usize] = Value::Object(obj);
+    }
+    watch_reader_errored(rt, t);
+    let [branch1, branch2] = objects;
+    Ok(rt.create_array_from_list(vec![branch1, branch2]))
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1562-L1573>
+/// `watchReaderErrored`, with the tee's watcher (L2064-L2071).
+///
+/// Seed ("Closed watchers as records instead of promises"): the tee holds the only reference to its
+/// reader, so the reader's `[[closedPromise]]` is never observed as a promise. Instead of making
+/// it and adding a rejection reaction, the watcher is installed as the record itself
+/// ([`Closed::TeeHook`]); [`readable_stream_error`] (and a release) settle the record where they
+/// would have settled the promise, and [`tee_hook_reject`] queues the watcher at the microtask
+/// position the reaction would have had. A stream already errored would have given a rejected
+/// promise, whose reaction is queued at once: so is the watcher.
+fn watch_reader_errored(rt: &mut Rt, t: u32) {
+    let tee = &rt.lib.streams.tees[t as usize];
+    let (s, r) = (tee.stream, tee.reader);
+    let stream = &rt.lib.streams.streams[s as usize];
+    if stream.state == StreamState::Errored {
+        let error = stream.stored_error.clone();
+        tee_hook_reject(rt, t, error);
+        return;
+    }
+    rt.lib.streams.readers[r as usize].close = Some(Closed::TeeHook(t));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1556-L1559>
+/// `ClosedPromiseHook.prototype.reject`: the tee's error watcher, a microtask from now (where
+/// `PromisePrototypeThen(kResolvedPromise, ...)` puts it).
+fn tee_hook_reject(rt: &mut Rt, t: u32, error: Value) {
+    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        tee_source_errored(rt, t, error);
+        Ok(Value::Undefined)
+    }))));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2066-L2071>
+/// the tee's error watcher: both branches error, and the cancel promise resolves unless both
+/// branches were cancelled.
+fn tee_source_errored(rt: &mut Rt, t: u32, error: Value) {
+    let [b1, b2] = rt.lib.streams.tees[t as usize].branches;
+    default_controller_error(rt, b1, error.clone());
+    default_controller_error(rt, b2, error);
+    if rt.lib.streams.tees[t as usize].canceled != [true, true] {
+        settle_cancel_promise(rt, t);
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2007-L2035>
+/// the tee's `pullAlgorithm`: one read of the teed stream at a time, with the tee's read request.
+fn tee_pull(rt: &mut Rt, t: u32) {
+    let tee = &mut rt.lib.streams.tees[t as usize];
+    if tee.reading {
+        return;
+    }
+    tee.reading = true;
+    // The reader still holds the stream: nothing releases a tee's reader.
+    let s = tee.stream;
+    default_reader_read(rt, s, ReadRequest::Tee(t));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2011-L2016>
+/// the tee's chunk steps: the chunk is forwarded a microtask later (the spec queues one), where
+/// the reaction of `forwardChunk` (L1984-L2002) to the shared resolved promise runs.
+fn tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
+    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        rt.lib.streams.tees[t as usize].reading = false;
+        // `canceled2` is read after branch 1's enqueue, which can pull
+        // the teed stream and so run its pull().
+        for branch in 0..2 {
+            let tee = &rt.lib.streams.tees[t as usize];
+            if !tee.canceled[branch] {
+                let b = tee.branches[branch];
+                default_controller_enqueue(rt, b, chunk.clone());
+            }
+        }
+        Ok(Value::Undefined)
+    }))));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2017-L2030>
+/// the tee's close steps, on `process.nextTick` (not in the spec; Node's): the branches not
+/// cancelled close, and the cancel promise resolves unless both were.
+fn tee_close_steps(rt: &mut Rt, t: u32) {
+    rt.next_tick(Task::Native(Box::new(move |rt| {
+        rt.lib.streams.tees[t as usize].reading = false;
+        for branch in 0..2 {
+            let tee = &rt.lib.streams.tees[t as usize];
+            if !tee.canceled[branch] {
+                let b = tee.branches[branch];
+                default_controller_close(rt, b);
+            }
+        }
+        if rt.lib.streams.tees[t as usize].canceled != [true, true] {
+            settle_cancel_promise(rt, t);
+        }
+        Ok(Value::Undefined)
+    })));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1961-L1966>
+/// `settleCancelPromise`: resolve the cancel promise if a branch cancel made it, else remember
+/// that it would have been resolved.
+fn settle_cancel_promise(rt: &mut Rt, t: u32) {
+    match rt.lib.streams.tees[t as usize].cancel {
+        CancelPromise::Unmade { .. } => {
+            rt.lib.streams.tees[t as usize].cancel = CancelPromise::Unmade { settled: true };
+        }
+        CancelPromise::Made { .. } => resolve_cancel_promise(rt, t, Value::Undefined),
+    }
+}
+
+/// `cancelPromise.resolve(value)`: ignored once it was called (the
+/// resolving functions' [[AlreadyResolved]]).
+fn resolve_cancel_promise(rt: &mut Rt, t: u32, value: Value) {
+    if let CancelPromise::Made {
+        promise,
+        resolved: false,
+    } = rt.lib.streams.tees[t as usize].cancel
+    {
+        rt.lib.streams.tees[t as usize].cancel = CancelPromise::Made {
+            promise,
+            resolved: true,
+        };
+        rt.resolve_promise_with(promise, value);
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1968-L1975>
+/// `cancelPromiseRecord`.
+///
+/// Seed ("The tee's cancel promise is materialized by the first branch cancel only"): the promise
+/// the spec makes in ReadableStreamDefaultTee is made here, by the first branch cancel, and
+/// resolved at once if the source already closed or errored (`cancelSettled`). Nothing can tell:
+/// before a branch cancel nothing holds the promise, and a promise resolved with undefined
+/// earlier or now runs its reactions at the same positions, since they are added now.
+fn cancel_promise_record(rt: &mut Rt, t: u32) -> ObjectId {
+    match rt.lib.streams.tees[t as usize].cancel {
+        CancelPromise::Made { promise, .. } => promise,
+        CancelPromise::Unmade { settled } => {
+            let promise = rt.new_promise();
+            rt.lib.streams.tees[t as usize].cancel = CancelPromise::Made {
+                promise,
+                resolved: false,
+            };
+            if settled {
+                resolve_cancel_promise(rt, t, Value::Undefined);
+            }
+            promise
+        }
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2037-L2057>
+/// `cancel1Algorithm` and `cancel2Algorithm`: the branch's reason is kept; once both branches are
+/// cancelled the teed stream is cancelled with both reasons and the cancel promise resolves with
+/// that result. Returns the cancel promise.
+fn tee_cancel(rt: &mut Rt, t: u32, branch: u8, reason: Value) -> ObjectId {
+    let branch = usize::from(branch & 1);
+    let tee = &mut rt.lib.streams.tees[t as usize];
+    tee.canceled[branch] = true;
+    tee.reasons[branch] = reason;
+    let promise = cancel_promise_record(rt, t);
+    let tee = &rt.lib.streams.tees[t as usize];
+    if tee.canceled[1 - branch] {
+        let (s, reasons) = (tee.stream, tee.reasons.clone());
+        let composite = rt.create_array_from_list(reasons.to_vec());
+        // The teed stream is readable or not; its cancel never throws.
+        let cancelled = readable_stream_cancel(rt, s, composite).unwrap_or(Value::Undefined);
+        resolve_cancel_promise(rt, t, cancelled);
+    } else if rt.lib.mutant == Some(Mutant::TeeCancelResolvedEarly) {
+        resolve_cancel_promise(rt, t, Value::Undefined);
+    }
+    promise
 }
 
 #[cfg(test)]
@@ -1152,6 +1512,78 @@ mod tests {
         assert!(data.fulfill_reactions.is_empty() && !data.is_handled);
     }
 
+    /// A stream without methods, teed: the heap objects tee() made.
+    fn teed() -> (Box<super::Rt>, Value, usize) {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let src = source(&mut rt, None, false);
+        let s = Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        let before = rt.heap.len();
+        let branches = Impl::readable_tee(&mut rt, s.clone()).unwrap();
+        let made = rt.heap.len() - before;
+        (rt, branches, made)
+    }
+
+    fn branch(rt: &super::Rt, branches: &Value, i: usize) -> Value {
+        match rt.heap.get(branches.as_object().unwrap()) {
+            ObjectData::Array(items) => items[i].clone(),
+            _ => panic!("not an array"),
+        }
+    }
+
+    #[test]
+    fn a_tee_makes_its_cancel_promise_on_the_first_branch_cancel() {
+        // Seed ("The tee's cancel promise is materialized by the first
+        // branch cancel only"): two streams, two controllers and the array;
+        // no promise, no resolvers, no reader object.
+        let (mut rt, branches, made) = teed();
+        assert_eq!(made, 5);
+        assert!(matches!(
+            rt.lib.streams.tees[0].cancel,
+            super::CancelPromise::Unmade { settled: false }
+        ));
+        let b1 = branch(&rt, &branches, 0);
+        Impl::readable_cancel(&mut rt, b1, None).unwrap();
+        assert!(matches!(
+            rt.lib.streams.tees[0].cancel,
+            super::CancelPromise::Made {
+                resolved: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_tee_watches_its_reader_with_a_hook() {
+        // Seed ("Closed watchers as records instead of promises"): the
+        // reader's closed record is the tee's hook, and erroring the source
+        // queues the watcher without making a promise for it.
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let held = std::rc::Rc::new(std::cell::RefCell::new(Value::Undefined));
+        let keep = held.clone();
+        let start = rt.native_function(move |_, _, args| {
+            *keep.borrow_mut() = args[0].clone();
+            Ok(Value::Undefined)
+        });
+        let src = UnderlyingSource {
+            object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
+            start: Some(start),
+            pull: None,
+            cancel: None,
+        };
+        let s = Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        Impl::readable_tee(&mut rt, s).unwrap();
+        let r = rt.lib.streams.tees[0].reader as usize;
+        assert!(matches!(
+            rt.lib.streams.readers[r].close,
+            Some(super::Closed::TeeHook(0))
+        ));
+        let error = Value::string("bad");
+        let before = rt.heap.len();
+        let c = held.borrow().clone();
+        Impl::readable_controller_error(&mut rt, c, error).unwrap();
+        assert_eq!(rt.heap.len(), before);
+    }
+
     #[test]
     fn wrong_kinds_get_node_errors_not_panics() {
         let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
@@ -1162,6 +1594,7 @@ mod tests {
             assert!(Impl::readable_controller_enqueue(&mut rt, v.clone(), Value::Null).is_err());
             assert!(Impl::readable_controller_close(&mut rt, v.clone()).is_err());
             assert!(Impl::readable_controller_error(&mut rt, v.clone(), Value::Null).is_err());
+            assert!(Impl::readable_tee(&mut rt, v.clone()).is_err());
             for p in [
                 Impl::readable_cancel(&mut rt, v.clone(), None),
                 Impl::reader_read(&mut rt, v.clone()),
