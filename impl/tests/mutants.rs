@@ -351,6 +351,38 @@ fn last_chunk_keeps_stream_open() {
 }
 
 #[test]
+fn tee_cancel_resolved_early() {
+    exposes(
+        Mutant::TeeCancelResolvedEarly,
+        "a_tee_branch_cancel_waits_for_the_other_branch.scn",
+        &[
+            "t1",
+            "t2",
+            "t3",
+            "cancelling two",
+            "source cancel Array(r1, r2)",
+            "t1",
+            "t2",
+            "t3",
+            "one cancelled",
+            "two cancelled",
+        ],
+        &[
+            "t1",
+            "one cancelled", // mutant: the first cancel fulfils at once
+            "t2",
+            "t3",
+            "cancelling two",
+            "source cancel Array(r1, r2)",
+            "t1",
+            "two cancelled", // mutant: and the second without waiting for the source's
+            "t2",
+            "t3",
+        ],
+    );
+}
+
+#[test]
 fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     let tested = [
         "dependants-aborted-late",
@@ -373,6 +405,7 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "start-shortcut-ignores-promise",
         "pull-again-lost",
         "last-chunk-keeps-stream-open",
+        "tee-cancel-resolved-early",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);
