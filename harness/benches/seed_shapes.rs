@@ -2,10 +2,10 @@
 //! seeds/webstreams-idle-start-and-watchers.txt, as scenarios, on the
 //! reference model and the optimized implementation: aborting with and
 //! without listeners, adding and removing listeners, AbortSignal.any() and
-//! AbortSignal.timeout(); creating a stream without pull (and with one), and
-//! a 4-chunk push stream drained. Both engines share the runtime and the
-//! interpreter, so the difference is the library layer's. (The seed's tee
-//! and pipeTo shapes wait for tee and pipeTo in the language.)
+//! AbortSignal.timeout(); creating a stream without pull (and with one), a
+//! tee, and a 4-chunk push stream drained. Both engines share the runtime
+//! and the interpreter, so the difference is the library layer's. (The
+//! seed's pipeTo shapes wait for pipeTo in the language.)
 //!
 //! Run: `cargo bench -p nodesem-harness --bench seed_shapes`.
 
@@ -82,6 +82,10 @@ fn shapes() -> Vec<(&'static str, Scenario)> {
         (
             "ReadableStream, with pull",
             repeat(|i| format!("let s{i} = readable highWaterMark 0 pull {{\n}}\n")),
+        ),
+        (
+            "ReadableStream.tee()",
+            repeat(|i| format!("let s{i} = readable\nlet [a{i}, b{i}] = tee s{i}\n")),
         ),
         (
             "4-chunk push stream drained",
