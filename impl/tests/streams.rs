@@ -11,129 +11,19 @@
 //! 'err', d(e)))`, `d` printing an iterator result as `done=B value=V` and
 //! an error as `Name: message`.
 
+mod common;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use nodesem_impl::Impl;
 use nodesem_lang::{parse, RunConfig};
-use nodesem_runtime::{Library, ObjectData, ObjectId, Runtime, Task, UnderlyingSource, Value};
+use nodesem_runtime::{Library, ObjectData, ObjectId, Task, UnderlyingSource, Value};
 
-type Rt = Runtime<Impl>;
-
-/// Runs `f` as an immediate of an empty scenario, then the loop until
-/// idle; the log's lines.
-fn run(f: impl FnOnce(&mut Rt) + 'static) -> Vec<String> {
-    let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
-    rt.set_immediate(Task::Native(Box::new(move |rt| {
-        f(rt);
-        Ok(Value::Undefined)
-    })));
-    let scenario = parse("streams.scn", "").expect("an empty scenario parses");
-    rt.run_main(&scenario);
-    rt.into_log().lines
-}
-
-fn log(rt: &mut Rt, line: impl Into<String>) {
-    rt.log_line(line.into());
-}
-
-/// The test's `d(v)`.
-fn d(rt: &Rt, v: &Value) -> String {
-    match v {
-        Value::String(s) => s.to_string(),
-        Value::Object(id) => match rt.heap.get(*id) {
-            ObjectData::IterResult { value, done } => {
-                format!("done={done} value={}", d(rt, value))
-            }
-            ObjectData::Error { name, message, .. } => format!("{name}: {message}"),
-            _ => rt.fmt(v),
-        },
-        _ => rt.fmt(v),
-    }
-}
-
-/// The `code` of a coded error, or `undefined`.
-fn code(rt: &mut Rt, v: &Value) -> String {
-    let code = rt.get_property(v, "code").unwrap_or(Value::Undefined);
-    d(rt, &code)
-}
-
-/// A promise's [[PromiseResult]].
-fn result_of(rt: &Rt, p: &Value) -> Value {
-    match p.as_object().map(|id| rt.heap.get(id)) {
-        Some(ObjectData::Promise(data)) => data.result.clone(),
-        _ => panic!("not a promise"),
-    }
-}
-
-fn native(rt: &mut Rt, f: impl Fn(&mut Rt, Value, &[Value]) -> Value + 'static) -> ObjectId {
-    rt.native_function(move |rt, this, args| Ok(f(rt, this, args)))
-}
-
-fn throwing(rt: &mut Rt, f: impl Fn(&mut Rt, &[Value]) -> Value + 'static) -> ObjectId {
-    rt.native_function(move |rt, _, args| Err(f(rt, args)))
-}
-
-/// `Promise.resolve()` and `n` chained reactions logging `TAG tI`.
-fn rulers(rt: &mut Rt, tag: &'static str, n: u32) {
-    let mut p = rt.promise_resolve(Value::Undefined);
-    for i in 1..=n {
-        let f = native(rt, move |rt, _, _| {
-            log(rt, format!("{tag} t{i}"));
-            Value::Undefined
-        });
-        p = rt.promise_then(p, Some(f), None);
-    }
-}
-
-/// `on(p, tag)`.
-fn on(rt: &mut Rt, p: &Value, tag: &'static str) {
-    let Some(p) = p.as_object() else {
-        panic!("{tag}: not a promise");
-    };
-    let fulfilled = native(rt, move |rt, _, args| {
-        let line = format!("{tag} {}", d(rt, &args[0]));
-        log(rt, line);
-        Value::Undefined
-    });
-    let rejected = native(rt, move |rt, _, args| {
-        let line = format!("{tag} err {}", d(rt, &args[0]));
-        log(rt, line);
-        Value::Undefined
-    });
-    rt.promise_then(p, Some(fulfilled), Some(rejected));
-}
-
-/// An underlying source object with these methods.
-fn source(
-    rt: &mut Rt,
-    start: Option<ObjectId>,
-    pull: Option<ObjectId>,
-    cancel: Option<ObjectId>,
-) -> UnderlyingSource {
-    UnderlyingSource {
-        object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
-        start,
-        pull,
-        cancel,
-    }
-}
+use common::*;
 
 fn stream(rt: &mut Rt, source: UnderlyingSource, hwm: Option<f64>) -> Value {
     Impl::new_readable_stream(rt, source, hwm).expect("the constructor does not throw")
-}
-
-fn reader(rt: &mut Rt, stream: &Value) -> Value {
-    Impl::readable_get_reader(rt, stream.clone()).expect("getReader does not throw")
-}
-
-fn read(rt: &mut Rt, reader: &Value) -> Value {
-    Impl::reader_read(rt, reader.clone()).expect("read returns a promise")
-}
-
-fn closed(rt: &mut Rt, reader: &Value) -> Value {
-    let obj = reader.as_object().expect("a reader");
-    Impl::get(rt, obj, "closed").expect("closed is a promise")
 }
 
 fn desired_size(rt: &mut Rt, controller: &Value) -> String {
@@ -172,10 +62,6 @@ fn pull_logging_desired_size(rt: &mut Rt) -> ObjectId {
         log(rt, format!("pull {size}"));
         Value::Undefined
     })
-}
-
-fn lines(expected: &str) -> Vec<String> {
-    expected.lines().map(str::to_string).collect()
 }
 
 /// `new ReadableStream({ start() { log('start'); }, pull(c) { log('pull',
