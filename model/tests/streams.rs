@@ -10,27 +10,12 @@
 //! as `{value: v, done: b}` and a string chunk unquoted where
 //! `console.log` differs.
 
-use nodesem_lang::{parse, RunConfig};
+mod common;
+
 use nodesem_model::streams;
-use nodesem_model::Model;
-use nodesem_runtime::{ObjectData, ObjectId, Runtime, UnderlyingSource, Value};
+use nodesem_runtime::{ObjectData, ObjectId, UnderlyingSource, Value};
 
-type Rt = Runtime<Model>;
-
-fn runtime() -> Box<Rt> {
-    Runtime::<Model>::pooled(RunConfig::default())
-}
-
-/// Runs the event loop until nothing is left (an empty main script, after
-/// which the microtasks queued so far run).
-fn drain(rt: &mut Rt) {
-    let scenario = parse("drain", "").expect("an empty scenario");
-    rt.run_main(&scenario);
-}
-
-fn lines(rt: &Rt) -> Vec<String> {
-    rt.log().lines.clone()
-}
+use common::*;
 
 /// A built-in function that logs `text`, then what `f` logs of its first
 /// argument, and returns what `f` returns.
@@ -43,28 +28,6 @@ fn logger(
         rt.log_line(text.to_string());
         f(rt, args.first().cloned().unwrap_or(Value::Undefined))
     })
-}
-
-/// A built-in function that logs `text` and the formatted first argument.
-fn show(rt: &mut Rt, text: &'static str) -> ObjectId {
-    rt.native_function(move |rt, _this, args| {
-        let v = args.first().cloned().unwrap_or(Value::Undefined);
-        let shown = rt.fmt(&v);
-        rt.log_line(format!("{text} {shown}"));
-        Ok(Value::Undefined)
-    })
-}
-
-/// Logs `t1` .. `tn`, one microtask apart, starting with the next one.
-fn ruler(rt: &mut Rt, n: u32) {
-    let mut p = rt.promise_resolve(Value::Undefined);
-    for i in 1..=n {
-        let f = rt.native_function(move |rt, _, _| {
-            rt.log_line(format!("t{i}"));
-            Ok(Value::Undefined)
-        });
-        p = rt.promise_then(p, Some(f), None);
-    }
 }
 
 fn then(rt: &mut Rt, p: &Value, on_fulfilled: Option<ObjectId>, on_rejected: Option<ObjectId>) {
@@ -84,13 +47,6 @@ fn source(
         pull,
         cancel,
     }
-}
-
-fn get(rt: &mut Rt, obj: &Value, prop: &str) -> Value {
-    let id = obj.as_object().expect("an object");
-    streams::get(rt, id, prop)
-        .expect("a stream object")
-        .expect("a getter that does not throw")
 }
 
 fn desired_size_line(rt: &mut Rt, c: &Value) -> String {

@@ -11,40 +11,15 @@
 //! drains the event loop between steps, the JavaScript runs each step in a
 //! `setTimeout(step, 0)` of its own.
 
+mod common;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use nodesem_lang::{parse, RunConfig};
 use nodesem_model::streams;
-use nodesem_model::Model;
-use nodesem_runtime::{ObjectData, ObjectId, Runtime, UnderlyingSource, Value};
+use nodesem_runtime::{ObjectData, ObjectId, UnderlyingSource, Value};
 
-type Rt = Runtime<Model>;
-
-fn runtime() -> Box<Rt> {
-    Runtime::<Model>::pooled(RunConfig::default())
-}
-
-/// Runs the event loop until nothing is left (an empty main script, after
-/// which the ticks and microtasks queued so far run).
-fn drain(rt: &mut Rt) {
-    let scenario = parse("drain", "").expect("an empty scenario");
-    rt.run_main(&scenario);
-}
-
-fn lines(rt: &Rt) -> Vec<String> {
-    rt.log().lines.clone()
-}
-
-/// A built-in function that logs `text` and the formatted first argument.
-fn show(rt: &mut Rt, text: &'static str) -> ObjectId {
-    rt.native_function(move |rt, _this, args| {
-        let v = args.first().cloned().unwrap_or(Value::Undefined);
-        let shown = rt.fmt(&v);
-        rt.log_line(format!("{text} {shown}"));
-        Ok(Value::Undefined)
-    })
-}
+use common::*;
 
 /// A built-in function that logs `text` alone.
 fn mark(rt: &mut Rt, text: &'static str) -> ObjectId {
@@ -54,31 +29,12 @@ fn mark(rt: &mut Rt, text: &'static str) -> ObjectId {
     })
 }
 
-/// Logs `t1` .. `tn`, one microtask apart, starting with the next one.
-fn ruler(rt: &mut Rt, n: u32) {
-    let mut p = rt.promise_resolve(Value::Undefined);
-    for i in 1..=n {
-        let f = rt.native_function(move |rt, _, _| {
-            rt.log_line(format!("t{i}"));
-            Ok(Value::Undefined)
-        });
-        p = rt.promise_then(p, Some(f), None);
-    }
-}
-
 /// `p.then(v => log(text, v), e => log(text + ' rejected', e))`.
 fn then_show(rt: &mut Rt, p: &Value, text: &'static str, rejected: &'static str) {
     let id = p.as_object().expect("a promise");
     let on_fulfilled = show(rt, text);
     let on_rejected = show(rt, rejected);
     rt.promise_then(id, Some(on_fulfilled), Some(on_rejected));
-}
-
-fn get(rt: &mut Rt, obj: &Value, prop: &str) -> Value {
-    let id = obj.as_object().expect("an object");
-    streams::get(rt, id, prop)
-        .expect("a stream object")
-        .expect("a getter that does not throw")
 }
 
 /// A source whose `start` keeps its controller in the cell returned, and
