@@ -517,13 +517,19 @@ fn setup_default_controller(rt: &mut Rt, c: u32, start: Option<ObjectId>) -> Res
         started(rt, c);
         Ok(Value::Undefined)
     });
-    let on_error = rt.native_function(move |rt, _, args| {
+    let on_error = controller_error_reaction(rt, c);
+    rt.perform_promise_then(wrapper, Some(on_started), Some(on_error), None);
+    Ok(())
+}
+
+/// `error => readableStreamDefaultControllerError(controller, error)`, the
+/// rejection reaction of start's and pull's promises.
+fn controller_error_reaction(rt: &mut Rt, c: u32) -> ObjectId {
+    rt.native_function(move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         default_controller_error(rt, c, error);
         Ok(Value::Undefined)
-    });
-    rt.perform_promise_then(wrapper, Some(on_started), Some(on_error), None);
-    Ok(())
+    })
 }
 
 /// The `started` step: the flag, then a pull if one is needed.
@@ -613,11 +619,7 @@ fn pull(rt: &mut Rt, c: u32) {
                 }
                 Ok(Value::Undefined)
             });
-            let on_rejected = rt.native_function(move |rt, _, args| {
-                let error = args.first().cloned().unwrap_or(Value::Undefined);
-                default_controller_error(rt, c, error);
-                Ok(Value::Undefined)
-            });
+            let on_rejected = controller_error_reaction(rt, c);
             rt.lib.streams.controllers[c as usize].pull_reactions =
                 Some((on_fulfilled, on_rejected));
             (on_fulfilled, on_rejected)

@@ -397,27 +397,27 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 body.push(Stmt::Return(Some(Expr::var(gate))));
             }
             1 => {
-                let name = self.fresh("v");
                 let value = self.chunk();
-                body.push(Stmt::Let {
-                    name: name.as_str().into(),
-                    op: Op::PromiseResolve { value },
-                });
-                body.push(Stmt::Return(Some(Expr::var(name))));
+                self.return_settled(Op::PromiseResolve { value }, body);
             }
             2 => {
                 self.may_fail = true;
-                let name = self.fresh("v");
                 let value = self.error_value();
-                body.push(Stmt::Let {
-                    name: name.as_str().into(),
-                    op: Op::PromiseReject { value },
-                });
-                body.push(Stmt::Return(Some(Expr::var(name))));
+                self.return_settled(Op::PromiseReject { value }, body);
             }
             3 => body.push(Stmt::Return(Some(self.chunk()))),
             _ => {}
         }
+    }
+
+    /// `let vN = OP` (a settled promise) and `return vN`.
+    fn return_settled(&mut self, op: Op, body: &mut Vec<Stmt>) {
+        let name = self.fresh("v");
+        body.push(Stmt::Let {
+            name: name.as_str().into(),
+            op,
+        });
+        body.push(Stmt::Return(Some(Expr::var(name))));
     }
 
     /// `then P { log LABEL value } else { log LABEL rejected reason }`,
