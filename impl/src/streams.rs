@@ -1130,13 +1130,9 @@ pub fn stream_cancel(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Compl
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L974-L1028>.
 pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
-    let Some(r) = reader_of(rt, &reader) else {
-        let error = invalid_this(rt, "ReadableStreamDefaultReader");
-        return rejected(rt, error);
-    };
-    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
-        let error = invalid_state(rt, "The reader is not attached to a stream");
-        return rejected(rt, error);
+    let s = match attached_stream(rt, &reader) {
+        Ok(s) => s,
+        Err(error) => return rejected(rt, error),
     };
     let stream = &rt.lib.streams.streams[s as usize];
     let c = stream.controller;
@@ -1176,15 +1172,22 @@ pub fn reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
 /// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2561-L2567>
 /// `readableStreamReaderGenericCancel`.
 pub fn reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Completion {
-    let Some(r) = reader_of(rt, &reader) else {
-        let error = invalid_this(rt, "ReadableStreamDefaultReader");
-        return rejected(rt, error);
+    match attached_stream(rt, &reader) {
+        Ok(s) => readable_stream_cancel(rt, s, reason.unwrap_or(Value::Undefined)),
+        Err(error) => rejected(rt, error),
+    }
+}
+
+/// The stream a reader method works on: Node's ERR_INVALID_THIS for a value
+/// that is no default reader, ERR_INVALID_STATE for a released one (both
+/// returned by `read()` and `cancel()` as rejected promises).
+fn attached_stream(rt: &mut Rt, reader: &Value) -> Result<u32, Value> {
+    let Some(r) = reader_of(rt, reader) else {
+        return Err(invalid_this(rt, "ReadableStreamDefaultReader"));
     };
-    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
-        let error = invalid_state(rt, "The reader is not attached to a stream");
-        return rejected(rt, error);
-    };
-    readable_stream_cancel(rt, s, reason.unwrap_or(Value::Undefined))
+    rt.lib.streams.readers[r as usize]
+        .stream
+        .ok_or_else(|| invalid_state(rt, "The reader is not attached to a stream"))
 }
 
 /// A property of a stream object, or `None` when `obj` is none.

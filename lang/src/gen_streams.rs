@@ -78,6 +78,21 @@ struct StreamInfo {
     teed: bool,
 }
 
+impl StreamInfo {
+    /// A stream just made: no reader yet, not teed.
+    fn new(name: String, may_error: bool, cancel_may_reject: bool, cancel_pending: bool) -> Self {
+        StreamInfo {
+            name,
+            readers: Vec::new(),
+            may_error,
+            cancel_may_reject,
+            released: false,
+            cancel_pending,
+            teed: false,
+        }
+    }
+}
+
 /// What a promise the script watches will do, as far as the generator
 /// knows: a watcher logs only the outcomes that can happen, so that the
 /// bodies it writes run.
@@ -266,15 +281,12 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 cancel,
             },
         });
-        self.streams.push(StreamInfo {
+        self.streams.push(StreamInfo::new(
             name,
-            readers: Vec::new(),
             may_error,
             cancel_may_reject,
-            released: false,
             cancel_pending,
-            teed: false,
-        });
+        ));
         if self.chance(70) {
             let s = self.streams.len() - 1;
             self.get_reader(s, out);
@@ -526,15 +538,8 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 let (may_error, cancel_may_reject) =
                     (self.streams[s].may_error, self.streams[s].cancel_may_reject);
                 for name in branches {
-                    self.streams.push(StreamInfo {
-                        name,
-                        readers: Vec::new(),
-                        may_error,
-                        cancel_may_reject,
-                        released: false,
-                        cancel_pending: false,
-                        teed: false,
-                    });
+                    self.streams
+                        .push(StreamInfo::new(name, may_error, cancel_may_reject, false));
                     if self.chance(70) {
                         let b = self.streams.len() - 1;
                         self.get_reader(b, out);
