@@ -947,6 +947,10 @@ const createScenario = (() => {
         let p = Promise.resolve();
         for (let k = 1; k <= n; k++) p = p.then(() => { log(`t${k}`); });
       },
+      // `from async [...]`: an async generator yielding each value in turn (Runtime::new_async_generator).
+      asyncGenerator(values) {
+        return (async function* () { for (let i = 0; i < values.length; i++) yield values[i]; })();
+      },
       same: Object.is,
       eventType,
       withResolvers,

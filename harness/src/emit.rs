@@ -190,8 +190,13 @@ enum Param {
     Value,
     /// A rejection reaction, or a stream source's `cancel`: `reason`.
     Reason,
-    /// A stream source's `start` or `pull`: `controller`.
+    /// A stream source's `start` or `pull`, a sink's `start`, a
+    /// transformer's `start` or `flush`: `controller`.
     Controller,
+    /// A strategy's `size`: `chunk`.
+    Chunk,
+    /// A sink's `write`, a transformer's `transform`: `chunk, controller`.
+    ChunkController,
     /// No parameter.
     None,
 }
@@ -203,6 +208,8 @@ impl Param {
             Param::Value => "value",
             Param::Reason => "reason",
             Param::Controller => "controller",
+            Param::Chunk => "chunk",
+            Param::ChunkController => "chunk, controller",
             Param::None => "",
         }
     }
@@ -418,6 +425,34 @@ impl Emitter {
         let body = std::mem::replace(&mut self.out, saved);
         let pad = "  ".repeat(self.indent);
         format!("{head}\n{body}{pad}}}{tail})")
+    }
+
+    /// `{ name: function (...) { ... }, ... }`: the methods of a stream's
+    /// underlying source, sink or transformer that are given.
+    fn methods(&mut self, methods: &[(&str, Param, &Option<Block>)]) -> String {
+        let mut out = Vec::new();
+        for (name, param, block) in methods {
+            if let Some(block) = block {
+                out.push(format!("{name}: {}", self.callback(*param, block)));
+            }
+        }
+        format!("{{ {} }}", out.join(", "))
+    }
+
+    /// `{ highWaterMark: N, size: function (chunk) { ... } }`, or `None`
+    /// when the strategy gives neither.
+    fn strategy(&mut self, strategy: &nodesem_lang::Strategy) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(n) = &strategy.high_water_mark {
+            parts.push(format!(
+                "highWaterMark: {}",
+                nodesem_lang::number_to_string(n.value())
+            ));
+        }
+        if let Some(size) = &strategy.size {
+            parts.push(format!("size: {}", self.callback(Param::Chunk, size)));
+        }
+        (!parts.is_empty()).then(|| format!("{{ {} }}", parts.join(", ")))
     }
 
     fn listener(&mut self, callback: &Callback) -> String {
@@ -681,30 +716,120 @@ impl Emitter {
 
             // ---- streams
             Op::NewReadable {
-                high_water_mark,
+                strategy,
                 start,
                 pull,
                 cancel,
             } => {
-                let mut methods = Vec::new();
-                for (name, param, block) in [
+                let source = self.methods(&[
                     ("start", Param::Controller, start),
                     ("pull", Param::Controller, pull),
                     ("cancel", Param::Reason, cancel),
-                ] {
-                    if let Some(block) = block {
-                        methods.push(format!("{name}: {}", self.callback(param, block)));
-                    }
-                }
-                let source = format!("{{ {} }}", methods.join(", "));
-                match high_water_mark {
-                    Some(n) => format!(
-                        "new ReadableStream({source}, {{ highWaterMark: {} }})",
-                        nodesem_lang::number_to_string(n.value())
-                    ),
+                ]);
+                match self.strategy(strategy) {
+                    Some(strategy) => format!("new ReadableStream({source}, {strategy})"),
                     None => format!("new ReadableStream({source})"),
                 }
             }
+            Op::NewWritable {
+                strategy,
+                start,
+                write,
+                close,
+                abort,
+            } => {
+                let sink = self.methods(&[
+                    ("start", Param::Controller, start),
+                    ("write", Param::ChunkController, write),
+                    ("close", Param::None, close),
+                    ("abort", Param::Reason, abort),
+                ]);
+                match self.strategy(strategy) {
+                    Some(strategy) => format!("new WritableStream({sink}, {strategy})"),
+                    None => format!("new WritableStream({sink})"),
+                }
+            }
+            Op::NewTransform {
+                writable_high_water_mark,
+                readable_high_water_mark,
+                start,
+                transform,
+                flush,
+                cancel,
+            } => {
+                let transformer = self.methods(&[
+                    ("start", Param::Controller, start),
+                    ("transform", Param::ChunkController, transform),
+                    ("flush", Param::Controller, flush),
+                    ("cancel", Param::Reason, cancel),
+                ]);
+                let hwm = |n: &Option<nodesem_lang::Number>| match n {
+                    Some(n) => format!(
+                        "{{ highWaterMark: {} }}",
+                        nodesem_lang::number_to_string(n.value())
+                    ),
+                    None => "undefined".to_string(),
+                };
+                match (writable_high_water_mark, readable_high_water_mark) {
+                    (None, None) => format!("new TransformStream({transformer})"),
+                    (w, None) => format!("new TransformStream({transformer}, {})", hwm(w)),
+                    (w, r) => format!("new TransformStream({transformer}, {}, {})", hwm(w), hwm(r)),
+                }
+            }
+            Op::GetWriter { stream } => format!("{}.getWriter()", expr(stream)),
+            Op::Write { writer, chunk } => format!("{}.write({})", expr(writer), expr(chunk)),
+            Op::CloseWritable { target } => format!("{}.close()", expr(target)),
+            Op::AbortWritable { target, reason } => match reason {
+                Some(reason) => format!("{}.abort({})", expr(target), expr(reason)),
+                None => format!("{}.abort()", expr(target)),
+            },
+            Op::Terminate { controller } => format!("{}.terminate()", expr(controller)),
+            Op::PipeTo {
+                source,
+                dest,
+                options,
+            } => format!(
+                "{}.pipeTo({}{})",
+                expr(source),
+                expr(dest),
+                pipe_options(options)
+            ),
+            Op::PipeThrough {
+                source,
+                transform,
+                options,
+            } => format!(
+                "{}.pipeThrough({}{})",
+                expr(source),
+                expr(transform),
+                pipe_options(options)
+            ),
+            Op::From { is_async, values } => {
+                let values: Vec<String> = values.iter().map(expr).collect();
+                if *is_async {
+                    format!(
+                        "ReadableStream.from($.asyncGenerator([{}]))",
+                        values.join(", ")
+                    )
+                } else {
+                    format!("ReadableStream.from([{}])", values.join(", "))
+                }
+            }
+            Op::Values {
+                stream,
+                prevent_cancel,
+            } => {
+                if *prevent_cancel {
+                    format!("{}.values({{ preventCancel: true }})", expr(stream))
+                } else {
+                    format!("{}.values()", expr(stream))
+                }
+            }
+            Op::Next { iterator } => format!("{}.next()", expr(iterator)),
+            Op::IterReturn { iterator, value } => match value {
+                Some(value) => format!("{}.return({})", expr(iterator), expr(value)),
+                None => format!("{}.return()", expr(iterator)),
+            },
             Op::Enqueue { controller, chunk } => {
                 format!("{}.enqueue({})", expr(controller), expr(chunk))
             }
@@ -748,6 +873,28 @@ fn run_call(mode: RunMode) -> String {
         RunMode::Idle => "$.run(\"idle\");".to_string(),
         RunMode::Advance(ms) => format!("$.run(\"advance\", {ms});"),
     }
+}
+
+/// `, { preventClose: true, ... }` with the pipe options that are set, or
+/// nothing.
+fn pipe_options(options: &nodesem_lang::PipeOptions) -> String {
+    if options.is_empty() {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    for (name, set) in [
+        ("preventClose", options.prevent_close),
+        ("preventAbort", options.prevent_abort),
+        ("preventCancel", options.prevent_cancel),
+    ] {
+        if set {
+            parts.push(format!("{name}: true"));
+        }
+    }
+    if let Some(signal) = &options.signal {
+        parts.push(format!("signal: {}", expr(signal)));
+    }
+    format!(", {{ {} }}", parts.join(", "))
 }
 
 /// `, { once: true, ... }` with the options that are set, or nothing.

@@ -28,7 +28,7 @@ fn malformed_scenario_exits_2_with_file_line_and_column() {
     let shown = path.display().to_string();
     assert!(
         stderr.contains(&format!(
-            "{shown}:2:7: expected an AbortController, found `t`, which is an EventTarget"
+            "{shown}:2:7: expected an AbortController, a WritableStream or a WritableStreamDefaultWriter, found `t`, which is an EventTarget"
         )),
         "{stderr}"
     );

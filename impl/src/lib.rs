@@ -38,8 +38,9 @@ use std::rc::Rc;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
-    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectData, ObjectId, Runtime,
-    UnderlyingSource, Value,
+    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectData, ObjectId,
+    QueuingStrategy, Runtime, StreamPipeOptions, Transformer, UnderlyingSink, UnderlyingSource,
+    Value,
 };
 
 pub use mutant::{Mutant, UnknownMutant};
@@ -392,9 +393,9 @@ impl Library for Impl {
     fn new_readable_stream(
         rt: &mut Rt,
         source: UnderlyingSource,
-        high_water_mark: Option<f64>,
+        strategy: QueuingStrategy,
     ) -> Completion {
-        streams::new_readable_stream(rt, source, high_water_mark)
+        streams::new_readable_stream(rt, source, strategy.high_water_mark)
     }
 
     fn readable_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
@@ -431,6 +432,91 @@ impl Library for Impl {
 
     fn readable_tee(rt: &mut Rt, stream: Value) -> Completion {
         streams::tee(rt, stream)
+    }
+
+    fn readable_pipe_to(rt: &mut Rt, _: Value, _: Value, _: StreamPipeOptions) -> Completion {
+        not_yet(rt, "pipeTo")
+    }
+
+    fn readable_pipe_through(rt: &mut Rt, _: Value, _: Value, _: StreamPipeOptions) -> Completion {
+        not_yet(rt, "pipeThrough")
+    }
+
+    fn readable_from(rt: &mut Rt, _: Value) -> Completion {
+        not_yet(rt, "ReadableStream.from")
+    }
+
+    fn readable_values(rt: &mut Rt, _: Value, _: bool) -> Completion {
+        not_yet(rt, "values")
+    }
+
+    fn async_iterator_next(rt: &mut Rt, _: Value) -> Completion {
+        not_yet(rt, "next")
+    }
+
+    fn async_iterator_return(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
+        not_yet(rt, "return")
+    }
+
+    // ---- WritableStream ----
+
+    fn new_writable_stream(rt: &mut Rt, _: UnderlyingSink, _: QueuingStrategy) -> Completion {
+        not_yet(rt, "WritableStream")
+    }
+
+    fn writable_abort(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
+        not_yet(rt, "abort")
+    }
+
+    fn writable_close(rt: &mut Rt, _: Value) -> Completion {
+        not_yet(rt, "close")
+    }
+
+    fn writable_get_writer(rt: &mut Rt, _: Value) -> Completion {
+        not_yet(rt, "getWriter")
+    }
+
+    fn writable_controller_error(rt: &mut Rt, _: Value, _: Value) -> Completion {
+        not_yet(rt, "error")
+    }
+
+    fn writer_write(rt: &mut Rt, _: Value, _: Value) -> Completion {
+        not_yet(rt, "write")
+    }
+
+    fn writer_close(rt: &mut Rt, _: Value) -> Completion {
+        not_yet(rt, "close")
+    }
+
+    fn writer_abort(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
+        not_yet(rt, "abort")
+    }
+
+    fn writer_release_lock(rt: &mut Rt, _: Value) -> Completion {
+        not_yet(rt, "releaseLock")
+    }
+
+    // ---- TransformStream ----
+
+    fn new_transform_stream(
+        rt: &mut Rt,
+        _: Transformer,
+        _: QueuingStrategy,
+        _: QueuingStrategy,
+    ) -> Completion {
+        not_yet(rt, "TransformStream")
+    }
+
+    fn transform_controller_enqueue(rt: &mut Rt, _: Value, _: Value) -> Completion {
+        not_yet(rt, "enqueue")
+    }
+
+    fn transform_controller_error(rt: &mut Rt, _: Value, _: Value) -> Completion {
+        not_yet(rt, "error")
+    }
+
+    fn transform_controller_terminate(rt: &mut Rt, _: Value) -> Completion {
+        not_yet(rt, "terminate")
     }
 
     fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {
@@ -525,4 +611,13 @@ impl Engine for ImplEngine {
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
         Ok(self.run_scenario(scenario, config))
     }
+}
+
+/// The operations whose engine is still being written (issue 9): each
+/// throws, so that no scenario can mistake one for a result.
+fn not_yet<L: nodesem_runtime::Library>(rt: &mut Runtime<L>, what: &str) -> Completion {
+    Err(rt.new_error(
+        "TypeError",
+        &format!("nodesem: {what} is not implemented yet"),
+    ))
 }

@@ -1479,7 +1479,8 @@ mod tests {
         let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
         let src = source(&mut rt, start_result, pull);
         let before = rt.heap.len();
-        Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        Impl::new_readable_stream(&mut rt, src, nodesem_runtime::QueuingStrategy::default())
+            .unwrap();
         let made = rt.heap.len() - before;
         (rt.lib.streams.controllers[0].started, made)
     }
@@ -1507,7 +1508,8 @@ mod tests {
         let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
         let p = rt.new_promise();
         let src = source(&mut rt, Some(Value::Object(p)), false);
-        Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        Impl::new_readable_stream(&mut rt, src, nodesem_runtime::QueuingStrategy::default())
+            .unwrap();
         assert!(!rt.lib.streams.controllers[0].started);
         let ObjectData::Promise(data) = rt.heap.get(p) else {
             panic!("not a promise");
@@ -1521,7 +1523,9 @@ mod tests {
     fn teed() -> (Box<super::Rt>, Value, usize) {
         let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
         let src = source(&mut rt, None, false);
-        let s = Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        let s =
+            Impl::new_readable_stream(&mut rt, src, nodesem_runtime::QueuingStrategy::default())
+                .unwrap();
         let before = rt.heap.len();
         let branches = Impl::readable_tee(&mut rt, s.clone()).unwrap();
         let made = rt.heap.len() - before;
@@ -1575,7 +1579,9 @@ mod tests {
             pull: None,
             cancel: None,
         };
-        let s = Impl::new_readable_stream(&mut rt, src, None).unwrap();
+        let s =
+            Impl::new_readable_stream(&mut rt, src, nodesem_runtime::QueuingStrategy::default())
+                .unwrap();
         Impl::readable_tee(&mut rt, s).unwrap();
         let r = rt.lib.streams.tees[0].reader as usize;
         assert!(matches!(

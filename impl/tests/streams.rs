@@ -18,12 +18,22 @@ use std::rc::Rc;
 
 use nodesem_impl::Impl;
 use nodesem_lang::{parse, RunConfig};
-use nodesem_runtime::{Library, ObjectData, ObjectId, Task, UnderlyingSource, Value};
+use nodesem_runtime::{
+    Library, ObjectData, ObjectId, QueuingStrategy, Task, UnderlyingSource, Value,
+};
 
 use common::*;
 
 fn stream(rt: &mut Rt, source: UnderlyingSource, hwm: Option<f64>) -> Value {
-    Impl::new_readable_stream(rt, source, hwm).expect("the constructor does not throw")
+    Impl::new_readable_stream(
+        rt,
+        source,
+        QueuingStrategy {
+            high_water_mark: hwm,
+            size: None,
+        },
+    )
+    .expect("the constructor does not throw")
 }
 
 fn desired_size(rt: &mut Rt, controller: &Value) -> String {
@@ -599,7 +609,7 @@ fn a_throwing_start_throws_from_the_constructor() {
             rt.new_error("Error", "sync")
         });
         let src = source(rt, Some(start), None, None);
-        let e = Impl::new_readable_stream(rt, src, None).unwrap_err();
+        let e = Impl::new_readable_stream(rt, src, QueuingStrategy::default()).unwrap_err();
         let line = format!("caught {}", d(rt, &e));
         log(rt, line);
     });
@@ -708,7 +718,15 @@ fn an_invalid_high_water_mark_is_a_range_error() {
     let got = run(|rt| {
         for h in [-1.0, f64::NAN, -0.5] {
             let src = source(rt, None, None, None);
-            let e = Impl::new_readable_stream(rt, src, Some(h)).unwrap_err();
+            let e = Impl::new_readable_stream(
+                rt,
+                src,
+                QueuingStrategy {
+                    high_water_mark: Some(h),
+                    size: None,
+                },
+            )
+            .unwrap_err();
             let line = format!("{} {}", d(rt, &e), code(rt, &e));
             log(rt, line);
         }

@@ -21,7 +21,8 @@ use nodesem_runtime::{Library, ObjectData, ObjectId, Task, UnderlyingSource, Val
 use common::*;
 
 fn stream(rt: &mut Rt, source: UnderlyingSource) -> Value {
-    Impl::new_readable_stream(rt, source, None).expect("the constructor does not throw")
+    Impl::new_readable_stream(rt, source, nodesem_runtime::QueuingStrategy::default())
+        .expect("the constructor does not throw")
 }
 
 /// `stream.tee()`, destructured.
@@ -689,7 +690,15 @@ fn a_branch_cancelled_by_the_source_during_forwarding() {
             Value::Undefined
         });
         let src = source(rt, None, Some(pull), Some(cancel));
-        let s = Impl::new_readable_stream(rt, src, Some(0.0)).unwrap();
+        let s = Impl::new_readable_stream(
+            rt,
+            src,
+            nodesem_runtime::QueuingStrategy {
+                high_water_mark: Some(0.0),
+                size: None,
+            },
+        )
+        .unwrap();
         let (b1, second) = tee(rt, &s);
         *b2.borrow_mut() = second.clone();
         let r1 = reader(rt, &b1);

@@ -690,15 +690,17 @@ pub enum Op {
     },
 
     // ---- streams -----------------------------------------------------
-    /// `readable [highWaterMark N] [start {] ... [} pull {] ... [} cancel
-    /// {] ... }`: `new ReadableStream({ start(controller) { ... },
-    /// pull(controller) { ... }, cancel(reason) { ... } }, { highWaterMark:
-    /// N })`, each method optional (`readable` alone is `new
-    /// ReadableStream()`). `start` and `pull` see `controller`, `cancel`
-    /// sees `reason`; what they `return` is what the stream waits on.
+    /// `readable [highWaterMark N] [size {] ... [} start {] ... [} pull {]
+    /// ... [} cancel {] ... }`: `new ReadableStream({ start(controller) {
+    /// ... }, pull(controller) { ... }, cancel(reason) { ... } }, {
+    /// highWaterMark: N, size(chunk) { ... } })`, each part optional
+    /// (`readable` alone is `new ReadableStream()`). `start` and `pull` see
+    /// `controller`, `cancel` sees `reason`, `size` sees `chunk`; what they
+    /// `return` is what the stream waits on (and, for `size`, the chunk's
+    /// size).
     NewReadable {
-        /// The strategy's highWaterMark, when given.
-        high_water_mark: Option<Number>,
+        /// The queuing strategy.
+        strategy: Strategy,
         /// The source's `start`.
         start: Option<Block>,
         /// The source's `pull`.
@@ -748,6 +750,161 @@ pub enum Op {
         /// The reason; none calls `cancel()` without an argument.
         reason: Option<Expr>,
     },
+    /// `writable [highWaterMark N] [size {] ... [} start {] ... [} write {]
+    /// ... [} close {] ... [} abort {] ... }`: `new WritableStream({
+    /// start(controller) {}, write(chunk, controller) {}, close() {},
+    /// abort(reason) {} }, { highWaterMark: N, size(chunk) {} })`, each
+    /// part optional. `start` and `write` see `controller` (a
+    /// WritableStreamDefaultController), `write` and `size` see `chunk`,
+    /// `abort` sees `reason`.
+    NewWritable {
+        /// The queuing strategy.
+        strategy: Strategy,
+        /// The sink's `start`.
+        start: Option<Block>,
+        /// The sink's `write`.
+        write: Option<Block>,
+        /// The sink's `close`.
+        close: Option<Block>,
+        /// The sink's `abort`.
+        abort: Option<Block>,
+    },
+    /// `getWriter W`: `W.getWriter()`, a WritableStreamDefaultWriter.
+    GetWriter {
+        /// The stream.
+        stream: Expr,
+    },
+    /// `write W V`: `W.write(V)` on a writer, a promise.
+    Write {
+        /// The writer.
+        writer: Expr,
+        /// The chunk.
+        chunk: Expr,
+    },
+    /// `close X` on a WritableStream or its writer: `X.close()`, a promise.
+    /// (`close` on a ReadableStream's controller is [`Op::CloseController`].)
+    CloseWritable {
+        /// The stream or writer.
+        target: Expr,
+    },
+    /// `abort X [V]` on a WritableStream or its writer: `X.abort(V)`, a
+    /// promise. (`abort` on an AbortController is [`Op::Abort`].)
+    AbortWritable {
+        /// The stream or writer.
+        target: Expr,
+        /// The reason; none calls `abort()` without an argument.
+        reason: Option<Expr>,
+    },
+    /// `transform [writableHighWaterMark N] [readableHighWaterMark N]
+    /// [start {] ... [} transform {] ... [} flush {] ... [} cancel {] ...
+    /// }`: `new TransformStream({ start(controller) {},
+    /// transform(chunk, controller) {}, flush(controller) {},
+    /// cancel(reason) {} }, { highWaterMark: W }, { highWaterMark: R })`.
+    /// `start`, `transform` and `flush` see `controller` (a
+    /// TransformStreamDefaultController), `transform` sees `chunk`,
+    /// `cancel` sees `reason`.
+    NewTransform {
+        /// The writable side's highWaterMark, when given.
+        writable_high_water_mark: Option<Number>,
+        /// The readable side's highWaterMark, when given.
+        readable_high_water_mark: Option<Number>,
+        /// The transformer's `start`.
+        start: Option<Block>,
+        /// The transformer's `transform`.
+        transform: Option<Block>,
+        /// The transformer's `flush`.
+        flush: Option<Block>,
+        /// The transformer's `cancel`.
+        cancel: Option<Block>,
+    },
+    /// `terminate C`: `C.terminate()` on a TransformStreamDefaultController.
+    Terminate {
+        /// The controller.
+        controller: Expr,
+    },
+    /// `pipeTo R W [preventClose] [preventAbort] [preventCancel] [signal
+    /// S]`: `R.pipeTo(W, { ... })`, a promise.
+    PipeTo {
+        /// The ReadableStream.
+        source: Expr,
+        /// The WritableStream.
+        dest: Expr,
+        /// The options.
+        options: PipeOptions,
+    },
+    /// `pipeThrough R T [preventClose] [preventAbort] [preventCancel]
+    /// [signal S]`: `R.pipeThrough(T, { ... })` with a TransformStream,
+    /// its readable side.
+    PipeThrough {
+        /// The ReadableStream.
+        source: Expr,
+        /// The TransformStream.
+        transform: Expr,
+        /// The options.
+        options: PipeOptions,
+    },
+    /// `from [V, ...]`: `ReadableStream.from([V, ...])`, over an array (a
+    /// sync iterable); `from async [V, ...]`: over an async generator that
+    /// yields each value in turn, `ReadableStream.from((async function* ()
+    /// { yield V; ... })())`.
+    From {
+        /// Whether the iterable is an async generator.
+        is_async: bool,
+        /// The values, at most [`crate::limits::MAX_LIST`].
+        values: Vec<Expr>,
+    },
+    /// `values S [preventCancel]`: `S.values({ preventCancel })`, the
+    /// stream's async iterator (what `for await` uses).
+    Values {
+        /// The stream.
+        stream: Expr,
+        /// `preventCancel: true`.
+        prevent_cancel: bool,
+    },
+    /// `next I`: `I.next()` on a stream's async iterator, a promise of `{
+    /// value, done }`.
+    Next {
+        /// The iterator.
+        iterator: Expr,
+    },
+    /// `iterReturn I [V]`: `I.return(V)` on a stream's async iterator, a
+    /// promise, as `break` in `for await` calls it.
+    IterReturn {
+        /// The iterator.
+        iterator: Expr,
+        /// The value; none calls `return()` without an argument.
+        value: Option<Expr>,
+    },
+}
+
+/// The queuing strategy of a ReadableStream or WritableStream: `{
+/// highWaterMark, size }`, each optional.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Strategy {
+    /// `highWaterMark: N`.
+    pub high_water_mark: Option<Number>,
+    /// `size(chunk) { ... }`.
+    pub size: Option<Block>,
+}
+
+/// The options of `pipeTo` and `pipeThrough` (StreamPipeOptions).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PipeOptions {
+    /// `preventClose: true`.
+    pub prevent_close: bool,
+    /// `preventAbort: true`.
+    pub prevent_abort: bool,
+    /// `preventCancel: true`.
+    pub prevent_cancel: bool,
+    /// `signal: S`.
+    pub signal: Option<Expr>,
+}
+
+impl PipeOptions {
+    /// Whether no option is given (`pipeTo(W)` with one argument).
+    pub fn is_empty(&self) -> bool {
+        !self.prevent_close && !self.prevent_abort && !self.prevent_cancel && self.signal.is_none()
+    }
 }
 
 /// The writable attributes of an Event.
@@ -1289,11 +1446,41 @@ macro_rules! stmt_blocks {
                 ..
             } => on_fulfilled.into_iter().chain(on_rejected).collect(),
             Op::NewReadable {
+                strategy: Strategy { size, .. },
                 start,
                 pull,
                 cancel,
+            } => size
+                .into_iter()
+                .chain(start)
+                .chain(pull)
+                .chain(cancel)
+                .collect(),
+            Op::NewWritable {
+                strategy: Strategy { size, .. },
+                start,
+                write,
+                close,
+                abort,
+            } => size
+                .into_iter()
+                .chain(start)
+                .chain(write)
+                .chain(close)
+                .chain(abort)
+                .collect(),
+            Op::NewTransform {
+                start,
+                transform,
+                flush,
+                cancel,
                 ..
-            } => start.into_iter().chain(pull).chain(cancel).collect(),
+            } => start
+                .into_iter()
+                .chain(transform)
+                .chain(flush)
+                .chain(cancel)
+                .collect(),
             _ => Vec::new(),
         }
     }};
@@ -1391,7 +1578,30 @@ macro_rules! op_exprs {
             Op::ErrorController { controller, error } => vec![controller, error],
             Op::GetReader { stream } => vec![stream],
             Op::Read { reader } | Op::ReleaseLock { reader } => vec![reader],
-            Op::Cancel { target, reason } => std::iter::once(target).chain(reason).collect(),
+            Op::Cancel { target, reason } | Op::AbortWritable { target, reason } => {
+                std::iter::once(target).chain(reason).collect()
+            }
+            Op::NewWritable { .. } | Op::NewTransform { .. } => Vec::new(),
+            Op::GetWriter { stream } | Op::Values { stream, .. } => vec![stream],
+            Op::Write { writer, chunk } => vec![writer, chunk],
+            Op::CloseWritable { target } => vec![target],
+            Op::Terminate { controller } => vec![controller],
+            Op::PipeTo {
+                source,
+                dest: other,
+                options,
+            }
+            | Op::PipeThrough {
+                source,
+                transform: other,
+                options,
+            } => vec![source, other]
+                .into_iter()
+                .chain(& $($mutability)? options.signal)
+                .collect(),
+            Op::From { values, .. } => values.into_iter().collect(),
+            Op::Next { iterator } => vec![iterator],
+            Op::IterReturn { iterator, value } => std::iter::once(iterator).chain(value).collect(),
         }
     }};
 }

@@ -35,7 +35,7 @@
 
 use arbitrary::Unstructured;
 
-use crate::ast::{Block, BuiltinError, Expr, Number, Op, RunMode, Scenario, Stmt};
+use crate::ast::{Block, BuiltinError, Expr, Number, Op, RunMode, Scenario, Stmt, Strategy};
 
 /// The most streams in one scenario.
 const MAX_STREAMS: usize = 3;
@@ -275,7 +275,10 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         out.push(Stmt::Let {
             name: name.as_str().into(),
             op: Op::NewReadable {
-                high_water_mark,
+                strategy: Strategy {
+                    high_water_mark,
+                    size: None,
+                },
                 start,
                 pull,
                 cancel,

@@ -20,7 +20,8 @@ use std::fmt;
 
 use crate::ast::{
     Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr, Handler,
-    ListenerOptions, Name, Number, Op, ProcessEvent, RunMode, Scenario, Stmt,
+    ListenerOptions, Name, Number, Op, PipeOptions, ProcessEvent, RunMode, Scenario, Stmt,
+    Strategy,
 };
 use crate::limits::{
     MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
@@ -108,6 +109,20 @@ pub enum Kind {
     StreamController,
     /// A ReadableStreamDefaultReader.
     Reader,
+    /// A WritableStream.
+    Writable,
+    /// A WritableStreamDefaultController (`controller` in a sink's `start`
+    /// and `write`).
+    WritableController,
+    /// A WritableStreamDefaultWriter.
+    Writer,
+    /// A TransformStream.
+    Transform,
+    /// A TransformStreamDefaultController (`controller` in a transformer's
+    /// `start`, `transform` and `flush`).
+    TransformController,
+    /// A ReadableStream's async iterator, from `values`.
+    Iterator,
     /// Any other value, or one whose kind is not known statically.
     Value,
 }
@@ -132,6 +147,12 @@ impl Kind {
             Kind::Readable => "a ReadableStream",
             Kind::StreamController => "a ReadableStreamDefaultController",
             Kind::Reader => "a ReadableStreamDefaultReader",
+            Kind::Writable => "a WritableStream",
+            Kind::WritableController => "a WritableStreamDefaultController",
+            Kind::Writer => "a WritableStreamDefaultWriter",
+            Kind::Transform => "a TransformStream",
+            Kind::TransformController => "a TransformStreamDefaultController",
+            Kind::Iterator => "a ReadableStream's async iterator",
             Kind::Value => "a plain value",
         }
     }
@@ -159,10 +180,14 @@ impl Kind {
             (Kind::Error | Kind::Value, "name" | "message" | "code" | "errors") => {
                 Some(Kind::Value)
             }
-            (Kind::Readable, "locked") | (Kind::StreamController, "desiredSize") => {
+            (Kind::Readable | Kind::Writable, "locked")
+            | (Kind::StreamController | Kind::Writer | Kind::TransformController, "desiredSize") => {
                 Some(Kind::Value)
             }
-            (Kind::Reader, "closed") => Some(Kind::Promise),
+            (Kind::Reader, "closed") | (Kind::Writer, "closed" | "ready") => Some(Kind::Promise),
+            (Kind::WritableController, "signal") => Some(Kind::Signal),
+            (Kind::Transform, "readable") => Some(Kind::Readable),
+            (Kind::Transform, "writable") => Some(Kind::Writable),
             // `{ value, done }` of `read`, and whatever a callback is given.
             (Kind::Value, "value" | "done") => Some(Kind::Value),
             _ => None,
@@ -178,9 +203,12 @@ impl Kind {
             Kind::Event => "type, cancelable, defaultPrevented, isTrusted, eventPhase, bubbles, composed, returnValue, cancelBubble, target, currentTarget, srcElement, detail; timeStamp under typeof",
             Kind::Error => "name, message, code, errors",
             Kind::Value => "name, message, code, errors, value, done",
-            Kind::Readable => "locked",
-            Kind::StreamController => "desiredSize",
+            Kind::Readable | Kind::Writable => "locked",
+            Kind::StreamController | Kind::TransformController => "desiredSize",
             Kind::Reader => "closed",
+            Kind::Writer => "closed, ready, desiredSize",
+            Kind::WritableController => "signal",
+            Kind::Transform => "readable, writable",
             _ => "none",
         }
     }
@@ -268,6 +296,20 @@ pub const KEYWORDS: &[&str] = &[
     "releaseLock",
     "cancel",
     "tee",
+    "writable",
+    "getWriter",
+    "write",
+    "transform",
+    "terminate",
+    "pipeTo",
+    "pipeThrough",
+    "from",
+    "values",
+    "next",
+    "iterReturn",
+    "preventClose",
+    "preventAbort",
+    "preventCancel",
     "undefined",
     "null",
     "true",
@@ -279,6 +321,7 @@ pub const KEYWORDS: &[&str] = &[
     "event",
     "value",
     "reason",
+    "chunk",
     "once",
     "capture",
     "passive",
@@ -373,8 +416,14 @@ enum BlockKind {
     Fulfilled,
     /// A rejection reaction, or a stream source's `cancel`: sees `reason`.
     Rejected,
-    /// A stream source's `start` or `pull`: sees `controller`.
-    Source,
+    /// A stream source's `start` or `pull`, a sink's `start`, a
+    /// transformer's `start` or `flush`: sees `controller`, of this kind.
+    Source(Kind),
+    /// A sink's `write` or a transformer's `transform`: sees `chunk` and
+    /// `controller`, of this kind.
+    Sink(Kind),
+    /// A strategy's `size`: sees `chunk`.
+    Size,
     /// A callback without parameters.
     Plain,
     /// A `try` or `repeat` inside a callback.
@@ -916,7 +965,10 @@ impl<'a> Parser<'a> {
         for scope in self.scopes.iter().rev() {
             match (scope.kind, name) {
                 (BlockKind::Listener, "event") => return Some(Kind::Event),
-                (BlockKind::Source, "controller") => return Some(Kind::StreamController),
+                (BlockKind::Source(kind) | BlockKind::Sink(kind), "controller") => {
+                    return Some(kind)
+                }
+                (BlockKind::Sink(_) | BlockKind::Size, "chunk") => return Some(Kind::Value),
                 (BlockKind::Fulfilled, "value") => return Some(Kind::Value),
                 (BlockKind::Rejected, "reason") => return Some(Kind::Value),
                 _ => {}
@@ -1450,6 +1502,7 @@ impl<'a> Parser<'a> {
                             | "event"
                             | "value"
                             | "reason"
+                            | "chunk"
                     ) =>
             {
                 w.to_string()
@@ -1488,6 +1541,8 @@ impl<'a> Parser<'a> {
             }
             "setImmediate" => self.set_immediate_op(line),
             "readable" => self.readable_op(line),
+            "writable" => self.writable_op(line),
+            "transform" => self.transform_op(line),
             "then" => self.then_op(line),
             "thenable" => self.thenable_op(line),
             "catch" => self.catch_op(line),
@@ -1531,20 +1586,109 @@ impl<'a> Parser<'a> {
                 (Op::Ruler { ticks }, Kind::Value)
             }
             "enqueue" => {
-                let controller = self.expr_of(line, Kind::StreamController)?;
+                let controller =
+                    self.expr_of_kinds(line, &[Kind::StreamController, Kind::TransformController])?;
                 let chunk = self.expr(line)?.0;
                 (Op::Enqueue { controller, chunk }, Kind::Value)
             }
-            "close" => (
-                Op::CloseController {
-                    controller: self.expr_of(line, Kind::StreamController)?,
+            "close" => {
+                let (target, kind) = self.expr_of_kinds_with(
+                    line,
+                    &[Kind::StreamController, Kind::Writable, Kind::Writer],
+                )?;
+                if kind == Kind::StreamController {
+                    (Op::CloseController { controller: target }, Kind::Value)
+                } else {
+                    (Op::CloseWritable { target }, Kind::Promise)
+                }
+            }
+            "error" => {
+                let controller = self.expr_of_kinds(
+                    line,
+                    &[
+                        Kind::StreamController,
+                        Kind::WritableController,
+                        Kind::TransformController,
+                    ],
+                )?;
+                let error = self.expr(line)?.0;
+                (Op::ErrorController { controller, error }, Kind::Value)
+            }
+            "terminate" => (
+                Op::Terminate {
+                    controller: self.expr_of(line, Kind::TransformController)?,
                 },
                 Kind::Value,
             ),
-            "error" => {
-                let controller = self.expr_of(line, Kind::StreamController)?;
-                let error = self.expr(line)?.0;
-                (Op::ErrorController { controller, error }, Kind::Value)
+            "getWriter" => (
+                Op::GetWriter {
+                    stream: self.expr_of(line, Kind::Writable)?,
+                },
+                Kind::Writer,
+            ),
+            "write" => {
+                let writer = self.expr_of(line, Kind::Writer)?;
+                let chunk = self.expr(line)?.0;
+                (Op::Write { writer, chunk }, Kind::Promise)
+            }
+            "pipeTo" => {
+                let source = self.expr_of(line, Kind::Readable)?;
+                let dest = self.expr_of(line, Kind::Writable)?;
+                let options = self.pipe_options(line)?;
+                (
+                    Op::PipeTo {
+                        source,
+                        dest,
+                        options,
+                    },
+                    Kind::Promise,
+                )
+            }
+            "pipeThrough" => {
+                let source = self.expr_of(line, Kind::Readable)?;
+                let transform = self.expr_of(line, Kind::Transform)?;
+                let options = self.pipe_options(line)?;
+                (
+                    Op::PipeThrough {
+                        source,
+                        transform,
+                        options,
+                    },
+                    Kind::Readable,
+                )
+            }
+            "from" => {
+                let is_async = line.peek_word() == Some("async");
+                if is_async {
+                    line.bump();
+                }
+                let values = self.list(line, Kind::Value, "values", word)?;
+                (Op::From { is_async, values }, Kind::Readable)
+            }
+            "values" => {
+                let stream = self.expr_of(line, Kind::Readable)?;
+                let prevent_cancel = line.peek_word() == Some("preventCancel");
+                if prevent_cancel {
+                    line.bump();
+                }
+                (
+                    Op::Values {
+                        stream,
+                        prevent_cancel,
+                    },
+                    Kind::Iterator,
+                )
+            }
+            "next" => (
+                Op::Next {
+                    iterator: self.expr_of(line, Kind::Iterator)?,
+                },
+                Kind::Promise,
+            ),
+            "iterReturn" => {
+                let iterator = self.expr_of(line, Kind::Iterator)?;
+                let value = self.opt_expr(line)?;
+                (Op::IterReturn { iterator, value }, Kind::Promise)
             }
             "getReader" => (
                 Op::GetReader {
@@ -1560,32 +1704,31 @@ impl<'a> Parser<'a> {
             ),
             "releaseLock" => (
                 Op::ReleaseLock {
-                    reader: self.expr_of(line, Kind::Reader)?,
+                    reader: self.expr_of_kinds(line, &[Kind::Reader, Kind::Writer])?,
                 },
                 Kind::Value,
             ),
             "cancel" => {
-                let col = line.col();
-                let (target, kind) = self.expr(line)?;
-                if !matches!(kind, Kind::Readable | Kind::Reader) {
-                    let shown = crate::printer::print_expr(&target);
-                    return Err(self.error(
-                        line.number,
-                        col,
-                        format!(
-                            "expected a ReadableStream or a ReadableStreamDefaultReader, found `{shown}`, which is {}",
-                            kind.name()
-                        ),
-                    ));
-                }
+                let target = self.expr_of_kinds(line, &[Kind::Readable, Kind::Reader])?;
                 let reason = self.opt_expr(line)?;
                 (Op::Cancel { target, reason }, Kind::Promise)
             }
             "target" => (Op::NewTarget, Kind::Target),
             "abort" => {
-                let controller = self.expr_of(line, Kind::Controller)?;
+                let (target, kind) = self
+                    .expr_of_kinds_with(line, &[Kind::Controller, Kind::Writable, Kind::Writer])?;
                 let reason = self.opt_expr(line)?;
-                (Op::Abort { controller, reason }, Kind::Value)
+                if kind == Kind::Controller {
+                    (
+                        Op::Abort {
+                            controller: target,
+                            reason,
+                        },
+                        Kind::Value,
+                    )
+                } else {
+                    (Op::AbortWritable { target, reason }, Kind::Promise)
+                }
             }
             "aborted" => (
                 Op::SignalAbort {
@@ -2062,57 +2205,162 @@ impl<'a> Parser<'a> {
         Ok((Op::SetImmediate(b), Kind::Immediate))
     }
 
-    /// `readable [highWaterMark N] [start {] ... [} pull {] ... [} cancel
-    /// {] ... }`, after the keyword: each method optional, in that order.
+    /// `readable [highWaterMark N] [size {] ... [} start {] ... [} pull {]
+    /// ... [} cancel {] ... }`, after the keyword: each part optional, in
+    /// that order.
     fn readable_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
-        let mut high_water_mark = None;
-        if line.peek_word() == Some("highWaterMark") {
-            line.bump();
-            let n = match line.peek() {
-                Some(Tok::Int(i)) if *i >= 0 => Some(Number::new(*i as f64)),
-                Some(Tok::Number(bits)) if f64::from_bits(*bits) >= 0.0 => {
-                    Some(Number::new(f64::from_bits(*bits)))
-                }
-                _ => None,
-            };
-            let Some(n) = n else {
-                return Err(self.expected(line, "a highWaterMark (a number from 0 up)"));
-            };
-            line.bump();
-            high_water_mark = Some(n);
-        }
-        let mut methods: [Option<Block>; 3] = [None, None, None];
-        for (i, (word, kind)) in [
-            ("start", BlockKind::Source),
-            ("pull", BlockKind::Source),
-            ("cancel", BlockKind::Rejected),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            if line.peek_word() == Some(word) {
-                line.bump();
-                methods[i] = Some(self.block(line, kind)?);
-            }
-        }
-        if !line.at_end() {
-            let what = if methods.iter().any(Option::is_some) {
-                "`pull {` or `cancel {` after `}`, in the order start, pull, cancel, or the end of the line"
-            } else {
-                "`highWaterMark N`, `start {`, `pull {` or `cancel {` (in that order), or the end of the line"
-            };
-            return Err(self.expected(line, what));
-        }
-        let [start, pull, cancel] = methods;
+        let high_water_mark = self.high_water_mark(line, "highWaterMark")?;
+        let [size, start, pull, cancel] = self.methods(
+            line,
+            [
+                ("size", BlockKind::Size),
+                ("start", BlockKind::Source(Kind::StreamController)),
+                ("pull", BlockKind::Source(Kind::StreamController)),
+                ("cancel", BlockKind::Rejected),
+            ],
+            high_water_mark.is_some(),
+            "`highWaterMark N`",
+        )?;
         Ok((
             Op::NewReadable {
-                high_water_mark,
+                strategy: Strategy {
+                    high_water_mark,
+                    size,
+                },
                 start,
                 pull,
                 cancel,
             },
             Kind::Readable,
         ))
+    }
+
+    /// `writable [highWaterMark N] [size {] ... [} start {] ... [} write {]
+    /// ... [} close {] ... [} abort {] ... }`, after the keyword.
+    fn writable_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let high_water_mark = self.high_water_mark(line, "highWaterMark")?;
+        let [size, start, write, close, abort] = self.methods(
+            line,
+            [
+                ("size", BlockKind::Size),
+                ("start", BlockKind::Source(Kind::WritableController)),
+                ("write", BlockKind::Sink(Kind::WritableController)),
+                ("close", BlockKind::Plain),
+                ("abort", BlockKind::Rejected),
+            ],
+            high_water_mark.is_some(),
+            "`highWaterMark N`",
+        )?;
+        Ok((
+            Op::NewWritable {
+                strategy: Strategy {
+                    high_water_mark,
+                    size,
+                },
+                start,
+                write,
+                close,
+                abort,
+            },
+            Kind::Writable,
+        ))
+    }
+
+    /// `transform [writableHighWaterMark N] [readableHighWaterMark N]
+    /// [start {] ... [} transform {] ... [} flush {] ... [} cancel {] ...
+    /// }`, after the keyword.
+    fn transform_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let writable_high_water_mark = self.high_water_mark(line, "writableHighWaterMark")?;
+        let readable_high_water_mark = self.high_water_mark(line, "readableHighWaterMark")?;
+        let controller = Kind::TransformController;
+        let [start, transform, flush, cancel] = self.methods(
+            line,
+            [
+                ("start", BlockKind::Source(controller)),
+                ("transform", BlockKind::Sink(controller)),
+                ("flush", BlockKind::Source(controller)),
+                ("cancel", BlockKind::Rejected),
+            ],
+            writable_high_water_mark.is_some() || readable_high_water_mark.is_some(),
+            "`writableHighWaterMark N`, `readableHighWaterMark N`",
+        )?;
+        Ok((
+            Op::NewTransform {
+                writable_high_water_mark,
+                readable_high_water_mark,
+                start,
+                transform,
+                flush,
+                cancel,
+            },
+            Kind::Transform,
+        ))
+    }
+
+    /// `WORD N`, a highWaterMark (a number from 0 up), when the line has
+    /// `WORD` next.
+    fn high_water_mark(&mut self, line: &mut Line, word: &str) -> PResult<Option<Number>> {
+        if line.peek_word() != Some(word) {
+            return Ok(None);
+        }
+        line.bump();
+        let n = match line.peek() {
+            Some(Tok::Int(i)) if *i >= 0 => Some(Number::new(*i as f64)),
+            Some(Tok::Number(bits)) if f64::from_bits(*bits) >= 0.0 => {
+                Some(Number::new(f64::from_bits(*bits)))
+            }
+            _ => None,
+        };
+        let Some(n) = n else {
+            return Err(self.expected(line, &format!("a {word} (a number from 0 up)")));
+        };
+        line.bump();
+        Ok(Some(n))
+    }
+
+    /// The methods of a stream's underlying source, sink or transformer
+    /// (and its strategy's `size`): `NAME {` ... `}` for each that is
+    /// given, in the order of `names`, then the end of the line.
+    /// `options` names what may come before them, for the error message,
+    /// and `had_options` says whether some did.
+    fn methods<const N: usize>(
+        &mut self,
+        line: &mut Line,
+        names: [(&str, BlockKind); N],
+        had_options: bool,
+        options: &str,
+    ) -> PResult<[Option<Block>; N]> {
+        let mut methods: [Option<Block>; N] = std::array::from_fn(|_| None);
+        let mut last = None;
+        for (i, (word, kind)) in names.into_iter().enumerate() {
+            if line.peek_word() == Some(word) {
+                line.bump();
+                methods[i] = Some(self.block(line, kind)?);
+                last = Some(i);
+            }
+        }
+        if !line.at_end() {
+            let words: Vec<String> = names.iter().map(|(w, _)| format!("`{w} {{`")).collect();
+            let order: Vec<&str> = names.iter().map(|(w, _)| *w).collect();
+            let what = match last {
+                Some(i) if i + 1 < N => format!(
+                    "{} after `}}`, in the order {}, or the end of the line",
+                    words[i + 1..].join(" or "),
+                    order.join(", ")
+                ),
+                Some(_) => "the end of the line".to_string(),
+                None if had_options => format!(
+                    "{} (in that order), or the end of the line",
+                    words.join(", ")
+                ),
+                None => format!(
+                    "{options}, {} (in that order), or the end of the line",
+                    words.join(", ")
+                ),
+            };
+            return Err(self.expected(line, &what));
+        }
+        Ok(methods)
     }
 
     /// `then P [{ ... }] [else { ... }]`, after the keyword.
@@ -2388,6 +2636,57 @@ impl<'a> Parser<'a> {
         Ok(e)
     }
 
+    /// An expression of one of these kinds.
+    fn expr_of_kinds(&mut self, line: &mut Line, wanted: &[Kind]) -> PResult<Expr> {
+        Ok(self.expr_of_kinds_with(line, wanted)?.0)
+    }
+
+    /// [`Parser::expr_of_kinds`], with the kind found: the operation may
+    /// depend on it (`close` of a controller, or of a writer).
+    fn expr_of_kinds_with(&mut self, line: &mut Line, wanted: &[Kind]) -> PResult<(Expr, Kind)> {
+        let col = line.col();
+        let (e, kind) = self.expr(line)?;
+        let Some(&fit) = wanted.iter().find(|w| kind.fits(**w)) else {
+            let shown = crate::printer::print_expr(&e);
+            let names: Vec<&str> = wanted.iter().map(|w| w.name()).collect();
+            let expected = match names.split_last() {
+                Some((last, [])) => last.to_string(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => unreachable!("at least one kind is wanted"),
+            };
+            return Err(self.error(
+                line.number,
+                col,
+                format!(
+                    "expected {expected}, found `{shown}`, which is {}",
+                    kind.name()
+                ),
+            ));
+        };
+        Ok((e, fit))
+    }
+
+    /// The options of `pipeTo` and `pipeThrough`: `[preventClose]
+    /// [preventAbort] [preventCancel] [signal S]`, in that order.
+    fn pipe_options(&mut self, line: &mut Line) -> PResult<PipeOptions> {
+        let mut options = PipeOptions::default();
+        for (word, flag) in [
+            ("preventClose", &mut options.prevent_close),
+            ("preventAbort", &mut options.prevent_abort),
+            ("preventCancel", &mut options.prevent_cancel),
+        ] {
+            if line.peek_word() == Some(word) {
+                line.bump();
+                *flag = true;
+            }
+        }
+        if line.peek_word() == Some("signal") {
+            line.bump();
+            options.signal = Some(self.expr_of(line, Kind::Signal)?);
+        }
+        Ok(options)
+    }
+
     /// The operand of `same` or `typeof`: any expression but another
     /// `same` or `typeof`, so that operators never nest (and parsing them
     /// never recurses more than once).
@@ -2558,7 +2857,10 @@ impl<'a> Parser<'a> {
                     }
                     Some(kind) => (Expr::var(name), kind),
                     None if is_keyword(name)
-                        && !matches!(name, "event" | "value" | "reason" | "controller") =>
+                        && !matches!(
+                            name,
+                            "event" | "value" | "reason" | "controller" | "chunk"
+                        ) =>
                     {
                         return Err(self.error(
                             line.number,
@@ -2586,10 +2888,13 @@ impl<'a> Parser<'a> {
                             ("event", _) => " (`event` exists only in listener bodies)".into(),
                             ("value", _) => " (`value` exists only in `then` bodies)".into(),
                             ("reason", _) => {
-                                " (`reason` exists only in `else`, `catch` and a stream source's `cancel` bodies)".into()
+                                " (`reason` exists only in `else`, `catch`, and the `cancel` and `abort` bodies of streams)".into()
                             }
                             ("controller", _) => {
-                                " (`controller` exists only in a stream source's `start` and `pull` bodies)".into()
+                                " (`controller` exists only in the `start`, `pull`, `write`, `transform` and `flush` bodies of streams)".into()
+                            }
+                            ("chunk", _) => {
+                                " (`chunk` exists only in the `write`, `transform` and `size` bodies of streams)".into()
                             }
                             (_, Some(at)) => format!(
                                 " (it is declared further down, at line {at}; a binding can be used only after its `let`, except by callbacks reading a binding of the main script)"

@@ -11,7 +11,9 @@
 
 use std::fmt::Write;
 
-use crate::ast::{Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt};
+use crate::ast::{
+    Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt, Strategy,
+};
 use crate::syntax::is_bare_word;
 
 /// Prints a scenario in the canonical text form.
@@ -180,6 +182,28 @@ impl Printer {
     fn word(&mut self, word: &str) {
         self.out.push(' ');
         self.out.push_str(word);
+    }
+
+    /// `highWaterMark N` and `size { ... }` of a queuing strategy.
+    fn strategy(&mut self, strategy: &Strategy) {
+        if let Some(n) = &strategy.high_water_mark {
+            self.word("highWaterMark");
+            self.word(&n.text());
+        }
+        if let Some(size) = &strategy.size {
+            self.word("size");
+            self.block(size);
+        }
+    }
+
+    /// ` NAME { ... }` for each method that is given.
+    fn methods(&mut self, methods: &[(&str, &Option<Block>)]) {
+        for (word, block) in methods {
+            if let Some(block) = block {
+                self.word(word);
+                self.block(block);
+            }
+        }
     }
 
     fn expr(&mut self, e: &Expr) {
@@ -541,21 +565,133 @@ impl Printer {
                 self.out.push_str(&ticks.to_string());
             }
             Op::NewReadable {
-                high_water_mark,
+                strategy,
                 start,
                 pull,
                 cancel,
             } => {
                 self.out.push_str("readable");
-                if let Some(n) = high_water_mark {
-                    self.word("highWaterMark");
-                    self.word(&n.text());
-                }
-                for (word, block) in [("start", start), ("pull", pull), ("cancel", cancel)] {
-                    if let Some(block) = block {
+                self.strategy(strategy);
+                self.methods(&[("start", start), ("pull", pull), ("cancel", cancel)]);
+            }
+            Op::NewWritable {
+                strategy,
+                start,
+                write,
+                close,
+                abort,
+            } => {
+                self.out.push_str("writable");
+                self.strategy(strategy);
+                self.methods(&[
+                    ("start", start),
+                    ("write", write),
+                    ("close", close),
+                    ("abort", abort),
+                ]);
+            }
+            Op::NewTransform {
+                writable_high_water_mark,
+                readable_high_water_mark,
+                start,
+                transform,
+                flush,
+                cancel,
+            } => {
+                self.out.push_str("transform");
+                for (word, n) in [
+                    ("writableHighWaterMark", writable_high_water_mark),
+                    ("readableHighWaterMark", readable_high_water_mark),
+                ] {
+                    if let Some(n) = n {
                         self.word(word);
-                        self.block(block);
+                        self.word(&n.text());
                     }
+                }
+                self.methods(&[
+                    ("start", start),
+                    ("transform", transform),
+                    ("flush", flush),
+                    ("cancel", cancel),
+                ]);
+            }
+            Op::GetWriter { stream } => {
+                self.out.push_str("getWriter");
+                self.expr(stream);
+            }
+            Op::Write { writer, chunk } => {
+                self.out.push_str("write");
+                self.expr(writer);
+                self.expr(chunk);
+            }
+            Op::CloseWritable { target } => {
+                self.out.push_str("close");
+                self.expr(target);
+            }
+            Op::AbortWritable { target, reason } => {
+                self.out.push_str("abort");
+                self.expr(target);
+                if let Some(r) = reason {
+                    self.expr(r);
+                }
+            }
+            Op::Terminate { controller } => {
+                self.out.push_str("terminate");
+                self.expr(controller);
+            }
+            Op::PipeTo {
+                source,
+                dest: other,
+                options,
+            }
+            | Op::PipeThrough {
+                source,
+                transform: other,
+                options,
+            } => {
+                self.out.push_str(if matches!(op, Op::PipeTo { .. }) {
+                    "pipeTo"
+                } else {
+                    "pipeThrough"
+                });
+                self.expr(source);
+                self.expr(other);
+                for (word, set) in [
+                    ("preventClose", options.prevent_close),
+                    ("preventAbort", options.prevent_abort),
+                    ("preventCancel", options.prevent_cancel),
+                ] {
+                    if set {
+                        self.word(word);
+                    }
+                }
+                if let Some(signal) = &options.signal {
+                    self.word("signal");
+                    self.expr(signal);
+                }
+            }
+            Op::From { is_async, values } => {
+                self.list(if *is_async { "from async" } else { "from" }, values)
+            }
+            Op::Values {
+                stream,
+                prevent_cancel,
+            } => {
+                self.out.push_str("values");
+                self.expr(stream);
+                if *prevent_cancel {
+                    self.word("preventCancel");
+                }
+            }
+            Op::Next { iterator } => {
+                self.out.push_str("next");
+                self.expr(iterator);
+            }
+            Op::IterReturn { iterator, value } => {
+                self.out.push_str("iterReturn");
+                self.expr(iterator);
+                if let Some(v) = value {
+                    self.expr(v);
                 }
             }
             Op::Enqueue { controller, chunk } => {

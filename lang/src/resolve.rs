@@ -52,7 +52,7 @@ struct Scopes {
 }
 
 /// Names no `let` may take: a callback's implicit parameters.
-const PARAMETERS: [&str; 4] = ["event", "value", "reason", "controller"];
+const PARAMETERS: [&str; 5] = ["event", "value", "reason", "controller", "chunk"];
 
 impl Scopes {
     fn stmts(&mut self, body: &mut [Stmt]) {

@@ -69,7 +69,7 @@ fn errors(text: &str) -> Vec<String> {
 fn aborting_an_event_target_is_a_kind_error() {
     assert_eq!(
         errors("let t = target\nabort t\n"),
-        vec!["bad.scn:2:7: expected an AbortController, found `t`, which is an EventTarget"]
+        vec!["bad.scn:2:7: expected an AbortController, a WritableStream or a WritableStreamDefaultWriter, found `t`, which is an EventTarget"]
     );
 }
 
@@ -131,7 +131,7 @@ fn a_binding_used_before_its_let_says_where_it_is_declared() {
              a binding can be used only after its `let`, except by callbacks reading a binding of the main script)",
             "bad.scn:5:9: unknown binding `inner` (it is declared further down, at line 7; \
              a binding can be used only after its `let`, except by callbacks reading a binding of the main script)",
-            "bad.scn:8:9: expected an AbortController, found `later`, which is a plain value",
+            "bad.scn:8:9: expected an AbortController, a WritableStream or a WritableStreamDefaultWriter, found `later`, which is a plain value",
         ]
     );
     // Not a `let` of that name (a longer name, a use): no hint.
@@ -503,7 +503,7 @@ fn a_readable_stream_and_its_reader_round_trip() {
         panic!("a let")
     };
     let nodesem_lang::Op::NewReadable {
-        high_water_mark,
+        strategy,
         start,
         pull,
         cancel,
@@ -511,7 +511,8 @@ fn a_readable_stream_and_its_reader_round_trip() {
     else {
         panic!("a readable: {op:?}")
     };
-    assert_eq!(high_water_mark.map(|n| n.value()), Some(2.0));
+    assert_eq!(strategy.high_water_mark.map(|n| n.value()), Some(2.0));
+    assert!(strategy.size.is_none());
     assert!(start.is_some() && pull.is_some() && cancel.is_some());
 }
 
@@ -521,11 +522,11 @@ fn stream_operations_check_their_operands_and_the_order_of_methods() {
         // `controller` is the stream's only in start and pull.
         (
             "let rs = readable cancel {\n  enqueue controller 1\n}\n",
-            "bad.scn:2:11: unknown binding `controller` (`controller` exists only in a stream source's `start` and `pull` bodies)",
+            "bad.scn:2:11: unknown binding `controller` (`controller` exists only in the `start`, `pull`, `write`, `transform` and `flush` bodies of streams)",
         ),
         (
             "let t = target\nenqueue t 1\n",
-            "bad.scn:2:9: expected a ReadableStreamDefaultController, found `t`, which is an EventTarget",
+            "bad.scn:2:9: expected a ReadableStreamDefaultController or a TransformStreamDefaultController, found `t`, which is an EventTarget",
         ),
         (
             "let rs = readable\nread rs\n",
@@ -537,7 +538,7 @@ fn stream_operations_check_their_operands_and_the_order_of_methods() {
         ),
         (
             "let rs = readable pull {\n} start {\n}\n",
-            "bad.scn:2:3: expected `pull {` or `cancel {` after `}`, in the order start, pull, cancel, or the end of the line, found `start`",
+            "bad.scn:2:3: expected `cancel {` after `}`, in the order size, start, pull, cancel, or the end of the line, found `start`",
         ),
         (
             "let rs = readable highWaterMark -1\n",
@@ -581,6 +582,87 @@ fn tee_binds_both_branches() {
             "bad.scn:2:7: expected `,` and the second branch's name",
         ),
         ("let rs = readable\nlet [a, rs] = tee rs\n", "bad.scn:2:9: "),
+    ];
+    for (text, want) in cases {
+        let got = errors(text);
+        assert!(
+            got.iter().any(|e| e.starts_with(want)),
+            "{text:?}: want {want:?}, got {got:?}"
+        );
+    }
+}
+
+#[test]
+fn writable_transform_pipe_from_and_iteration_round_trip() {
+    let text = "let ws = writable highWaterMark 2 size {\n  return 1\n} start {\n  log controller.signal\n} write {\n  log chunk\n  error controller chunk\n} close {\n} abort {\n  log reason\n}\nlet w = getWriter ws\nlog w.desiredSize ws.locked\nlet p = write w \"a\"\nthen w.ready {\n}\nthen w.closed {\n}\nlet c = close w\nlet a = abort w \"why\"\nlet a2 = abort ws\nlet c2 = close ws\nreleaseLock w\nlet t = transform writableHighWaterMark 1 readableHighWaterMark 0 start {\n  log controller.desiredSize\n} transform {\n  enqueue controller chunk\n} flush {\n  terminate controller\n} cancel {\n  log reason\n}\nlet rs = from [1, 2]\nlet ra = from async [p, 3]\nlet out = pipeThrough rs t preventClose\nlet s = aborted\nlet piped = pipeTo out t.writable preventClose preventAbort preventCancel signal s\nlet piped2 = pipeTo ra ws\nlet it = values out preventCancel\nlet n = next it\nlet r = iterReturn it 5\nlet r2 = iterReturn it\nlet sized = readable size {\n  return 2\n} pull {\n}\n";
+    assert_round_trips(text);
+    let s = parse("t.scn", text).unwrap();
+    let ops: Vec<&nodesem_lang::Op> = s
+        .body
+        .iter()
+        .filter_map(|stmt| match stmt {
+            nodesem_lang::Stmt::Let { op, .. } => Some(op),
+            _ => None,
+        })
+        .collect();
+    assert!(matches!(
+        ops[0],
+        nodesem_lang::Op::NewWritable { strategy, start: Some(_), write: Some(_), close: Some(_), abort: Some(_) }
+            if strategy.size.is_some()
+    ));
+    assert!(ops
+        .iter()
+        .any(|op| matches!(op, nodesem_lang::Op::CloseWritable { .. })));
+    assert!(ops
+        .iter()
+        .any(|op| matches!(op, nodesem_lang::Op::AbortWritable { reason: None, .. })));
+    assert!(ops.iter().any(|op| matches!(
+        op,
+        nodesem_lang::Op::PipeTo { options, .. }
+            if options.prevent_close && options.prevent_abort && options.prevent_cancel && options.signal.is_some()
+    )));
+    assert!(ops.iter().any(
+        |op| matches!(op, nodesem_lang::Op::From { is_async: true, values } if values.len() == 2)
+    ));
+}
+
+#[test]
+fn writable_and_transform_operations_check_their_operands() {
+    let cases = [
+        (
+            "let ws = writable write {\n}\nwrite ws 1\n",
+            "bad.scn:3:7: expected a WritableStreamDefaultWriter, found `ws`, which is a WritableStream",
+        ),
+        (
+            "let rs = readable\nclose rs\n",
+            "bad.scn:2:7: expected a ReadableStreamDefaultController, a WritableStream or a WritableStreamDefaultWriter, found `rs`, which is a ReadableStream",
+        ),
+        (
+            "let ws = writable close {\n  log chunk\n}\n",
+            "bad.scn:2:7: unknown binding `chunk` (`chunk` exists only in the `write`, `transform` and `size` bodies of streams)",
+        ),
+        (
+            "let ws = writable write {\n} start {\n}\n",
+            "bad.scn:2:3: expected `close {` or `abort {` after `}`, in the order size, start, write, close, abort, or the end of the line, found `start`",
+        ),
+        (
+            "let t = transform start {\n  terminate controller\n}\nlet rs = readable start {\n  terminate controller\n}\n",
+            "bad.scn:5:13: expected a TransformStreamDefaultController, found `controller`, which is a ReadableStreamDefaultController",
+        ),
+        (
+            "let rs = readable\nlet p = pipeTo rs rs\n",
+            "bad.scn:2:19: expected a WritableStream, found `rs`, which is a ReadableStream",
+        ),
+        (
+            "let rs = readable\nlet t = target\nlet p = pipeTo rs (transform).writable signal t\n",
+            "bad.scn:3:",
+        ),
+        (
+            "let rs = readable\nlet it = values rs\nlet n = read it\n",
+            "bad.scn:3:14: expected a ReadableStreamDefaultReader, found `it`, which is a ReadableStream's async iterator",
+        ),
+        ("let chunk = 1\n", "bad.scn:1:5: "),
+        ("let next = 1\n", "bad.scn:1:5: "),
     ];
     for (text, want) in cases {
         let got = errors(text);

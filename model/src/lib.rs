@@ -50,8 +50,8 @@ pub mod streams;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
-    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, Runtime,
-    UnderlyingSource, Value,
+    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, QueuingStrategy,
+    Runtime, StreamPipeOptions, Transformer, UnderlyingSink, UnderlyingSource, Value,
 };
 
 use crate::abort::AbortSignalState;
@@ -412,9 +412,9 @@ impl Library for Model {
     fn new_readable_stream(
         rt: &mut Runtime<Self>,
         source: UnderlyingSource,
-        high_water_mark: Option<f64>,
+        strategy: QueuingStrategy,
     ) -> Completion {
-        streams::new_readable_stream(rt, source, high_water_mark)
+        streams::new_readable_stream(rt, source, strategy.high_water_mark)
     }
 
     fn readable_controller_enqueue(
@@ -459,6 +459,105 @@ impl Library for Model {
 
     fn readable_tee(rt: &mut Runtime<Self>, stream: Value) -> Completion {
         streams::tee(rt, stream)
+    }
+
+    fn readable_pipe_to(
+        rt: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: StreamPipeOptions,
+    ) -> Completion {
+        not_yet(rt, "pipeTo")
+    }
+
+    fn readable_pipe_through(
+        rt: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: StreamPipeOptions,
+    ) -> Completion {
+        not_yet(rt, "pipeThrough")
+    }
+
+    fn readable_from(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "ReadableStream.from")
+    }
+
+    fn readable_values(rt: &mut Runtime<Self>, _: Value, _: bool) -> Completion {
+        not_yet(rt, "values")
+    }
+
+    fn async_iterator_next(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "next")
+    }
+
+    fn async_iterator_return(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        not_yet(rt, "return")
+    }
+
+    // ---- WritableStream ----
+
+    fn new_writable_stream(
+        rt: &mut Runtime<Self>,
+        _: UnderlyingSink,
+        _: QueuingStrategy,
+    ) -> Completion {
+        not_yet(rt, "WritableStream")
+    }
+
+    fn writable_abort(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        not_yet(rt, "abort")
+    }
+
+    fn writable_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "close")
+    }
+
+    fn writable_get_writer(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "getWriter")
+    }
+
+    fn writable_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        not_yet(rt, "error")
+    }
+
+    fn writer_write(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        not_yet(rt, "write")
+    }
+
+    fn writer_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "close")
+    }
+
+    fn writer_abort(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        not_yet(rt, "abort")
+    }
+
+    fn writer_release_lock(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "releaseLock")
+    }
+
+    // ---- TransformStream ----
+
+    fn new_transform_stream(
+        rt: &mut Runtime<Self>,
+        _: Transformer,
+        _: QueuingStrategy,
+        _: QueuingStrategy,
+    ) -> Completion {
+        not_yet(rt, "TransformStream")
+    }
+
+    fn transform_controller_enqueue(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        not_yet(rt, "enqueue")
+    }
+
+    fn transform_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        not_yet(rt, "error")
+    }
+
+    fn transform_controller_terminate(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "terminate")
     }
 
     // ---- what the runtime asks ----
@@ -534,4 +633,13 @@ impl Engine for ModelEngine {
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
         Ok(nodesem_runtime::run_scenario::<Model>(scenario, config))
     }
+}
+
+/// The operations whose engine is still being written (issue 9): each
+/// throws, so that no scenario can mistake one for a result.
+fn not_yet<L: nodesem_runtime::Library>(rt: &mut Runtime<L>, what: &str) -> Completion {
+    Err(rt.new_error(
+        "TypeError",
+        &format!("nodesem: {what} is not implemented yet"),
+    ))
 }

@@ -220,12 +220,19 @@ impl<L: Library> Runtime<L> {
             ObjectData::Function(crate::FunctionData::Script {
                 body,
                 param,
+                second,
                 env,
                 origin,
                 is_async,
             }) => {
-                let (body, param, env, origin, is_async) =
-                    (body.clone(), *param, env.clone(), *origin, *is_async);
+                let (body, param, second, env, origin, is_async) = (
+                    body.clone(),
+                    *param,
+                    *second,
+                    env.clone(),
+                    *origin,
+                    *is_async,
+                );
                 let cost = body.cost();
                 self.steps += 1;
                 if self.steps > self.config.budget {
@@ -247,6 +254,10 @@ impl<L: Library> Runtime<L> {
                 let param = param.map(|p| (p, args.first().cloned().unwrap_or(Value::Undefined)));
                 let argc = u32::try_from(args.len()).unwrap_or(u32::MAX);
                 let env = env.call_frame(this, param, argc);
+                if let Some(second) = second {
+                    let arg = args.get(1).cloned().unwrap_or(Value::Undefined);
+                    env.define(&std::sync::Arc::from(second), arg);
+                }
                 self.depth += 1;
                 let result = if is_async {
                     Ok(self.async_function_start(&body, env))

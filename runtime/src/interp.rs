@@ -7,12 +7,17 @@
 
 use std::rc::Rc;
 
-use nodesem_lang::{Block, Callback, Class, EventAttribute, Expr, Handler, Op, Stmt};
+use nodesem_lang::{
+    Block, Callback, Class, EventAttribute, Expr, Handler, Op, PipeOptions, Stmt, Strategy,
+};
 
 use crate::value::{
     Completion, Env, ErrorClass, FunctionData, ObjectData, ObjectId, Symbol, Value,
 };
-use crate::{HostClass, Job, Library, Runtime, Task, UnderlyingSource};
+use crate::{
+    HostClass, Job, Library, QueuingStrategy, Runtime, StreamPipeOptions, Task, Transformer,
+    UnderlyingSink, UnderlyingSource,
+};
 
 /// How many arrays and `allSettled` records deep the log prints a value's
 /// contents (`Array(Array([Array]))`), as `util.inspect` stops at a depth.
@@ -82,8 +87,14 @@ pub enum Param {
     Value,
     /// A rejection reaction, or a stream source's `cancel`: `reason`.
     Reason,
-    /// A stream source's `start` or `pull`: `controller`.
+    /// A stream source's `start` or `pull`, a sink's `start`, a
+    /// transformer's `start` or `flush`: `controller`.
     Controller,
+    /// A strategy's `size`: `chunk`.
+    Chunk,
+    /// A sink's `write` or a transformer's `transform`: `chunk`, then
+    /// `controller`.
+    ChunkController,
     /// None.
     None,
 }
@@ -95,7 +106,15 @@ impl Param {
             Param::Value => Some("value"),
             Param::Reason => Some("reason"),
             Param::Controller => Some("controller"),
+            Param::Chunk | Param::ChunkController => Some("chunk"),
             Param::None => None,
+        }
+    }
+
+    fn second(self) -> Option<&'static str> {
+        match self {
+            Param::ChunkController => Some("controller"),
+            _ => None,
         }
     }
 }
@@ -537,6 +556,7 @@ impl<L: Library> Runtime<L> {
         self.heap.alloc(ObjectData::Function(FunctionData::Script {
             body: body.clone(),
             param: param.name(),
+            second: param.second(),
             env: env.clone(),
             origin,
             is_async,
@@ -757,23 +777,18 @@ impl<L: Library> Runtime<L> {
                 | ObjectData::Timer(_)
                 | ObjectData::Immediate(_) => out.push_str("[Object]"),
                 ObjectData::Host => match L::host_class(self, *id) {
-                    class @ (HostClass::AbortController
-                    | HostClass::AbortSignal
-                    | HostClass::EventTarget
-                    | HostClass::ReadableStream
-                    | HostClass::ReadableStreamDefaultController
-                    | HostClass::ReadableStreamDefaultReader) => {
-                        out.push('[');
-                        out.push_str(class.constructor_name().unwrap_or("Object"));
-                        out.push(']');
-                    }
                     HostClass::Event(event_type) | HostClass::CustomEvent(event_type) => {
                         out.push_str("Event(");
                         out.push_str(&event_type);
                         out.push(')');
                     }
-                    // `{ __proto__: null, ... }`.
-                    HostClass::Disposable => out.push_str("[Object]"),
+                    // The Disposable, `{ __proto__: null, ... }`, is
+                    // `[Object]`.
+                    class => {
+                        out.push('[');
+                        out.push_str(class.tag().unwrap_or("Object"));
+                        out.push(']');
+                    }
                 },
             },
         }
@@ -1213,29 +1228,41 @@ impl<L: Library> Runtime<L> {
                 Value::Undefined
             }
 
-            // ---- streams: the library's ----
+            // ---- streams: the library's, in a function of their own ----
+            _ => return self.exec_stream_op(op, env),
+        })
+    }
+
+    /// [`Runtime::exec_op`] of the stream operations. Apart, so that the
+    /// frame of `exec_op`, which every nested callback adds to the stack,
+    /// does not grow with each of their locals.
+    #[inline(never)]
+    fn exec_stream_op(&mut self, op: &Op, env: &Env) -> Completion {
+        Ok(match op {
             Op::NewReadable {
-                high_water_mark,
+                strategy,
                 start,
                 pull,
                 cancel,
             } => {
                 let object = Value::Object(self.heap.alloc(ObjectData::Plain));
-                let method = |rt: &mut Self, block: &Option<Block>, param| {
-                    block.as_ref().map(|b| rt.make_function(b, param, env))
-                };
                 let source = UnderlyingSource {
-                    start: method(self, start, Param::Controller),
-                    pull: method(self, pull, Param::Controller),
-                    cancel: method(self, cancel, Param::Reason),
+                    start: self.method(start, Param::Controller, env),
+                    pull: self.method(pull, Param::Controller, env),
+                    cancel: self.method(cancel, Param::Reason, env),
                     object,
                 };
-                L::new_readable_stream(self, source, high_water_mark.map(|n| n.value()))?
+                let strategy = self.strategy(strategy, env);
+                L::new_readable_stream(self, source, strategy)?
             }
             Op::Enqueue { controller, chunk } => {
                 let controller = self.receiver(controller, "enqueue", env)?;
                 let chunk = self.eval(chunk, env)?;
-                L::readable_controller_enqueue(self, controller, chunk)?
+                if self.is_host(&controller, HostClass::TransformStreamDefaultController) {
+                    L::transform_controller_enqueue(self, controller, chunk)?
+                } else {
+                    L::readable_controller_enqueue(self, controller, chunk)?
+                }
             }
             Op::CloseController { controller } => {
                 let controller = self.receiver(controller, "close", env)?;
@@ -1244,7 +1271,15 @@ impl<L: Library> Runtime<L> {
             Op::ErrorController { controller, error } => {
                 let controller = self.receiver(controller, "error", env)?;
                 let error = self.eval(error, env)?;
-                L::readable_controller_error(self, controller, error)?
+                match self.host_class_of(&controller) {
+                    Some(HostClass::WritableStreamDefaultController) => {
+                        L::writable_controller_error(self, controller, error)?
+                    }
+                    Some(HostClass::TransformStreamDefaultController) => {
+                        L::transform_controller_error(self, controller, error)?
+                    }
+                    _ => L::readable_controller_error(self, controller, error)?,
+                }
             }
             Op::GetReader { stream } => {
                 let stream = self.receiver(stream, "getReader", env)?;
@@ -1255,26 +1290,202 @@ impl<L: Library> Runtime<L> {
                 L::reader_read(self, reader)?
             }
             Op::ReleaseLock { reader } => {
-                let reader = self.receiver(reader, "releaseLock", env)?;
-                L::reader_release_lock(self, reader)?
+                let target = self.receiver(reader, "releaseLock", env)?;
+                if self.is_host(&target, HostClass::WritableStreamDefaultWriter) {
+                    L::writer_release_lock(self, target)?
+                } else {
+                    L::reader_release_lock(self, target)?
+                }
             }
             Op::Cancel { target, reason } => {
                 let target = self.receiver(target, "cancel", env)?;
                 let reason = self.eval_optional(reason, env)?;
-                let is_reader = match target {
-                    Value::Object(id) => {
-                        matches!(self.heap.get(id), ObjectData::Host)
-                            && L::host_class(self, id) == HostClass::ReadableStreamDefaultReader
-                    }
-                    _ => false,
-                };
-                if is_reader {
+                if self.is_host(&target, HostClass::ReadableStreamDefaultReader) {
                     L::reader_cancel(self, target, reason)?
                 } else {
                     L::readable_cancel(self, target, reason)?
                 }
             }
+            Op::PipeTo {
+                source,
+                dest,
+                options,
+            } => {
+                let source = self.receiver(source, "pipeTo", env)?;
+                let dest = self.eval(dest, env)?;
+                let options = self.pipe_options(options, env)?;
+                L::readable_pipe_to(self, source, dest, options)?
+            }
+            Op::PipeThrough {
+                source,
+                transform,
+                options,
+            } => {
+                let source = self.receiver(source, "pipeThrough", env)?;
+                let transform = self.eval(transform, env)?;
+                let options = self.pipe_options(options, env)?;
+                L::readable_pipe_through(self, source, transform, options)?
+            }
+            Op::From { is_async, values } => {
+                let mut items = Vec::with_capacity(values.len());
+                for e in values {
+                    items.push(self.eval(e, env)?);
+                }
+                let iterable = if *is_async {
+                    self.new_async_generator(items)?
+                } else {
+                    Value::Object(self.heap.alloc(ObjectData::Array(items.into())))
+                };
+                L::readable_from(self, iterable)?
+            }
+            Op::Values {
+                stream,
+                prevent_cancel,
+            } => {
+                let stream = self.receiver(stream, "values", env)?;
+                L::readable_values(self, stream, *prevent_cancel)?
+            }
+            Op::Next { iterator } => {
+                let iterator = self.receiver(iterator, "next", env)?;
+                L::async_iterator_next(self, iterator)?
+            }
+            Op::IterReturn { iterator, value } => {
+                let iterator = self.receiver(iterator, "return", env)?;
+                let value = self.eval_optional(value, env)?;
+                L::async_iterator_return(self, iterator, value)?
+            }
+            Op::NewWritable {
+                strategy,
+                start,
+                write,
+                close,
+                abort,
+            } => {
+                let object = Value::Object(self.heap.alloc(ObjectData::Plain));
+                let sink = UnderlyingSink {
+                    start: self.method(start, Param::Controller, env),
+                    write: self.method(write, Param::ChunkController, env),
+                    close: self.method(close, Param::None, env),
+                    abort: self.method(abort, Param::Reason, env),
+                    object,
+                };
+                let strategy = self.strategy(strategy, env);
+                L::new_writable_stream(self, sink, strategy)?
+            }
+            Op::GetWriter { stream } => {
+                let stream = self.receiver(stream, "getWriter", env)?;
+                L::writable_get_writer(self, stream)?
+            }
+            Op::Write { writer, chunk } => {
+                let writer = self.receiver(writer, "write", env)?;
+                let chunk = self.eval(chunk, env)?;
+                L::writer_write(self, writer, chunk)?
+            }
+            Op::CloseWritable { target } => {
+                let target = self.receiver(target, "close", env)?;
+                if self.is_host(&target, HostClass::WritableStreamDefaultWriter) {
+                    L::writer_close(self, target)?
+                } else {
+                    L::writable_close(self, target)?
+                }
+            }
+            Op::AbortWritable { target, reason } => {
+                let target = self.receiver(target, "abort", env)?;
+                let reason = self.eval_optional(reason, env)?;
+                if self.is_host(&target, HostClass::WritableStreamDefaultWriter) {
+                    L::writer_abort(self, target, reason)?
+                } else {
+                    L::writable_abort(self, target, reason)?
+                }
+            }
+            Op::NewTransform {
+                writable_high_water_mark,
+                readable_high_water_mark,
+                start,
+                transform,
+                flush,
+                cancel,
+            } => {
+                let object = Value::Object(self.heap.alloc(ObjectData::Plain));
+                let transformer = Transformer {
+                    start: self.method(start, Param::Controller, env),
+                    transform: self.method(transform, Param::ChunkController, env),
+                    flush: self.method(flush, Param::Controller, env),
+                    cancel: self.method(cancel, Param::Reason, env),
+                    object,
+                };
+                let strategy = |n: &Option<nodesem_lang::Number>| QueuingStrategy {
+                    high_water_mark: n.map(|n| n.value()),
+                    size: None,
+                };
+                L::new_transform_stream(
+                    self,
+                    transformer,
+                    strategy(writable_high_water_mark),
+                    strategy(readable_high_water_mark),
+                )?
+            }
+            Op::Terminate { controller } => {
+                let controller = self.receiver(controller, "terminate", env)?;
+                L::transform_controller_terminate(self, controller)?
+            }
+            _ => unreachable!("exec_op runs every operation that is not a stream's"),
         })
+    }
+
+    /// A stream method's block as a function (of `param`), when given.
+    fn method(&mut self, block: &Option<Block>, param: Param, env: &Env) -> Option<ObjectId> {
+        block.as_ref().map(|b| self.make_function(b, param, env))
+    }
+
+    /// A queuing strategy: its `size` as a function of `chunk`.
+    fn strategy(&mut self, strategy: &Strategy, env: &Env) -> QueuingStrategy {
+        QueuingStrategy {
+            high_water_mark: strategy.high_water_mark.map(|n| n.value()),
+            size: self.method(&strategy.size, Param::Chunk, env),
+        }
+    }
+
+    /// The options of `pipeTo` and `pipeThrough`, the signal evaluated.
+    fn pipe_options(
+        &mut self,
+        options: &PipeOptions,
+        env: &Env,
+    ) -> Result<StreamPipeOptions, Value> {
+        Ok(StreamPipeOptions {
+            prevent_close: options.prevent_close,
+            prevent_abort: options.prevent_abort,
+            prevent_cancel: options.prevent_cancel,
+            signal: self.eval_optional(&options.signal, env)?,
+        })
+    }
+
+    /// The class of one of the library's objects; `None` for any other
+    /// value. The runtime dispatches a method that several classes have
+    /// (`close`, `error`, `releaseLock`) on it, as JavaScript's lookup on
+    /// the receiver's prototype does.
+    pub fn host_class_of(&self, value: &Value) -> Option<HostClass> {
+        match value {
+            Value::Object(id) if matches!(self.heap.get(*id), ObjectData::Host) => {
+                Some(L::host_class(self, *id))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `value` is one of the library's objects of this class.
+    pub fn is_host(&self, value: &Value, class: HostClass) -> bool {
+        self.host_class_of(value) == Some(class)
+    }
+
+    /// An async generator object that yields `values` in turn: `(async
+    /// function* () { yield v1; yield v2; ... })()`.
+    pub fn new_async_generator(&mut self, values: Vec<Value>) -> Completion {
+        let _ = values;
+        Err(self.new_error(
+            "TypeError",
+            "nodesem: async generators are not implemented yet",
+        ))
     }
 
     /// `ruler N`: `Promise.resolve()` followed by a chain of N `then`s, the

@@ -59,6 +59,18 @@ pub enum HostClass {
     ReadableStreamDefaultController,
     /// A ReadableStreamDefaultReader.
     ReadableStreamDefaultReader,
+    /// A ReadableStream's async iterator (`stream.values()`).
+    ReadableStreamAsyncIterator,
+    /// A WritableStream.
+    WritableStream,
+    /// A WritableStreamDefaultController.
+    WritableStreamDefaultController,
+    /// A WritableStreamDefaultWriter.
+    WritableStreamDefaultWriter,
+    /// A TransformStream.
+    TransformStream,
+    /// A TransformStreamDefaultController.
+    TransformStreamDefaultController,
 }
 
 impl HostClass {
@@ -75,7 +87,28 @@ impl HostClass {
             HostClass::ReadableStream => "ReadableStream",
             HostClass::ReadableStreamDefaultController => "ReadableStreamDefaultController",
             HostClass::ReadableStreamDefaultReader => "ReadableStreamDefaultReader",
+            // Its prototype inherits `constructor` from Object.prototype
+            // (through %AsyncIteratorPrototype%).
+            HostClass::ReadableStreamAsyncIterator => "Object",
+            HostClass::WritableStream => "WritableStream",
+            HostClass::WritableStreamDefaultController => "WritableStreamDefaultController",
+            HostClass::WritableStreamDefaultWriter => "WritableStreamDefaultWriter",
+            HostClass::TransformStream => "TransformStream",
+            HostClass::TransformStreamDefaultController => "TransformStreamDefaultController",
         })
+    }
+
+    /// What the log prints between brackets for an object of this class:
+    /// its `Symbol.toStringTag`, as `Object.prototype.toString` reads it
+    /// (`[AbortSignal]`, `[ReadableStream AsyncIterator]`); `None` for the
+    /// classes the log prints otherwise (events).
+    pub fn tag(&self) -> Option<&'static str> {
+        match self {
+            HostClass::Event(_) | HostClass::CustomEvent(_) => None,
+            HostClass::Disposable => Some("Object"),
+            HostClass::ReadableStreamAsyncIterator => Some("ReadableStream AsyncIterator"),
+            other => other.constructor_name(),
+        }
     }
 }
 
@@ -95,6 +128,67 @@ pub struct UnderlyingSource {
     pub pull: Option<ObjectId>,
     /// `cancel(reason)`.
     pub cancel: Option<ObjectId>,
+}
+
+/// The underlying sink of `new WritableStream(sink, strategy)`: an object
+/// whose `start`, `write`, `close` and `abort` methods, each optional, are
+/// script functions, called with the object as `this`.
+#[derive(Clone, Debug)]
+pub struct UnderlyingSink {
+    /// The sink object itself, `this` in its methods.
+    pub object: Value,
+    /// `start(controller)`.
+    pub start: Option<ObjectId>,
+    /// `write(chunk, controller)`.
+    pub write: Option<ObjectId>,
+    /// `close()`.
+    pub close: Option<ObjectId>,
+    /// `abort(reason)`.
+    pub abort: Option<ObjectId>,
+}
+
+/// The transformer of `new TransformStream(transformer, writableStrategy,
+/// readableStrategy)`: an object whose `start`, `transform`, `flush` and
+/// `cancel` methods, each optional, are script functions, called with the
+/// object as `this`.
+#[derive(Clone, Debug)]
+pub struct Transformer {
+    /// The transformer object itself, `this` in its methods.
+    pub object: Value,
+    /// `start(controller)`.
+    pub start: Option<ObjectId>,
+    /// `transform(chunk, controller)`.
+    pub transform: Option<ObjectId>,
+    /// `flush(controller)`.
+    pub flush: Option<ObjectId>,
+    /// `cancel(reason)`.
+    pub cancel: Option<ObjectId>,
+}
+
+/// A queuing strategy (the Streams Standard's QueuingStrategy dictionary):
+/// `{ highWaterMark, size }`, each optional. `size` is a script function
+/// of `chunk`, called with `this` undefined (a WebIDL callback function).
+#[derive(Clone, Debug, Default)]
+pub struct QueuingStrategy {
+    /// `highWaterMark`, when given.
+    pub high_water_mark: Option<f64>,
+    /// `size(chunk)`, when given.
+    pub size: Option<ObjectId>,
+}
+
+/// The options of `pipeTo` and `pipeThrough` (the StreamPipeOptions
+/// dictionary), their operands evaluated.
+#[derive(Clone, Debug, Default)]
+pub struct StreamPipeOptions {
+    /// `preventClose`.
+    pub prevent_close: bool,
+    /// `preventAbort`.
+    pub prevent_abort: bool,
+    /// `preventCancel`.
+    pub prevent_cancel: bool,
+    /// `signal`, when given (the script's value, not yet checked to be an
+    /// AbortSignal).
+    pub signal: Option<Value>,
 }
 
 /// The options of `addEventListener`, their operands evaluated.
@@ -258,12 +352,11 @@ pub trait Library: Sized + 'static {
 
     // ---- ReadableStream, its default controller and reader -------------
 
-    /// `new ReadableStream(source, { highWaterMark })`; `high_water_mark`
-    /// is `None` when the strategy gives none.
+    /// `new ReadableStream(source, strategy)`.
     fn new_readable_stream(
         rt: &mut Runtime<Self>,
         source: UnderlyingSource,
-        high_water_mark: Option<f64>,
+        strategy: QueuingStrategy,
     ) -> Completion;
 
     /// `controller.enqueue(chunk)` on a ReadableStreamDefaultController.
@@ -303,6 +396,107 @@ pub trait Library: Sized + 'static {
     /// `stream.tee()`: an array of the two branches
     /// ([`Runtime::create_array_from_list`]).
     fn readable_tee(rt: &mut Runtime<Self>, stream: Value) -> Completion;
+
+    /// `stream.pipeTo(dest, options)`, a promise.
+    fn readable_pipe_to(
+        rt: &mut Runtime<Self>,
+        stream: Value,
+        dest: Value,
+        options: StreamPipeOptions,
+    ) -> Completion;
+
+    /// `stream.pipeThrough(transform, options)`: the transform's readable
+    /// side.
+    fn readable_pipe_through(
+        rt: &mut Runtime<Self>,
+        stream: Value,
+        transform: Value,
+        options: StreamPipeOptions,
+    ) -> Completion;
+
+    /// `ReadableStream.from(iterable)`: `iterable` is an array (a sync
+    /// iterable) or an async generator object ([`Runtime::new_async_generator`]).
+    fn readable_from(rt: &mut Runtime<Self>, iterable: Value) -> Completion;
+
+    /// `stream.values({ preventCancel })`: the stream's async iterator.
+    fn readable_values(rt: &mut Runtime<Self>, stream: Value, prevent_cancel: bool) -> Completion;
+
+    /// `iterator.next()` on a stream's async iterator, a promise of `{
+    /// value, done }`.
+    fn async_iterator_next(rt: &mut Runtime<Self>, iterator: Value) -> Completion;
+
+    /// `iterator.return(value)` on a stream's async iterator, a promise of
+    /// `{ value, done }`; `value` is `None` when no argument was passed.
+    fn async_iterator_return(
+        rt: &mut Runtime<Self>,
+        iterator: Value,
+        value: Option<Value>,
+    ) -> Completion;
+
+    // ---- WritableStream, its default controller and writer -------------
+
+    /// `new WritableStream(sink, strategy)`.
+    fn new_writable_stream(
+        rt: &mut Runtime<Self>,
+        sink: UnderlyingSink,
+        strategy: QueuingStrategy,
+    ) -> Completion;
+
+    /// `stream.abort(reason)`, a promise.
+    fn writable_abort(rt: &mut Runtime<Self>, stream: Value, reason: Option<Value>) -> Completion;
+
+    /// `stream.close()`, a promise.
+    fn writable_close(rt: &mut Runtime<Self>, stream: Value) -> Completion;
+
+    /// `stream.getWriter()`: a WritableStreamDefaultWriter.
+    fn writable_get_writer(rt: &mut Runtime<Self>, stream: Value) -> Completion;
+
+    /// `controller.error(e)` on a WritableStreamDefaultController.
+    fn writable_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion;
+
+    /// `writer.write(chunk)`, a promise.
+    fn writer_write(rt: &mut Runtime<Self>, writer: Value, chunk: Value) -> Completion;
+
+    /// `writer.close()`, a promise.
+    fn writer_close(rt: &mut Runtime<Self>, writer: Value) -> Completion;
+
+    /// `writer.abort(reason)`, a promise.
+    fn writer_abort(rt: &mut Runtime<Self>, writer: Value, reason: Option<Value>) -> Completion;
+
+    /// `writer.releaseLock()`.
+    fn writer_release_lock(rt: &mut Runtime<Self>, writer: Value) -> Completion;
+
+    // ---- TransformStream and its default controller --------------------
+
+    /// `new TransformStream(transformer, writableStrategy,
+    /// readableStrategy)`.
+    fn new_transform_stream(
+        rt: &mut Runtime<Self>,
+        transformer: Transformer,
+        writable_strategy: QueuingStrategy,
+        readable_strategy: QueuingStrategy,
+    ) -> Completion;
+
+    /// `controller.enqueue(chunk)` on a TransformStreamDefaultController.
+    fn transform_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion;
+
+    /// `controller.error(e)` on a TransformStreamDefaultController.
+    fn transform_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion;
+
+    /// `controller.terminate()`.
+    fn transform_controller_terminate(rt: &mut Runtime<Self>, controller: Value) -> Completion;
 
     // ---- what the runtime asks of the library's objects ----------------
 

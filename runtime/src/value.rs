@@ -123,6 +123,9 @@ pub enum FunctionData<L: 'static> {
         body: Block,
         /// The name of its implicit parameter (`event`, `value`, `reason`).
         param: Option<&'static str>,
+        /// The name of its second implicit parameter (`controller` of a
+        /// sink's `write` or a transformer's `transform`, after `chunk`).
+        second: Option<&'static str>,
         /// The environment it closes over.
         env: Env,
         /// The identity of the block this function was made from, for

@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 use nodesem_conformance::snapshot_log;
 use nodesem_lang::{parse, RunConfig};
 use nodesem_runtime::{
-    run_scenario, AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, Runtime,
-    UnderlyingSource, Value,
+    run_scenario, AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId,
+    QueuingStrategy, Runtime, StreamPipeOptions, Transformer, UnderlyingSink, UnderlyingSource,
+    Value,
 };
 
 /// The folders of curated scenarios that use no library operation.
@@ -130,7 +131,7 @@ impl Library for NoLibrary {
     fn new_readable_stream(
         _: &mut Runtime<Self>,
         _: UnderlyingSource,
-        _: Option<f64>,
+        _: QueuingStrategy,
     ) -> Completion {
         none()
     }
@@ -159,6 +160,82 @@ impl Library for NoLibrary {
         none()
     }
     fn readable_tee(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn readable_pipe_to(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: StreamPipeOptions,
+    ) -> Completion {
+        none()
+    }
+    fn readable_pipe_through(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: StreamPipeOptions,
+    ) -> Completion {
+        none()
+    }
+    fn readable_from(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn readable_values(_: &mut Runtime<Self>, _: Value, _: bool) -> Completion {
+        none()
+    }
+    fn async_iterator_next(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn async_iterator_return(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn new_writable_stream(
+        _: &mut Runtime<Self>,
+        _: UnderlyingSink,
+        _: QueuingStrategy,
+    ) -> Completion {
+        none()
+    }
+    fn writable_abort(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn writable_close(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn writable_get_writer(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn writable_controller_error(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn writer_write(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn writer_close(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn writer_abort(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn writer_release_lock(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn new_transform_stream(
+        _: &mut Runtime<Self>,
+        _: Transformer,
+        _: QueuingStrategy,
+        _: QueuingStrategy,
+    ) -> Completion {
+        none()
+    }
+    fn transform_controller_enqueue(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn transform_controller_error(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn transform_controller_terminate(_: &mut Runtime<Self>, _: Value) -> Completion {
         none()
     }
     fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
