@@ -182,6 +182,8 @@ const createScenario = (() => {
       for (let i = 0; i < v.length; i++) out += (i === 0 ? '' : ', ') + fmt(v[i], depth + 1);
       return `${out})`;
     }
+    // A Uint8Array prints its bytes (none once its buffer is detached).
+    if (tag === 'Uint8Array') return `Uint8Array(${Array.prototype.join.call(v, ', ')})`;
     // A record of Promise.allSettled, the only plain object with an own `status`.
     if (tag === 'Object' && hasOwn(v, 'status')) {
       if (depth >= FMT_MAX_DEPTH) return '[Object]';

@@ -830,6 +830,68 @@ impl Emitter {
                 Some(value) => format!("{}.return({})", expr(iterator), expr(value)),
                 None => format!("{}.return()", expr(iterator)),
             },
+            Op::NewBytes(nodesem_lang::BytesInit::Values(bytes)) => {
+                let bytes: Vec<String> = bytes.iter().map(u8::to_string).collect();
+                format!("new Uint8Array([{}])", bytes.join(", "))
+            }
+            Op::NewBytes(nodesem_lang::BytesInit::Zeros(n)) => format!("new Uint8Array({n})"),
+            Op::Subarray { view, start, end } => match end {
+                Some(end) => format!("{}.subarray({start}, {end})", expr(view)),
+                None => format!("{}.subarray({start})", expr(view)),
+            },
+            Op::NewReadableBytes {
+                high_water_mark,
+                auto_allocate_chunk_size,
+                start,
+                pull,
+                cancel,
+            } => {
+                let methods = self.methods(&[
+                    ("start", Param::Controller, start),
+                    ("pull", Param::Controller, pull),
+                    ("cancel", Param::Reason, cancel),
+                ]);
+                let mut head = "type: \"bytes\"".to_string();
+                if let Some(n) = auto_allocate_chunk_size {
+                    head.push_str(&format!(
+                        ", autoAllocateChunkSize: {}",
+                        nodesem_lang::number_to_string(n.value())
+                    ));
+                }
+                let source = match methods
+                    .strip_prefix("{ ")
+                    .and_then(|m| m.strip_suffix(" }"))
+                {
+                    Some(inner) if !inner.is_empty() => format!("{{ {head}, {inner} }}"),
+                    _ => format!("{{ {head} }}"),
+                };
+                match high_water_mark {
+                    Some(n) => format!(
+                        "new ReadableStream({source}, {{ highWaterMark: {} }})",
+                        nodesem_lang::number_to_string(n.value())
+                    ),
+                    None => format!("new ReadableStream({source})"),
+                }
+            }
+            Op::GetByobReader { stream } => {
+                format!("{}.getReader({{ mode: \"byob\" }})", expr(stream))
+            }
+            Op::ReadInto { reader, view, min } => match min {
+                Some(min) => format!(
+                    "{}.read({}, {{ min: {} }})",
+                    expr(reader),
+                    expr(view),
+                    expr(min)
+                ),
+                None => format!("{}.read({})", expr(reader), expr(view)),
+            },
+            Op::Respond {
+                request,
+                bytes_written,
+            } => format!("{}.respond({})", expr(request), expr(bytes_written)),
+            Op::RespondWithNewView { request, view } => {
+                format!("{}.respondWithNewView({})", expr(request), expr(view))
+            }
             Op::Enqueue { controller, chunk } => {
                 format!("{}.enqueue({})", expr(controller), expr(chunk))
             }

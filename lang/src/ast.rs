@@ -875,6 +875,79 @@ pub enum Op {
         /// The value; none calls `return()` without an argument.
         value: Option<Expr>,
     },
+
+    // ---- byte streams ---------------------------------------------------
+    /// `bytes [B, ...]`: `new Uint8Array([B, ...])`, each B a whole number
+    /// from 0 to 255; `bytes N`: `new Uint8Array(N)`, N zero bytes.
+    NewBytes(BytesInit),
+    /// `subarray V START [END]`: `V.subarray(START, END)`, a Uint8Array
+    /// over the same ArrayBuffer; START and END are whole numbers, a
+    /// negative one counting from the end.
+    Subarray {
+        /// The Uint8Array.
+        view: Expr,
+        /// The first index.
+        start: i32,
+        /// The index after the last; none is `subarray(START)`.
+        end: Option<i32>,
+    },
+    /// `readable bytes [highWaterMark N] [autoAllocateChunkSize N] [start
+    /// {] ... [} pull {] ... [} cancel {] ... }`: `new ReadableStream({
+    /// type: "bytes", autoAllocateChunkSize: N, start(controller) {},
+    /// pull(controller) {}, cancel(reason) {} }, { highWaterMark: N })`.
+    /// `start` and `pull` see `controller`, a ReadableByteStreamController.
+    NewReadableBytes {
+        /// The strategy's highWaterMark, when given.
+        high_water_mark: Option<Number>,
+        /// The source's `autoAllocateChunkSize`, when given.
+        auto_allocate_chunk_size: Option<Number>,
+        /// The source's `start`.
+        start: Option<Block>,
+        /// The source's `pull`.
+        pull: Option<Block>,
+        /// The source's `cancel`.
+        cancel: Option<Block>,
+    },
+    /// `getReader S byob`: `S.getReader({ mode: "byob" })`, a
+    /// ReadableStreamBYOBReader.
+    GetByobReader {
+        /// The stream.
+        stream: Expr,
+    },
+    /// `read R V [min N]` on a BYOB reader: `R.read(V, { min: N })`, a
+    /// promise of `{ value, done }`.
+    ReadInto {
+        /// The reader.
+        reader: Expr,
+        /// The view to read into.
+        view: Expr,
+        /// The `min` option, when given.
+        min: Option<Expr>,
+    },
+    /// `respond Q N`: `Q.respond(N)` on a ReadableStreamBYOBRequest.
+    Respond {
+        /// The request.
+        request: Expr,
+        /// The number of bytes written.
+        bytes_written: Expr,
+    },
+    /// `respondWithNewView Q V`: `Q.respondWithNewView(V)`.
+    RespondWithNewView {
+        /// The request.
+        request: Expr,
+        /// The view.
+        view: Expr,
+    },
+}
+
+/// What `bytes` makes a Uint8Array of.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BytesInit {
+    /// `bytes [B, ...]`: these bytes.
+    Values(Vec<u8>),
+    /// `bytes N`: N zero bytes, at most [`crate::limits::MAX_BYTES`].
+    Zeros(u32),
 }
 
 /// The queuing strategy of a ReadableStream or WritableStream: `{
@@ -1469,6 +1542,12 @@ macro_rules! stmt_blocks {
                 .chain(close)
                 .chain(abort)
                 .collect(),
+            Op::NewReadableBytes {
+                start,
+                pull,
+                cancel,
+                ..
+            } => start.into_iter().chain(pull).chain(cancel).collect(),
             Op::NewTransform {
                 start,
                 transform,
@@ -1602,6 +1681,18 @@ macro_rules! op_exprs {
             Op::From { values, .. } => values.into_iter().collect(),
             Op::Next { iterator } => vec![iterator],
             Op::IterReturn { iterator, value } => std::iter::once(iterator).chain(value).collect(),
+            Op::NewBytes(_) | Op::NewReadableBytes { .. } => Vec::new(),
+            Op::Subarray { view, .. } => vec![view],
+            Op::GetByobReader { stream } => vec![stream],
+            Op::ReadInto { reader, view, min } => vec![reader, view].into_iter().chain(min).collect(),
+            Op::Respond {
+                request,
+                bytes_written: other,
+            }
+            | Op::RespondWithNewView {
+                request,
+                view: other,
+            } => vec![request, other],
         }
     }};
 }

@@ -357,9 +357,9 @@ pub mod syntax;
 
 pub use ast::{number_to_string, write_number};
 pub use ast::{
-    Binding, Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr,
-    Handler, ListenerOptions, Number, Op, PipeOptions, Place, ProcessEvent, RunMode, Scenario,
-    Stmt, Strategy,
+    Binding, Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive,
+    EventAttribute, Expr, Handler, ListenerOptions, Number, Op, PipeOptions, Place, ProcessEvent,
+    RunMode, Scenario, Stmt, Strategy,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};

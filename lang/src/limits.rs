@@ -39,6 +39,12 @@ pub const MAX_PROPERTY_CHAIN: usize = 8;
 /// limit.
 pub const MAX_LIST: usize = 256;
 
+/// The most bytes a `bytes N` Uint8Array may hold (and the largest
+/// `autoAllocateChunkSize` a byte stream may take): enough for any chunk
+/// a scenario reads, small enough that no script exhausts memory with
+/// them.
+pub const MAX_BYTES: u32 = 4096;
+
 /// The largest count of a `repeat N` loop. The work budget bounds what a
 /// loop does at run time (its statements are paid for up front, N times);
 /// this bounds the text's meaning: eleven listeners on one signal is where

@@ -19,12 +19,12 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::ast::{
-    Block, BuiltinError, Callback, Class, Combinator, Directive, EventAttribute, Expr, Handler,
-    ListenerOptions, Name, Number, Op, PipeOptions, ProcessEvent, RunMode, Scenario, Stmt,
+    Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive, EventAttribute, Expr,
+    Handler, ListenerOptions, Name, Number, Op, PipeOptions, ProcessEvent, RunMode, Scenario, Stmt,
     Strategy,
 };
 use crate::limits::{
-    MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
+    MAX_BYTES, MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
 };
 use crate::syntax::{lex_line, Spanned, Tok};
 
@@ -123,6 +123,16 @@ pub enum Kind {
     TransformController,
     /// A ReadableStream's async iterator, from `values`.
     Iterator,
+    /// A Uint8Array.
+    Bytes,
+    /// A ReadableByteStreamController (`controller` in a byte source's
+    /// `start` and `pull`).
+    ByteController,
+    /// A ReadableStreamBYOBRequest (a byte controller's `byobRequest`, or
+    /// `null`).
+    ByobRequest,
+    /// A ReadableStreamBYOBReader.
+    ByobReader,
     /// Any other value, or one whose kind is not known statically.
     Value,
 }
@@ -153,6 +163,10 @@ impl Kind {
             Kind::Transform => "a TransformStream",
             Kind::TransformController => "a TransformStreamDefaultController",
             Kind::Iterator => "a ReadableStream's async iterator",
+            Kind::Bytes => "a Uint8Array",
+            Kind::ByteController => "a ReadableByteStreamController",
+            Kind::ByobRequest => "a ReadableStreamBYOBRequest",
+            Kind::ByobReader => "a ReadableStreamBYOBReader",
             Kind::Value => "a plain value",
         }
     }
@@ -184,7 +198,13 @@ impl Kind {
             | (Kind::StreamController | Kind::Writer | Kind::TransformController, "desiredSize") => {
                 Some(Kind::Value)
             }
-            (Kind::Reader, "closed") | (Kind::Writer, "closed" | "ready") => Some(Kind::Promise),
+            (Kind::Reader | Kind::ByobReader, "closed") | (Kind::Writer, "closed" | "ready") => {
+                Some(Kind::Promise)
+            }
+            (Kind::ByteController, "desiredSize") => Some(Kind::Value),
+            (Kind::ByteController, "byobRequest") => Some(Kind::ByobRequest),
+            (Kind::ByobRequest, "view") => Some(Kind::Bytes),
+            (Kind::Bytes, "byteLength" | "byteOffset" | "length") => Some(Kind::Value),
             (Kind::WritableController, "signal") => Some(Kind::Signal),
             (Kind::Transform, "readable") => Some(Kind::Readable),
             (Kind::Transform, "writable") => Some(Kind::Writable),
@@ -209,6 +229,10 @@ impl Kind {
             Kind::Writer => "closed, ready, desiredSize",
             Kind::WritableController => "signal",
             Kind::Transform => "readable, writable",
+            Kind::ByobReader => "closed",
+            Kind::ByteController => "desiredSize, byobRequest",
+            Kind::ByobRequest => "view",
+            Kind::Bytes => "byteLength, byteOffset, length",
             _ => "none",
         }
     }
@@ -307,6 +331,10 @@ pub const KEYWORDS: &[&str] = &[
     "values",
     "next",
     "iterReturn",
+    "bytes",
+    "subarray",
+    "respond",
+    "respondWithNewView",
     "preventClose",
     "preventAbort",
     "preventCancel",
@@ -1481,9 +1509,15 @@ impl<'a> Parser<'a> {
 
     /// Parses an operation; returns it with the kind of its result.
     fn op(&mut self, line: &mut Line, bound: bool) -> PResult<(Op, Kind)> {
+        // `controller.PROP`: a property of the implicit `controller` (a
+        // stream controller's `byobRequest`, say), not a new
+        // AbortController, which no property follows.
+        let controller_property = line.peek_word() == Some("controller")
+            && line.toks.get(line.pos + 1).map(|t| &t.tok) == Some(&Tok::Punct('.'));
         let word = match line.peek_word() {
             Some(w)
                 if is_keyword(w)
+                    && !controller_property
                     && !matches!(
                         w,
                         "undefined"
@@ -1586,17 +1620,28 @@ impl<'a> Parser<'a> {
                 (Op::Ruler { ticks }, Kind::Value)
             }
             "enqueue" => {
-                let controller =
-                    self.expr_of_kinds(line, &[Kind::StreamController, Kind::TransformController])?;
+                let controller = self.expr_of_kinds(
+                    line,
+                    &[
+                        Kind::StreamController,
+                        Kind::ByteController,
+                        Kind::TransformController,
+                    ],
+                )?;
                 let chunk = self.expr(line)?.0;
                 (Op::Enqueue { controller, chunk }, Kind::Value)
             }
             "close" => {
                 let (target, kind) = self.expr_of_kinds_with(
                     line,
-                    &[Kind::StreamController, Kind::Writable, Kind::Writer],
+                    &[
+                        Kind::StreamController,
+                        Kind::ByteController,
+                        Kind::Writable,
+                        Kind::Writer,
+                    ],
                 )?;
-                if kind == Kind::StreamController {
+                if matches!(kind, Kind::StreamController | Kind::ByteController) {
                     (Op::CloseController { controller: target }, Kind::Value)
                 } else {
                     (Op::CloseWritable { target }, Kind::Promise)
@@ -1607,6 +1652,7 @@ impl<'a> Parser<'a> {
                     line,
                     &[
                         Kind::StreamController,
+                        Kind::ByteController,
                         Kind::WritableController,
                         Kind::TransformController,
                     ],
@@ -1690,26 +1736,76 @@ impl<'a> Parser<'a> {
                 let value = self.opt_expr(line)?;
                 (Op::IterReturn { iterator, value }, Kind::Promise)
             }
-            "getReader" => (
-                Op::GetReader {
-                    stream: self.expr_of(line, Kind::Readable)?,
-                },
-                Kind::Reader,
-            ),
-            "read" => (
-                Op::Read {
-                    reader: self.expr_of(line, Kind::Reader)?,
-                },
-                Kind::Promise,
-            ),
+            "getReader" => {
+                let stream = self.expr_of(line, Kind::Readable)?;
+                if line.peek_word() == Some("byob") {
+                    line.bump();
+                    (Op::GetByobReader { stream }, Kind::ByobReader)
+                } else {
+                    (Op::GetReader { stream }, Kind::Reader)
+                }
+            }
+            "read" => {
+                let (reader, kind) =
+                    self.expr_of_kinds_with(line, &[Kind::Reader, Kind::ByobReader])?;
+                if kind == Kind::Reader {
+                    (Op::Read { reader }, Kind::Promise)
+                } else {
+                    let view = self.expr(line)?.0;
+                    let min = if line.peek_word() == Some("min") {
+                        line.bump();
+                        Some(self.expr(line)?.0)
+                    } else {
+                        None
+                    };
+                    (Op::ReadInto { reader, view, min }, Kind::Promise)
+                }
+            }
+            "bytes" => (Op::NewBytes(self.bytes_init(line)?), Kind::Bytes),
+            "subarray" => {
+                let view = self.expr_of(line, Kind::Bytes)?;
+                let index = |p: &mut Self, line: &mut Line| match line.peek() {
+                    Some(Tok::Int(i)) if i32::try_from(*i).is_ok() => {
+                        let i = *i as i32;
+                        line.bump();
+                        Ok(i)
+                    }
+                    _ => Err(p.expected(line, "an index (a whole number) of `subarray`")),
+                };
+                let start = index(self, line)?;
+                let end = if line.at_end() {
+                    None
+                } else {
+                    Some(index(self, line)?)
+                };
+                (Op::Subarray { view, start, end }, Kind::Bytes)
+            }
+            "respond" => {
+                let request = self.expr_of(line, Kind::ByobRequest)?;
+                let bytes_written = self.expr(line)?.0;
+                (
+                    Op::Respond {
+                        request,
+                        bytes_written,
+                    },
+                    Kind::Value,
+                )
+            }
+            "respondWithNewView" => {
+                let request = self.expr_of(line, Kind::ByobRequest)?;
+                let view = self.expr(line)?.0;
+                (Op::RespondWithNewView { request, view }, Kind::Value)
+            }
             "releaseLock" => (
                 Op::ReleaseLock {
-                    reader: self.expr_of_kinds(line, &[Kind::Reader, Kind::Writer])?,
+                    reader: self
+                        .expr_of_kinds(line, &[Kind::Reader, Kind::ByobReader, Kind::Writer])?,
                 },
                 Kind::Value,
             ),
             "cancel" => {
-                let target = self.expr_of_kinds(line, &[Kind::Readable, Kind::Reader])?;
+                let target =
+                    self.expr_of_kinds(line, &[Kind::Readable, Kind::Reader, Kind::ByobReader])?;
                 let reason = self.opt_expr(line)?;
                 (Op::Cancel { target, reason }, Kind::Promise)
             }
@@ -2209,6 +2305,10 @@ impl<'a> Parser<'a> {
     /// ... [} cancel {] ... }`, after the keyword: each part optional, in
     /// that order.
     fn readable_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        if line.peek_word() == Some("bytes") {
+            line.bump();
+            return self.readable_bytes_op(line);
+        }
         let high_water_mark = self.high_water_mark(line, "highWaterMark")?;
         let [size, start, pull, cancel] = self.methods(
             line,
@@ -2233,6 +2333,88 @@ impl<'a> Parser<'a> {
             },
             Kind::Readable,
         ))
+    }
+
+    /// `readable bytes [highWaterMark N] [autoAllocateChunkSize N] [start
+    /// {] ... [} pull {] ... [} cancel {] ... }`, after `bytes`.
+    fn readable_bytes_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
+        let high_water_mark = self.high_water_mark(line, "highWaterMark")?;
+        let mut auto_allocate_chunk_size = None;
+        if line.peek_word() == Some("autoAllocateChunkSize") {
+            line.bump();
+            // Any number the script gives: the library refuses 0 and
+            // fractions with Node's error; only the size is bounded here.
+            let n = match line.peek() {
+                Some(Tok::Int(i)) if (0..=i64::from(MAX_BYTES)).contains(i) => *i as f64,
+                Some(Tok::Number(bits))
+                    if (0.0..=f64::from(MAX_BYTES)).contains(&f64::from_bits(*bits)) =>
+                {
+                    f64::from_bits(*bits)
+                }
+                _ => {
+                    return Err(self.expected(
+                        line,
+                        &format!("an autoAllocateChunkSize (a number from 0 to {MAX_BYTES})"),
+                    ))
+                }
+            };
+            line.bump();
+            auto_allocate_chunk_size = Some(Number::new(n));
+        }
+        let controller = BlockKind::Source(Kind::ByteController);
+        let [start, pull, cancel] = self.methods(
+            line,
+            [
+                ("start", controller),
+                ("pull", controller),
+                ("cancel", BlockKind::Rejected),
+            ],
+            high_water_mark.is_some() || auto_allocate_chunk_size.is_some(),
+            "`highWaterMark N`, `autoAllocateChunkSize N`",
+        )?;
+        Ok((
+            Op::NewReadableBytes {
+                high_water_mark,
+                auto_allocate_chunk_size,
+                start,
+                pull,
+                cancel,
+            },
+            Kind::Readable,
+        ))
+    }
+
+    /// `[B, ...]` (each a whole number from 0 to 255) or `N` (a length up
+    /// to [`MAX_BYTES`]), after `bytes`.
+    fn bytes_init(&mut self, line: &mut Line) -> PResult<BytesInit> {
+        if let Some(Tok::Int(n)) = line.peek() {
+            let n = *n;
+            if !(0..=i64::from(MAX_BYTES)).contains(&n) {
+                return Err(self.expected(
+                    line,
+                    &format!("a length from 0 to {MAX_BYTES}, or a list of bytes, after `bytes`"),
+                ));
+            }
+            line.bump();
+            return Ok(BytesInit::Zeros(n as u32));
+        }
+        let col = line.col();
+        let values = self.list(line, Kind::Value, "bytes", "bytes")?;
+        let mut bytes = Vec::with_capacity(values.len());
+        for v in values {
+            match v {
+                Expr::Int(b) if (0..=255).contains(&b) => bytes.push(b as u8),
+                other => {
+                    let shown = crate::printer::print_expr(&other);
+                    return Err(self.error(
+                        line.number,
+                        col,
+                        format!("expected bytes (whole numbers from 0 to 255) in `bytes [...]`, found `{shown}`"),
+                    ));
+                }
+            }
+        }
+        Ok(BytesInit::Values(bytes))
     }
 
     /// `writable [highWaterMark N] [size {] ... [} start {] ... [} write {]

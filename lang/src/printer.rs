@@ -12,7 +12,8 @@
 use std::fmt::Write;
 
 use crate::ast::{
-    Block, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt, Strategy,
+    Block, BytesInit, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt,
+    Strategy,
 };
 use crate::syntax::is_bare_word;
 
@@ -693,6 +694,74 @@ impl Printer {
                 if let Some(v) = value {
                     self.expr(v);
                 }
+            }
+            Op::NewBytes(BytesInit::Zeros(n)) => {
+                self.out.push_str("bytes ");
+                self.out.push_str(&n.to_string());
+            }
+            Op::NewBytes(BytesInit::Values(bytes)) => {
+                self.out.push_str("bytes [");
+                for (i, b) in bytes.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.out.push_str(&b.to_string());
+                }
+                self.out.push(']');
+            }
+            Op::Subarray { view, start, end } => {
+                self.out.push_str("subarray");
+                self.expr(view);
+                self.word(&start.to_string());
+                if let Some(end) = end {
+                    self.word(&end.to_string());
+                }
+            }
+            Op::NewReadableBytes {
+                high_water_mark,
+                auto_allocate_chunk_size,
+                start,
+                pull,
+                cancel,
+            } => {
+                self.out.push_str("readable bytes");
+                for (word, n) in [
+                    ("highWaterMark", high_water_mark),
+                    ("autoAllocateChunkSize", auto_allocate_chunk_size),
+                ] {
+                    if let Some(n) = n {
+                        self.word(word);
+                        self.word(&n.text());
+                    }
+                }
+                self.methods(&[("start", start), ("pull", pull), ("cancel", cancel)]);
+            }
+            Op::GetByobReader { stream } => {
+                self.out.push_str("getReader");
+                self.expr(stream);
+                self.word("byob");
+            }
+            Op::ReadInto { reader, view, min } => {
+                self.out.push_str("read");
+                self.expr(reader);
+                self.expr(view);
+                if let Some(min) = min {
+                    self.word("min");
+                    self.expr(min);
+                }
+            }
+            Op::Respond {
+                request,
+                bytes_written,
+            } => {
+                self.out.push_str("respond");
+                self.expr(request);
+                self.expr(bytes_written);
+            }
+            Op::RespondWithNewView { request, view } => {
+                self.out.push_str("respondWithNewView");
+                self.expr(request);
+                self.expr(view);
             }
             Op::Enqueue { controller, chunk } => {
                 self.out.push_str("enqueue");

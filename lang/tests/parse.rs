@@ -526,15 +526,15 @@ fn stream_operations_check_their_operands_and_the_order_of_methods() {
         ),
         (
             "let t = target\nenqueue t 1\n",
-            "bad.scn:2:9: expected a ReadableStreamDefaultController or a TransformStreamDefaultController, found `t`, which is an EventTarget",
+            "bad.scn:2:9: expected a ReadableStreamDefaultController, a ReadableByteStreamController or a TransformStreamDefaultController, found `t`, which is an EventTarget",
         ),
         (
             "let rs = readable\nread rs\n",
-            "bad.scn:2:6: expected a ReadableStreamDefaultReader, found `rs`, which is a ReadableStream",
+            "bad.scn:2:6: expected a ReadableStreamDefaultReader or a ReadableStreamBYOBReader, found `rs`, which is a ReadableStream",
         ),
         (
             "let t = target\ncancel t\n",
-            "bad.scn:2:8: expected a ReadableStream or a ReadableStreamDefaultReader, found `t`, which is an EventTarget",
+            "bad.scn:2:8: expected a ReadableStream, a ReadableStreamDefaultReader or a ReadableStreamBYOBReader, found `t`, which is an EventTarget",
         ),
         (
             "let rs = readable pull {\n} start {\n}\n",
@@ -635,7 +635,7 @@ fn writable_and_transform_operations_check_their_operands() {
         ),
         (
             "let rs = readable\nclose rs\n",
-            "bad.scn:2:7: expected a ReadableStreamDefaultController, a WritableStream or a WritableStreamDefaultWriter, found `rs`, which is a ReadableStream",
+            "bad.scn:2:7: expected a ReadableStreamDefaultController, a ReadableByteStreamController, a WritableStream or a WritableStreamDefaultWriter, found `rs`, which is a ReadableStream",
         ),
         (
             "let ws = writable close {\n  log chunk\n}\n",
@@ -659,10 +659,49 @@ fn writable_and_transform_operations_check_their_operands() {
         ),
         (
             "let rs = readable\nlet it = values rs\nlet n = read it\n",
-            "bad.scn:3:14: expected a ReadableStreamDefaultReader, found `it`, which is a ReadableStream's async iterator",
+            "bad.scn:3:14: expected a ReadableStreamDefaultReader or a ReadableStreamBYOBReader, found `it`, which is a ReadableStream's async iterator",
         ),
         ("let chunk = 1\n", "bad.scn:1:5: "),
         ("let next = 1\n", "bad.scn:1:5: "),
+    ];
+    for (text, want) in cases {
+        let got = errors(text);
+        assert!(
+            got.iter().any(|e| e.starts_with(want)),
+            "{text:?}: want {want:?}, got {got:?}"
+        );
+    }
+}
+
+#[test]
+fn byte_streams_and_byob_readers_round_trip() {
+    let text = "let rs = readable bytes highWaterMark 16 autoAllocateChunkSize 8 start {\n  let b = bytes [1, 2, 255]\n  enqueue controller b\n  log controller.byobRequest controller.desiredSize\n} pull {\n  let q = controller.byobRequest\n  log q.view q.view.byteLength\n  respond q 2\n  let v = subarray q.view 0 2\n  respondWithNewView q v\n} cancel {\n  log reason\n}\nlet r = getReader rs byob\nlet buf = bytes 8\nlet p = read r buf min 2\nlet p2 = read r buf\nlog buf.byteOffset buf.length\nthen r.closed {\n}\nreleaseLock r\nlet c = cancel r\nlet tail = subarray buf -2\nlet plain = readable bytes\nclose controller_of_nothing\n";
+    // The last line is not valid: check the rest round-trips, and that
+    // line's error.
+    let (good, bad) = text.rsplit_once("close controller_of_nothing\n").unwrap();
+    assert_round_trips(good);
+    assert_eq!(bad, "");
+    let got = errors(text);
+    assert!(
+        got.iter()
+            .any(|e| e.contains("unknown binding `controller_of_nothing`")),
+        "{got:?}"
+    );
+    let s = parse("t.scn", good).unwrap();
+    let nodesem_lang::Stmt::Let { op, .. } = &s.body[0] else {
+        panic!("a let")
+    };
+    assert!(matches!(
+        op,
+        nodesem_lang::Op::NewReadableBytes { auto_allocate_chunk_size: Some(n), start: Some(_), pull: Some(_), cancel: Some(_), .. }
+            if n.value() == 8.0
+    ));
+    let cases = [
+        ("let b = bytes [1, 256]\n", "bad.scn:1:15: expected bytes (whole numbers from 0 to 255) in `bytes [...]`, found `256`"),
+        ("let b = bytes 5000\n", "bad.scn:1:15: expected a length from 0 to 4096, or a list of bytes, after `bytes`"),
+        ("let rs = readable\nlet r = getReader rs\nlet b = bytes 2\nlet p = read r b\n", "bad.scn:4:16: expected the end of the line"),
+        ("let rs = readable start {\n  let q = controller.byobRequest\n}\n", "bad.scn:2:22: a ReadableStreamDefaultController has no property `byobRequest`"),
+        ("let b = bytes 2\nrespond b 1\n", "bad.scn:2:9: expected a ReadableStreamBYOBRequest, found `b`, which is a Uint8Array"),
     ];
     for (text, want) in cases {
         let got = errors(text);

@@ -560,6 +560,62 @@ impl Library for Model {
         not_yet(rt, "terminate")
     }
 
+    // ---- byte streams ----
+
+    fn new_readable_byte_stream(
+        rt: &mut Runtime<Self>,
+        _: UnderlyingSource,
+        _: QueuingStrategy,
+        _: Option<f64>,
+    ) -> Completion {
+        not_yet(rt, "a byte stream")
+    }
+
+    fn byte_controller_enqueue(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        not_yet(rt, "enqueue")
+    }
+
+    fn byte_controller_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "close")
+    }
+
+    fn byte_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        not_yet(rt, "error")
+    }
+
+    fn byob_request_respond(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        not_yet(rt, "respond")
+    }
+
+    fn byob_request_respond_with_new_view(
+        rt: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+    ) -> Completion {
+        not_yet(rt, "respondWithNewView")
+    }
+
+    fn readable_get_byob_reader(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "a BYOB reader")
+    }
+
+    fn byob_reader_read(
+        rt: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: Option<Value>,
+    ) -> Completion {
+        not_yet(rt, "read")
+    }
+
+    fn byob_reader_release_lock(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        not_yet(rt, "releaseLock")
+    }
+
+    fn byob_reader_cancel(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        not_yet(rt, "cancel")
+    }
+
     // ---- what the runtime asks ----
 
     fn get(rt: &mut Runtime<Self>, obj: ObjectId, prop: &str) -> Completion {

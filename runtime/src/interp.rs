@@ -8,7 +8,8 @@
 use std::rc::Rc;
 
 use nodesem_lang::{
-    Block, Callback, Class, EventAttribute, Expr, Handler, Op, PipeOptions, Stmt, Strategy,
+    Block, BytesInit, Callback, Class, EventAttribute, Expr, Handler, Op, PipeOptions, Stmt,
+    Strategy,
 };
 
 use crate::value::{
@@ -433,6 +434,14 @@ impl<L: Library> Runtime<L> {
                     "done" => Value::Bool(*done),
                     _ => Value::Undefined,
                 }),
+                ObjectData::Uint8Array(view) => {
+                    let view = *view;
+                    Ok(match prop {
+                        "byteLength" | "length" => Value::Number(self.view_length(view) as f64),
+                        "byteOffset" => Value::Number(self.view_byte_offset(view) as f64),
+                        _ => Value::Undefined,
+                    })
+                }
                 _ => Ok(Value::Undefined),
             },
             _ => Ok(Value::Undefined),
@@ -481,6 +490,8 @@ impl<L: Library> Runtime<L> {
             ObjectData::Function(_) => Rc::from("Function"),
             ObjectData::Promise(_) => Rc::from("Promise"),
             ObjectData::Array(_) => Rc::from("Array"),
+            ObjectData::ArrayBuffer(_) => Rc::from("ArrayBuffer"),
+            ObjectData::Uint8Array(_) => Rc::from("Uint8Array"),
             ObjectData::Timer(_) => Rc::from("Timeout"),
             ObjectData::Immediate(_) => Rc::from("Immediate"),
             ObjectData::Thenable { .. }
@@ -675,6 +686,7 @@ impl<L: Library> Runtime<L> {
             ObjectData::Function(_) => matches!(class, Class::Function | Class::Object),
             ObjectData::Promise(_) => matches!(class, Class::Promise | Class::Object),
             ObjectData::Array(_) => matches!(class, Class::Array | Class::Object),
+            ObjectData::ArrayBuffer(_) | ObjectData::Uint8Array(_) => class == Class::Object,
             ObjectData::Thenable { .. }
             | ObjectData::Settled { .. }
             | ObjectData::IterResult { .. }
@@ -752,6 +764,17 @@ impl<L: Library> Runtime<L> {
                     }
                     out.push(')');
                 }
+                ObjectData::Uint8Array(view) => {
+                    out.push_str("Uint8Array(");
+                    for (i, b) in self.view_bytes(*view).iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        out.push_str(&b.to_string());
+                    }
+                    out.push(')');
+                }
+                ObjectData::ArrayBuffer(_) => out.push_str("[ArrayBuffer]"),
                 ObjectData::IterResult { value, done } => {
                     out.push_str("{value: ");
                     self.fmt_nested(out, value, depth + 1);
@@ -1258,15 +1281,23 @@ impl<L: Library> Runtime<L> {
             Op::Enqueue { controller, chunk } => {
                 let controller = self.receiver(controller, "enqueue", env)?;
                 let chunk = self.eval(chunk, env)?;
-                if self.is_host(&controller, HostClass::TransformStreamDefaultController) {
-                    L::transform_controller_enqueue(self, controller, chunk)?
-                } else {
-                    L::readable_controller_enqueue(self, controller, chunk)?
+                match self.host_class_of(&controller) {
+                    Some(HostClass::TransformStreamDefaultController) => {
+                        L::transform_controller_enqueue(self, controller, chunk)?
+                    }
+                    Some(HostClass::ReadableByteStreamController) => {
+                        L::byte_controller_enqueue(self, controller, chunk)?
+                    }
+                    _ => L::readable_controller_enqueue(self, controller, chunk)?,
                 }
             }
             Op::CloseController { controller } => {
                 let controller = self.receiver(controller, "close", env)?;
-                L::readable_controller_close(self, controller)?
+                if self.is_host(&controller, HostClass::ReadableByteStreamController) {
+                    L::byte_controller_close(self, controller)?
+                } else {
+                    L::readable_controller_close(self, controller)?
+                }
             }
             Op::ErrorController { controller, error } => {
                 let controller = self.receiver(controller, "error", env)?;
@@ -1277,6 +1308,9 @@ impl<L: Library> Runtime<L> {
                     }
                     Some(HostClass::TransformStreamDefaultController) => {
                         L::transform_controller_error(self, controller, error)?
+                    }
+                    Some(HostClass::ReadableByteStreamController) => {
+                        L::byte_controller_error(self, controller, error)?
                     }
                     _ => L::readable_controller_error(self, controller, error)?,
                 }
@@ -1291,19 +1325,27 @@ impl<L: Library> Runtime<L> {
             }
             Op::ReleaseLock { reader } => {
                 let target = self.receiver(reader, "releaseLock", env)?;
-                if self.is_host(&target, HostClass::WritableStreamDefaultWriter) {
-                    L::writer_release_lock(self, target)?
-                } else {
-                    L::reader_release_lock(self, target)?
+                match self.host_class_of(&target) {
+                    Some(HostClass::WritableStreamDefaultWriter) => {
+                        L::writer_release_lock(self, target)?
+                    }
+                    Some(HostClass::ReadableStreamBYOBReader) => {
+                        L::byob_reader_release_lock(self, target)?
+                    }
+                    _ => L::reader_release_lock(self, target)?,
                 }
             }
             Op::Cancel { target, reason } => {
                 let target = self.receiver(target, "cancel", env)?;
                 let reason = self.eval_optional(reason, env)?;
-                if self.is_host(&target, HostClass::ReadableStreamDefaultReader) {
-                    L::reader_cancel(self, target, reason)?
-                } else {
-                    L::readable_cancel(self, target, reason)?
+                match self.host_class_of(&target) {
+                    Some(HostClass::ReadableStreamDefaultReader) => {
+                        L::reader_cancel(self, target, reason)?
+                    }
+                    Some(HostClass::ReadableStreamBYOBReader) => {
+                        L::byob_reader_cancel(self, target, reason)?
+                    }
+                    _ => L::readable_cancel(self, target, reason)?,
                 }
             }
             Op::PipeTo {
@@ -1428,6 +1470,65 @@ impl<L: Library> Runtime<L> {
             Op::Terminate { controller } => {
                 let controller = self.receiver(controller, "terminate", env)?;
                 L::transform_controller_terminate(self, controller)?
+            }
+            Op::NewBytes(init) => {
+                let bytes = match init {
+                    BytesInit::Values(bytes) => bytes.clone(),
+                    BytesInit::Zeros(n) => vec![0; *n as usize],
+                };
+                self.new_uint8_array_from(bytes)
+            }
+            Op::Subarray { view, start, end } => {
+                let view = self.receiver(view, "subarray", env)?;
+                self.subarray(&view, *start, *end)?
+            }
+            Op::NewReadableBytes {
+                high_water_mark,
+                auto_allocate_chunk_size,
+                start,
+                pull,
+                cancel,
+            } => {
+                let object = Value::Object(self.heap.alloc(ObjectData::Plain));
+                let source = UnderlyingSource {
+                    start: self.method(start, Param::Controller, env),
+                    pull: self.method(pull, Param::Controller, env),
+                    cancel: self.method(cancel, Param::Reason, env),
+                    object,
+                };
+                let strategy = QueuingStrategy {
+                    high_water_mark: high_water_mark.map(|n| n.value()),
+                    size: None,
+                };
+                L::new_readable_byte_stream(
+                    self,
+                    source,
+                    strategy,
+                    auto_allocate_chunk_size.map(|n| n.value()),
+                )?
+            }
+            Op::GetByobReader { stream } => {
+                let stream = self.receiver(stream, "getReader", env)?;
+                L::readable_get_byob_reader(self, stream)?
+            }
+            Op::ReadInto { reader, view, min } => {
+                let reader = self.receiver(reader, "read", env)?;
+                let view = self.eval(view, env)?;
+                let min = self.eval_optional(min, env)?;
+                L::byob_reader_read(self, reader, view, min)?
+            }
+            Op::Respond {
+                request,
+                bytes_written,
+            } => {
+                let request = self.receiver(request, "respond", env)?;
+                let bytes_written = self.eval(bytes_written, env)?;
+                L::byob_request_respond(self, request, bytes_written)?
+            }
+            Op::RespondWithNewView { request, view } => {
+                let request = self.receiver(request, "respondWithNewView", env)?;
+                let view = self.eval(view, env)?;
+                L::byob_request_respond_with_new_view(self, request, view)?
             }
             _ => unreachable!("exec_op runs every operation that is not a stream's"),
         })

@@ -14,6 +14,7 @@
 //! immediate) is decided by a rule written down in [`event_loop`].
 
 pub mod async_fn;
+pub mod bytes;
 pub mod event_loop;
 pub mod interp;
 pub mod node_errors;
@@ -71,6 +72,12 @@ pub enum HostClass {
     TransformStream,
     /// A TransformStreamDefaultController.
     TransformStreamDefaultController,
+    /// A ReadableByteStreamController.
+    ReadableByteStreamController,
+    /// A ReadableStreamBYOBReader.
+    ReadableStreamBYOBReader,
+    /// A ReadableStreamBYOBRequest.
+    ReadableStreamBYOBRequest,
 }
 
 impl HostClass {
@@ -95,6 +102,9 @@ impl HostClass {
             HostClass::WritableStreamDefaultWriter => "WritableStreamDefaultWriter",
             HostClass::TransformStream => "TransformStream",
             HostClass::TransformStreamDefaultController => "TransformStreamDefaultController",
+            HostClass::ReadableByteStreamController => "ReadableByteStreamController",
+            HostClass::ReadableStreamBYOBReader => "ReadableStreamBYOBReader",
+            HostClass::ReadableStreamBYOBRequest => "ReadableStreamBYOBRequest",
         })
     }
 
@@ -431,6 +441,68 @@ pub trait Library: Sized + 'static {
         rt: &mut Runtime<Self>,
         iterator: Value,
         value: Option<Value>,
+    ) -> Completion;
+
+    // ---- byte streams: ReadableByteStreamController, BYOB reader -------
+
+    /// `new ReadableStream({ type: "bytes", autoAllocateChunkSize, ... },
+    /// strategy)`; `auto_allocate_chunk_size` is `None` when the source
+    /// gives none.
+    fn new_readable_byte_stream(
+        rt: &mut Runtime<Self>,
+        source: UnderlyingSource,
+        strategy: QueuingStrategy,
+        auto_allocate_chunk_size: Option<f64>,
+    ) -> Completion;
+
+    /// `controller.enqueue(chunk)` on a ReadableByteStreamController.
+    fn byte_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion;
+
+    /// `controller.close()` on a ReadableByteStreamController.
+    fn byte_controller_close(rt: &mut Runtime<Self>, controller: Value) -> Completion;
+
+    /// `controller.error(e)` on a ReadableByteStreamController.
+    fn byte_controller_error(rt: &mut Runtime<Self>, controller: Value, error: Value)
+        -> Completion;
+
+    /// `request.respond(bytesWritten)` on a ReadableStreamBYOBRequest.
+    fn byob_request_respond(
+        rt: &mut Runtime<Self>,
+        request: Value,
+        bytes_written: Value,
+    ) -> Completion;
+
+    /// `request.respondWithNewView(view)`.
+    fn byob_request_respond_with_new_view(
+        rt: &mut Runtime<Self>,
+        request: Value,
+        view: Value,
+    ) -> Completion;
+
+    /// `stream.getReader({ mode: "byob" })`: a ReadableStreamBYOBReader.
+    fn readable_get_byob_reader(rt: &mut Runtime<Self>, stream: Value) -> Completion;
+
+    /// `reader.read(view, { min })` on a BYOB reader, a promise of `{
+    /// value, done }`; `min` is `None` when no options are passed.
+    fn byob_reader_read(
+        rt: &mut Runtime<Self>,
+        reader: Value,
+        view: Value,
+        min: Option<Value>,
+    ) -> Completion;
+
+    /// `reader.releaseLock()` on a BYOB reader.
+    fn byob_reader_release_lock(rt: &mut Runtime<Self>, reader: Value) -> Completion;
+
+    /// `reader.cancel(reason)` on a BYOB reader, a promise.
+    fn byob_reader_cancel(
+        rt: &mut Runtime<Self>,
+        reader: Value,
+        reason: Option<Value>,
     ) -> Completion;
 
     // ---- WritableStream, its default controller and writer -------------

@@ -209,6 +209,10 @@ pub enum ObjectData<L: 'static> {
         /// `done`.
         done: bool,
     },
+    /// An ArrayBuffer: its bytes, `None` once detached ([`crate::bytes`]).
+    ArrayBuffer(Option<Vec<u8>>),
+    /// A Uint8Array: a window on an ArrayBuffer ([`crate::bytes`]).
+    Uint8Array(crate::bytes::View),
     /// A timer handle (setTimeout).
     Timer(u64),
     /// An immediate handle (setImmediate).

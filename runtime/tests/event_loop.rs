@@ -238,6 +238,53 @@ impl Library for NoLibrary {
     fn transform_controller_terminate(_: &mut Runtime<Self>, _: Value) -> Completion {
         none()
     }
+    // ---- byte streams ----
+
+    fn new_readable_byte_stream(
+        _: &mut Runtime<Self>,
+        _: UnderlyingSource,
+        _: QueuingStrategy,
+        _: Option<f64>,
+    ) -> Completion {
+        none()
+    }
+
+    fn byte_controller_enqueue(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+
+    fn byte_controller_close(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+
+    fn byte_controller_error(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+
+    fn byob_request_respond(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+
+    fn byob_request_respond_with_new_view(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+
+    fn readable_get_byob_reader(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+
+    fn byob_reader_read(_: &mut Runtime<Self>, _: Value, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+
+    fn byob_reader_release_lock(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+
+    fn byob_reader_cancel(_: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+
     fn get(_: &mut Runtime<Self>, _: ObjectId, _: &str) -> Completion {
         none()
     }
