@@ -23,6 +23,20 @@
 //!   `releaseLock`, `cancel` of a stream or a reader, the reader's `closed`
 //!   promise, the gates settled either way, `locked`, turns of the loop,
 //!   and microtask rulers (`ruler N`) that pin each event to its tick;
+//! - WritableStreams (`writable`, sinks whose `start`, `write`, `close`
+//!   and `abort` log and may return a gate or a settled promise, or throw)
+//!   and steps on them: a writer's `write`, `close`, `abort`, `ready`,
+//!   `closed`, `desiredSize` and `releaseLock`, or the stream's own
+//!   `close` and `abort`;
+//! - pipes: `pipeTo` from an unlocked readable into an unlocked writable,
+//!   and `pipeThrough` a new `transform` (whose `transform` enqueues the
+//!   chunk once or twice and may terminate or error, whose `flush` may
+//!   enqueue), with any of the prevent options and sometimes the signal of
+//!   an AbortController that a later step aborts (or that is aborted
+//!   already): the way to reach every shutdown path;
+//! - `from [...]` and `from async [...]` streams, whose values may include
+//!   a gate, and async iterators (`values S [preventCancel]`) driven by
+//!   `next` and `iterReturn`;
 //! - an epilogue that lets every timer fire and reads every stream's
 //!   `locked`.
 //!
@@ -35,10 +49,15 @@
 
 use arbitrary::Unstructured;
 
-use crate::ast::{Block, BuiltinError, Expr, Number, Op, RunMode, Scenario, Stmt, Strategy};
+use crate::ast::{
+    Block, BuiltinError, Expr, Number, Op, PipeOptions, RunMode, Scenario, Stmt, Strategy,
+};
 
 /// The most streams in one scenario.
 const MAX_STREAMS: usize = 3;
+
+/// The most WritableStreams in one scenario.
+const MAX_WRITABLES: usize = 2;
 
 /// The most main-script steps after the streams are made.
 const MAX_STEPS: usize = 24;
@@ -74,8 +93,9 @@ struct StreamInfo {
     /// Whether it has a source `cancel` that no step has called yet (the
     /// epilogue cancels it then, so that the body runs).
     cancel_pending: bool,
-    /// Whether it was teed (it is locked to the tee for good).
-    teed: bool,
+    /// Whether a tee, a pipe or an async iterator holds it (locked for
+    /// good, as far as the generator tracks it).
+    held: bool,
 }
 
 impl StreamInfo {
@@ -88,9 +108,20 @@ impl StreamInfo {
             cancel_may_reject,
             released: false,
             cancel_pending,
-            teed: false,
+            held: false,
         }
     }
+}
+
+/// What the generator knows of one WritableStream.
+struct WritableInfo {
+    name: String,
+    /// Its writer, once made.
+    writer: Option<String>,
+    /// Whether the writer was released.
+    released: bool,
+    /// Whether a pipe holds it.
+    piped: bool,
 }
 
 /// What a promise the script watches will do, as far as the generator
@@ -113,6 +144,13 @@ struct StreamGenerator<'u, 'a> {
     /// Whether the source body being written may fail (see
     /// [`StreamInfo::may_error`]).
     may_fail: bool,
+    /// The WritableStreams.
+    writables: Vec<WritableInfo>,
+    /// The async iterators (`values`).
+    iterators: Vec<String>,
+    /// The AbortControllers whose signals pipes were given, with whether
+    /// they were aborted already.
+    pipe_signals: Vec<(String, bool)>,
 }
 
 impl<'u, 'a> StreamGenerator<'u, 'a> {
@@ -123,6 +161,9 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             streams: Vec::new(),
             gates: Vec::new(),
             may_fail: false,
+            writables: Vec::new(),
+            iterators: Vec::new(),
+            pipe_signals: Vec::new(),
         }
     }
 
@@ -177,7 +218,15 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             self.gates.push((gate, false));
         }
         for _ in 0..=self.below(MAX_STREAMS) {
-            self.stream(&mut body);
+            // (With no bytes left, a `readable`.)
+            if self.chance(85) {
+                self.stream(&mut body);
+            } else {
+                self.from_stream(&mut body);
+            }
+        }
+        for _ in 0..self.below(MAX_WRITABLES + 1) {
+            self.writable(&mut body);
         }
         let steps = 3 + self.below(MAX_STEPS - 2);
         for _ in 0..steps {
@@ -209,7 +258,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         // the reader that holds the lock, or the stream when none does.
         for i in 0..self.streams.len() {
             let info = &self.streams[i];
-            if !info.cancel_pending || info.teed {
+            if !info.cancel_pending || info.held {
                 continue;
             }
             let target = match info.readers.first() {
@@ -233,8 +282,12 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             );
         }
         body.push(Stmt::Run(RunMode::Advance(10)));
-        for i in 0..self.streams.len() {
-            let name = self.streams[i].name.clone();
+        let names = self
+            .streams
+            .iter()
+            .map(|s| &s.name)
+            .chain(self.writables.iter().map(|w| &w.name));
+        for name in names {
             body.push(Stmt::Log(vec![
                 Expr::Str(format!("end {name}")),
                 Expr::var(name.as_str()).prop("locked"),
@@ -501,12 +554,18 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             Locked,
             Run,
             Ruler,
+            Writable,
+            PipeTo,
+            PipeThrough,
+            AbortPipe,
+            Values,
+            Iterate,
         }
         let s = self.below(self.streams.len());
         let stream = self.streams[s].name.clone();
         let reader = self.streams[s].readers.last().cloned();
         let mut steps = vec![(Step::GetReader, 2), (Step::Cancel, 1), (Step::Locked, 1)];
-        let unlocked = self.streams[s].readers.is_empty() && !self.streams[s].teed;
+        let unlocked = self.streams[s].readers.is_empty() && !self.streams[s].held;
         if unlocked && self.streams.len() < 2 * MAX_STREAMS {
             steps.push((Step::Tee, 2));
         }
@@ -517,6 +576,28 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             steps.push((Step::Settle, 2));
         }
         steps.extend([(Step::Run, 1), (Step::Ruler, 1)]);
+        if !self.writables.is_empty() {
+            steps.push((Step::Writable, 6));
+        }
+        if unlocked {
+            steps.push((Step::Values, 1));
+            if self.streams.len() < 2 * MAX_STREAMS {
+                steps.push((Step::PipeThrough, 2));
+            }
+            if self
+                .writables
+                .iter()
+                .any(|w| w.writer.is_none() && !w.piped)
+            {
+                steps.push((Step::PipeTo, 3));
+            }
+        }
+        if self.pipe_signals.iter().any(|(_, aborted)| !aborted) {
+            steps.push((Step::AbortPipe, 1));
+        }
+        if !self.iterators.is_empty() {
+            steps.push((Step::Iterate, 4));
+        }
         let total: usize = steps.iter().map(|(_, w)| w).sum();
         let mut at = self.below(total);
         let mut step = steps[0].0;
@@ -535,7 +616,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                     branches: [branches[0].as_str().into(), branches[1].as_str().into()],
                     stream: Expr::var(stream.as_str()),
                 });
-                self.streams[s].teed = true;
+                self.streams[s].held = true;
                 // A branch errors when its source does; its cancel settles
                 // with the source's once both branches cancelled.
                 let (may_error, cancel_may_reject) =
@@ -567,7 +648,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 // A locked stream refuses cancel; a released reader, too.
                 let outcome = if (through_reader && info.released)
                     || (!through_reader && !info.readers.is_empty() && !info.released)
-                    || (!through_reader && info.teed)
+                    || (!through_reader && info.held)
                 {
                     Outcome::Rejects
                 } else if info.may_error || info.cancel_may_reject || info.released {
@@ -630,6 +711,435 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             Step::Ruler => out.push(Stmt::Do(Op::Ruler {
                 ticks: 1 + self.below(6) as u32,
             })),
+            Step::Writable => {
+                let w = self.below(self.writables.len());
+                self.writable_step(w, out);
+            }
+            Step::PipeTo => {
+                let free: Vec<usize> = (0..self.writables.len())
+                    .filter(|&w| self.writables[w].writer.is_none() && !self.writables[w].piped)
+                    .collect();
+                let w = free[self.below(free.len())];
+                self.pipe_to(s, w, out);
+            }
+            Step::PipeThrough => self.pipe_through(s, out),
+            Step::AbortPipe => {
+                let open: Vec<usize> = (0..self.pipe_signals.len())
+                    .filter(|&i| !self.pipe_signals[i].1)
+                    .collect();
+                let i = open[self.below(open.len())];
+                self.pipe_signals[i].1 = true;
+                let reason = self.chance(60).then(|| self.error_value());
+                out.push(Stmt::Do(Op::Abort {
+                    controller: Expr::var(self.pipe_signals[i].0.as_str()),
+                    reason,
+                }));
+            }
+            Step::Values => {
+                let name = self.fresh("i");
+                self.streams[s].held = true;
+                out.push(Stmt::Let {
+                    name: name.as_str().into(),
+                    op: Op::Values {
+                        stream: Expr::var(stream.as_str()),
+                        prevent_cancel: self.chance(40),
+                    },
+                });
+                self.iterators.push(name);
+            }
+            Step::Iterate => {
+                let i = self.below(self.iterators.len());
+                let iterator = self.iterators[i].clone();
+                let name = self.fresh("n");
+                let op = if self.chance(75) {
+                    Op::Next {
+                        iterator: Expr::var(iterator.as_str()),
+                    }
+                } else {
+                    Op::IterReturn {
+                        iterator: Expr::var(iterator.as_str()),
+                        value: self.chance(50).then(|| self.chunk()),
+                    }
+                };
+                let label = match op {
+                    Op::Next { .. } => format!("next {iterator}"),
+                    _ => format!("return {iterator}"),
+                };
+                out.push(Stmt::Let {
+                    name: name.as_str().into(),
+                    op,
+                });
+                self.watch(Expr::var(name.as_str()), label, Outcome::Either, out);
+            }
+        }
+    }
+
+    // ---- ReadableStream.from -------------------------------------------
+
+    /// `let sN = from [...]` or `from async [...]`: chunks, and sometimes a
+    /// gate (a promise the script settles later), which the stream then
+    /// waits on (and errors with, if it rejects).
+    fn from_stream(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("s");
+        let mut values = Vec::new();
+        let mut may_error = false;
+        for _ in 0..self.below(5) {
+            if !self.gates.is_empty() && self.chance(25) {
+                let i = self.below(self.gates.len());
+                values.push(Expr::var(self.gates[i].0.as_str()));
+                may_error = true;
+            } else {
+                values.push(self.chunk());
+            }
+        }
+        out.push(Stmt::Let {
+            name: name.as_str().into(),
+            op: Op::From {
+                is_async: self.chance(50),
+                values,
+            },
+        });
+        self.streams
+            .push(StreamInfo::new(name, may_error, false, false));
+        if self.chance(60) {
+            let s = self.streams.len() - 1;
+            self.get_reader(s, out);
+        }
+    }
+
+    // ---- WritableStream, pipes, TransformStream --------------------------
+
+    /// `let wN = writable ...`, a sink whose every method logs, and maybe
+    /// its writer.
+    fn writable(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("w");
+        let high_water_mark = match self.below(5) {
+            0 => None,
+            1 => Some(Number::new(0.0)),
+            2 | 3 => Some(Number::new(1.0)),
+            _ => Some(Number::new(3.0)),
+        };
+        let start = self.chance(50).then(|| {
+            let mut body = vec![Stmt::Log(vec![
+                Expr::Str(format!("start {name}")),
+                Expr::var("controller").prop("signal").prop("aborted"),
+            ])];
+            self.returned(&mut body);
+            Block::new(body)
+        });
+        let write = self.chance(85).then(|| {
+            let mut body = vec![Stmt::Log(vec![
+                Expr::Str(format!("write {name}")),
+                Expr::var("chunk"),
+            ])];
+            if self.chance(10) {
+                body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::ErrorController {
+                    controller: Expr::var("controller"),
+                    error: self.error_value(),
+                })])));
+            }
+            if self.chance(10) {
+                body.push(Stmt::Throw(self.error_value()));
+            } else {
+                self.returned(&mut body);
+            }
+            Block::new(body)
+        });
+        let close = self.chance(60).then(|| {
+            let mut body = vec![Stmt::Log(vec![Expr::Str(format!("close {name}"))])];
+            self.returned(&mut body);
+            Block::new(body)
+        });
+        let abort = self.chance(50).then(|| {
+            let mut body = vec![Stmt::Log(vec![
+                Expr::Str(format!("abort {name}")),
+                Expr::var("reason"),
+            ])];
+            if self.chance(20) {
+                body.push(Stmt::Throw(self.error_value()));
+            } else {
+                self.returned(&mut body);
+            }
+            Block::new(body)
+        });
+        out.push(Stmt::Let {
+            name: name.as_str().into(),
+            op: Op::NewWritable {
+                strategy: Strategy {
+                    high_water_mark,
+                    size: None,
+                },
+                start,
+                write,
+                close,
+                abort,
+            },
+        });
+        self.writables.push(WritableInfo {
+            name,
+            writer: None,
+            released: false,
+            piped: false,
+        });
+        if self.chance(50) {
+            let w = self.writables.len() - 1;
+            self.get_writer(w, out);
+        }
+    }
+
+    /// `let xN = getWriter W`, inside `try` when the stream may be locked.
+    fn get_writer(&mut self, w: usize, out: &mut Vec<Stmt>) {
+        let name = self.fresh("x");
+        let op = Op::GetWriter {
+            stream: Expr::var(self.writables[w].name.as_str()),
+        };
+        let info = &mut self.writables[w];
+        if info.writer.is_none() && !info.piped {
+            out.push(Stmt::Let {
+                name: name.as_str().into(),
+                op,
+            });
+            info.writer = Some(name);
+        } else {
+            out.push(Stmt::Try(Block::new(vec![
+                Stmt::Let {
+                    name: name.as_str().into(),
+                    op,
+                },
+                Stmt::Log(vec![Expr::Str(format!("got {name}"))]),
+            ])));
+        }
+    }
+
+    /// One step on WritableStream `w`: through its writer when it has one
+    /// (write, close, abort, ready, closed, desiredSize, releaseLock), or
+    /// on the stream (getWriter, close, abort).
+    fn writable_step(&mut self, w: usize, out: &mut Vec<Stmt>) {
+        let stream = self.writables[w].name.clone();
+        let writer = self.writables[w].writer.clone();
+        let Some(writer) = writer else {
+            match self.below(4) {
+                0 | 1 => self.get_writer(w, out),
+                2 => self.watched(
+                    Op::CloseWritable {
+                        target: Expr::var(stream.as_str()),
+                    },
+                    format!("close {stream}"),
+                    out,
+                ),
+                _ => {
+                    let reason = self.chance(70).then(|| self.error_value());
+                    self.watched(
+                        Op::AbortWritable {
+                            target: Expr::var(stream.as_str()),
+                            reason,
+                        },
+                        format!("abort {stream}"),
+                        out,
+                    )
+                }
+            }
+            return;
+        };
+        let target = Expr::var(writer.as_str());
+        match self.below(12) {
+            0..=4 => {
+                let chunk = self.chunk();
+                self.watched(
+                    Op::Write {
+                        writer: target,
+                        chunk,
+                    },
+                    format!("write {writer}"),
+                    out,
+                );
+            }
+            5 => self.watched(Op::CloseWritable { target }, format!("close {writer}"), out),
+            6 => {
+                let reason = self.chance(70).then(|| self.error_value());
+                self.watched(
+                    Op::AbortWritable { target, reason },
+                    format!("abort {writer}"),
+                    out,
+                );
+            }
+            7 => self.watch(
+                target.prop("ready"),
+                format!("ready {writer}"),
+                Outcome::Either,
+                out,
+            ),
+            8 => self.watch(
+                target.prop("closed"),
+                format!("closed {writer}"),
+                Outcome::Either,
+                out,
+            ),
+            9 | 10 => out.push(Stmt::Log(vec![
+                Expr::Str(format!("{writer} desiredSize")),
+                target.prop("desiredSize"),
+            ])),
+            _ => {
+                // A new writer after a release (refused before it).
+                if !self.writables[w].released {
+                    self.writables[w].released = true;
+                    out.push(Stmt::Do(Op::ReleaseLock { reader: target }));
+                    self.writables[w].writer = None;
+                } else {
+                    self.get_writer(w, out);
+                }
+            }
+        }
+    }
+
+    /// `let pN = OP` (an operation returning a promise), both outcomes
+    /// watched.
+    fn watched(&mut self, op: Op, label: String, out: &mut Vec<Stmt>) {
+        let name = self.fresh("p");
+        out.push(Stmt::Let {
+            name: name.as_str().into(),
+            op,
+        });
+        self.watch(Expr::var(name.as_str()), label, Outcome::Either, out);
+    }
+
+    /// Options for a pipe: any of the prevent flags, and sometimes the
+    /// signal of a new AbortController that a later step may abort (or
+    /// one aborted already).
+    fn pipe_options(&mut self, out: &mut Vec<Stmt>) -> PipeOptions {
+        let mut options = PipeOptions {
+            prevent_close: self.chance(25),
+            prevent_abort: self.chance(25),
+            prevent_cancel: self.chance(25),
+            signal: None,
+        };
+        if self.chance(35) {
+            let name = self.fresh("a");
+            out.push(Stmt::Let {
+                name: name.as_str().into(),
+                op: Op::NewController,
+            });
+            let aborted = self.chance(20);
+            if aborted {
+                out.push(Stmt::Do(Op::Abort {
+                    controller: Expr::var(name.as_str()),
+                    reason: Some(self.error_value()),
+                }));
+            }
+            options.signal = Some(Expr::var(name.as_str()).prop("signal"));
+            self.pipe_signals.push((name, aborted));
+        }
+        options
+    }
+
+    /// `let pN = pipeTo S W ...`, watched; both streams are then locked.
+    fn pipe_to(&mut self, s: usize, w: usize, out: &mut Vec<Stmt>) {
+        let options = self.pipe_options(out);
+        self.streams[s].held = true;
+        self.writables[w].piped = true;
+        let (source, dest) = (self.streams[s].name.clone(), self.writables[w].name.clone());
+        self.watched(
+            Op::PipeTo {
+                source: Expr::var(source.as_str()),
+                dest: Expr::var(dest.as_str()),
+                options,
+            },
+            format!("pipe {source} {dest}"),
+            out,
+        );
+    }
+
+    /// `let tN = transform ...` and `let oN = pipeThrough S tN ...`: the
+    /// transform's readable side is a stream the later steps use like any
+    /// other.
+    fn pipe_through(&mut self, s: usize, out: &mut Vec<Stmt>) {
+        let transform = self.fresh("t");
+        let hwm = |g: &mut Self| match g.below(4) {
+            0 | 1 => None,
+            2 => Some(Number::new(0.0)),
+            _ => Some(Number::new(2.0)),
+        };
+        let (writable_hwm, readable_hwm) = (hwm(self), hwm(self));
+        self.may_fail = false;
+        let start = self.chance(40).then(|| {
+            let mut body = vec![Stmt::Log(vec![
+                Expr::Str(format!("start {transform}")),
+                Expr::var("controller").prop("desiredSize"),
+            ])];
+            self.returned(&mut body);
+            Block::new(body)
+        });
+        let transform_body = self.chance(80).then(|| {
+            let mut body = vec![Stmt::Log(vec![
+                Expr::Str(format!("transform {transform}")),
+                Expr::var("chunk"),
+            ])];
+            for _ in 0..1 + self.below(2) {
+                body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::Enqueue {
+                    controller: Expr::var("controller"),
+                    chunk: Expr::var("chunk"),
+                })])));
+            }
+            match self.below(12) {
+                0 => body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::Terminate {
+                    controller: Expr::var("controller"),
+                })]))),
+                1 => {
+                    self.may_fail = true;
+                    body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::ErrorController {
+                        controller: Expr::var("controller"),
+                        error: self.error_value(),
+                    })])));
+                }
+                _ => self.returned(&mut body),
+            }
+            Block::new(body)
+        });
+        let flush = self.chance(50).then(|| {
+            let mut body = vec![Stmt::Log(vec![Expr::Str(format!("flush {transform}"))])];
+            if self.chance(50) {
+                body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::Enqueue {
+                    controller: Expr::var("controller"),
+                    chunk: Expr::Str("flushed".to_string()),
+                })])));
+            }
+            self.returned(&mut body);
+            Block::new(body)
+        });
+        let may_error = self.may_fail || self.streams[s].may_error;
+        let cancel = self.chance(40).then(|| {
+            Block::new(vec![Stmt::Log(vec![
+                Expr::Str(format!("cancel {transform}")),
+                Expr::var("reason"),
+            ])])
+        });
+        out.push(Stmt::Let {
+            name: transform.as_str().into(),
+            op: Op::NewTransform {
+                writable_high_water_mark: writable_hwm,
+                readable_high_water_mark: readable_hwm,
+                start,
+                transform: transform_body,
+                flush,
+                cancel,
+            },
+        });
+        let options = self.pipe_options(out);
+        self.streams[s].held = true;
+        let name = self.fresh("o");
+        out.push(Stmt::Let {
+            name: name.as_str().into(),
+            op: Op::PipeThrough {
+                source: Expr::var(self.streams[s].name.as_str()),
+                transform: Expr::var(transform.as_str()),
+                options,
+            },
+        });
+        self.streams
+            .push(StreamInfo::new(name, may_error, false, false));
+        if self.chance(70) {
+            let o = self.streams.len() - 1;
+            self.get_reader(o, out);
         }
     }
 
@@ -640,7 +1150,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         let op = Op::GetReader {
             stream: Expr::var(self.streams[s].name.as_str()),
         };
-        if self.streams[s].readers.is_empty() && !self.streams[s].teed {
+        if self.streams[s].readers.is_empty() && !self.streams[s].held {
             out.push(Stmt::Let {
                 name: name.as_str().into(),
                 op,
@@ -679,6 +1189,18 @@ mod tests {
                 "releaseLock",
                 "ruler",
                 "tee",
+                "writable",
+                "getWriter",
+                "write",
+                "close",
+                "abort",
+                "pipeTo",
+                "pipeThrough",
+                "transform",
+                "from",
+                "values",
+                "next",
+                "iterReturn",
             ] {
                 if text.contains(&format!("{word} ")) || text.contains(&format!("= {word}")) {
                     kinds.insert(word);
@@ -686,7 +1208,7 @@ mod tests {
             }
         }
         // The steps are drawn among all the operations.
-        assert_eq!(kinds.len(), 7, "{kinds:?}");
+        assert_eq!(kinds.len(), 19, "{kinds:?}");
     }
 
     #[test]
