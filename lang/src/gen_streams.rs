@@ -222,7 +222,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
             if self.chance(85) {
                 self.stream(&mut body);
             } else {
-                self.from_stream(&mut body);
+                self.stream_from_iterable(&mut body);
             }
         }
         for _ in 0..self.below(MAX_WRITABLES + 1) {
@@ -779,7 +779,7 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
     /// `let sN = from [...]` or `from async [...]`: chunks, and sometimes a
     /// gate (a promise the script settles later), which the stream then
     /// waits on (and errors with, if it rejects).
-    fn from_stream(&mut self, out: &mut Vec<Stmt>) {
+    fn stream_from_iterable(&mut self, out: &mut Vec<Stmt>) {
         let name = self.fresh("s");
         let mut values = Vec::new();
         let mut may_error = false;
