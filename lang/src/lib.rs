@@ -50,7 +50,10 @@
 //! parameters: listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
 //! see `event`; `then` bodies see `value`; `else` and `catch` bodies see
 //! `reason`; a stream source's `start` and `pull` see `controller`, its
-//! `cancel` sees `reason`.
+//! `cancel` sees `reason`; a sink's `start`, a transformer's `start` and
+//! `flush` see `controller`; a sink's `write` and a transformer's
+//! `transform` see `chunk` and `controller`; a sink's `abort` and a
+//! transformer's `cancel` see `reason`; a strategy's `size` sees `chunk`.
 //!
 //! ## Values
 //!
@@ -66,9 +69,15 @@
 //! |---|---|
 //! | AbortController | `signal` |
 //! | the record of `withResolvers` | `promise`, `resolve`, `reject` |
-//! | ReadableStream | `locked` |
-//! | ReadableStreamDefaultController | `desiredSize` |
-//! | ReadableStreamDefaultReader | `closed` |
+//! | ReadableStream, WritableStream | `locked` |
+//! | ReadableStreamDefaultController, TransformStreamDefaultController | `desiredSize` |
+//! | ReadableByteStreamController | `desiredSize`, `byobRequest` (a ReadableStreamBYOBRequest or `null`) |
+//! | ReadableStreamBYOBRequest | `view` |
+//! | ReadableStreamDefaultReader, ReadableStreamBYOBReader | `closed` |
+//! | WritableStreamDefaultWriter | `closed`, `ready`, `desiredSize` |
+//! | WritableStreamDefaultController | `signal` |
+//! | TransformStream | `readable`, `writable` |
+//! | Uint8Array | `byteLength`, `byteOffset`, `length` |
 //! | a read result `{ value, done }` | `value`, `done` |
 //! | AbortSignal | `aborted`, `reason`, `onabort` |
 //! | Event | `type`, `cancelable`, `defaultPrevented`, `isTrusted`, `eventPhase`, `bubbles`, `composed`, `returnValue`, `cancelBubble`, `target`, `currentTarget`, `srcElement`, `detail` (a CustomEvent's; undefined on an Event), `timeStamp` (under `typeof` only) |
@@ -233,13 +242,36 @@
 //! | `cancel S [V]`, `cancel R [V]` | `S.cancel(V)` on a stream, `R.cancel(V)` on a reader: a promise |
 //! | `let [A, B] = tee S` (a statement) | `const [A, B] = S.tee()`: the two branches, each a ReadableStream; S is locked from then on |
 //!
+//! | `readable ... size { ... }` (after `highWaterMark N`, before `start`) | the strategy's `size(chunk)`; so too for `writable` |
+//! | `writable [highWaterMark N] [size {] ... [} start {] ... [} write {] ... [} close {] ... [} abort {] ... }` | `new WritableStream({ start(controller) {...}, write(chunk, controller) {...}, close() {...}, abort(reason) {...} }, { highWaterMark: N, size(chunk) {...} })` |
+//! | `getWriter W` | `W.getWriter()`: a WritableStreamDefaultWriter |
+//! | `write X V` | `X.write(V)` on a writer: a promise |
+//! | `close X`, `abort X [V]` on a writer or a WritableStream | `X.close()`, `X.abort(V)`: promises (`close` of a stream controller and `abort` of an AbortController keep their meaning) |
+//! | `releaseLock X` on a writer | `X.releaseLock()` |
+//! | `error C V` on a WritableStreamDefaultController | `C.error(V)` |
+//! | `transform [writableHighWaterMark N] [readableHighWaterMark N] [start {] ... [} transform {] ... [} flush {] ... [} cancel {] ... }` | `new TransformStream({ start(controller) {...}, transform(chunk, controller) {...}, flush(controller) {...}, cancel(reason) {...} }, { highWaterMark: W }, { highWaterMark: R })` |
+//! | `enqueue C V`, `error C V`, `terminate C` on a TransformStreamDefaultController | `C.enqueue(V)`, `C.error(V)`, `C.terminate()` |
+//! | `pipeTo S W [preventClose] [preventAbort] [preventCancel] [signal G]` | `S.pipeTo(W, { preventClose: true, ..., signal: G })`: a promise; the options in this order |
+//! | `pipeThrough S T [options as for pipeTo]` | `S.pipeThrough(T, {...})` with a TransformStream: its readable side |
+//! | `from [V, ...]`, `from async [V, ...]` | `ReadableStream.from([V, ...])`; over `(async function* () { yield V; ... })()` |
+//! | `values S [preventCancel]` | `S.values({ preventCancel: true })`: the stream's async iterator, as `for await` gets it |
+//! | `next I`, `iterReturn I [V]` | `I.next()`, `I.return(V)`: promises of `{ value, done }` (`for await` with `break` is `next` ... then `iterReturn`) |
+//! | `bytes [B, ...]`, `bytes N` | `new Uint8Array([B, ...])` (bytes from 0 to 255), `new Uint8Array(N)` (N up to 4096) |
+//! | `subarray V START [END]` | `V.subarray(START, END)`, whole-number indices |
+//! | `readable bytes [highWaterMark N] [autoAllocateChunkSize N] [start {] ... [} pull {] ... [} cancel {] ... }` | `new ReadableStream({ type: "bytes", autoAllocateChunkSize: N, ... })`: `controller` is a ReadableByteStreamController, whose `enqueue`, `close` and `error` are written as above |
+//! | `getReader S byob` | `S.getReader({ mode: "byob" })`: a ReadableStreamBYOBReader |
+//! | `read R V [min N]` on a BYOB reader | `R.read(V, { min: N })`: a promise of `{ value, done }` |
+//! | `respond Q N`, `respondWithNewView Q V` | `Q.respond(N)`, `Q.respondWithNewView(V)` on a ReadableStreamBYOBRequest |
+//!
 //! The source's `start` and `pull` bodies see `controller`, the stream's
 //! controller; `cancel` sees `reason`. (As an operation, `let c =
-//! controller` is still `new AbortController()`; only as an operand does
-//! `controller` name the stream's.) Readable properties: a stream's
-//! `locked`, a controller's `desiredSize`, a reader's `closed` (a promise).
-//! A read result prints as `{value: a, done: false}`, a stream as
-//! `[ReadableStream]`.
+//! controller` is still `new AbortController()`; only as an operand, or
+//! followed by a property (`let q = controller.byobRequest`), does
+//! `controller` name the stream's.) A read result prints as `{value: a,
+//! done: false}`, a stream as `[ReadableStream]`, an async iterator as
+//! `[ReadableStream AsyncIterator]`, a Uint8Array as `Uint8Array(1, 2, 3)`
+//! (its bytes; none once its buffer is detached, as `enqueue` detaches
+//! it).
 //!
 //! ## The log
 //!
