@@ -342,7 +342,7 @@ pub enum Handler {
     Null,
     /// `onabort s "text"` (a string, a number, a boolean, `undefined` or an
     /// error): a value that is not callable, which the setter keeps when it
-    /// is an object and makes null otherwise ([LegacyTreatNonObjectAsNull]);
+    /// is an object and makes null otherwise (`[LegacyTreatNonObjectAsNull]`);
     /// either way no handler runs.
     Value(Expr),
     /// `onabort s f` or `onabort s { ... }`.
