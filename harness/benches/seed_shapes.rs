@@ -3,9 +3,9 @@
 //! reference model and the optimized implementation: aborting with and
 //! without listeners, adding and removing listeners, AbortSignal.any() and
 //! AbortSignal.timeout(); creating a stream without pull (and with one), a
-//! tee, and a 4-chunk push stream drained. Both engines share the runtime
-//! and the interpreter, so the difference is the library layer's. (The
-//! seed's pipeTo shapes wait for pipeTo in the language.)
+//! tee, a 4-chunk push stream drained, a pipe set up and shut down by its
+//! source's close, and a pipe of 4 chunks. Both engines share the runtime
+//! and the interpreter, so the difference is the library layer's.
 //!
 //! Run: `cargo bench -p nodesem-harness --bench seed_shapes`.
 
@@ -97,6 +97,22 @@ fn shapes() -> Vec<(&'static str, Scenario)> {
                     text.push_str(&format!("let p{i}_{k} = read r{i}\n"));
                 }
                 text
+            }),
+        ),
+        (
+            "pipeTo setup + shutdown",
+            repeat(|i| {
+                format!(
+                    "let s{i} = readable start {{\n  close controller\n}}\nlet w{i} = writable\nlet p{i} = pipeTo s{i} w{i}\n"
+                )
+            }),
+        ),
+        (
+            "pipeTo, 4 chunks",
+            repeat(|i| {
+                format!(
+                    "let s{i} = readable start {{\n  repeat 4 {{\n    enqueue controller 1\n  }}\n  close controller\n}}\nlet w{i} = writable write {{\n}}\nlet p{i} = pipeTo s{i} w{i}\n"
+                )
             }),
         ),
     ]
