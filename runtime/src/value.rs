@@ -209,6 +209,13 @@ pub enum ObjectData<L: 'static> {
         /// `done`.
         done: bool,
     },
+    /// An async generator object ([`crate::async_gen`]).
+    AsyncGenerator(Box<crate::async_gen::AsyncGeneratorData>),
+    /// An Array Iterator (`array[Symbol.iterator]()`, [`crate::iteration`]).
+    ArrayIterator(crate::iteration::ArrayIteratorData),
+    /// An async-from-sync iterator (CreateAsyncFromSyncIterator): its
+    /// [[SyncIteratorRecord]].
+    AsyncFromSyncIterator(Box<crate::iteration::IteratorRecord>),
     /// A timer handle (setTimeout).
     Timer(u64),
     /// An immediate handle (setImmediate).
