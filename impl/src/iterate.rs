@@ -177,7 +177,8 @@ pub(crate) fn from_pull(rt: &mut Rt, f: u32) {
     from_data(rt, f).pending_iter_result = next_result;
     let resolved = streams::resolved_promise(rt);
     let process = rt.native_function(move |rt, _, _| {
-        let iter_result = std::mem::replace(&mut from_data(rt, f).pending_iter_result, Value::Undefined);
+        let iter_result =
+            std::mem::replace(&mut from_data(rt, f).pending_iter_result, Value::Undefined);
         process_iter_result(rt, f, iter_result);
         Ok(Value::Undefined)
     });
@@ -375,7 +376,8 @@ pub fn next(rt: &mut Rt, iterator: Value) -> Completion {
         let steps = match iterator_data(rt, i).chained_next_steps {
             Some(steps) => steps,
             None => {
-                let steps = rt.native_function(move |rt, _, _| Ok(Value::Object(next_steps(rt, i))));
+                let steps =
+                    rt.native_function(move |rt, _, _| Ok(Value::Object(next_steps(rt, i))));
                 iterator_data(rt, i).chained_next_steps = Some(steps);
                 steps
             }
@@ -484,7 +486,9 @@ pub fn iterator_return(rt: &mut Rt, iterator: Value, value: Option<Value>) -> Co
         Some(current) => {
             let steps = {
                 let value = value.clone();
-                rt.native_function(move |rt, _, _| Ok(Value::Object(return_steps(rt, i, value.clone()))))
+                rt.native_function(move |rt, _, _| {
+                    Ok(Value::Object(return_steps(rt, i, value.clone())))
+                })
             };
             rt.promise_then(current, Some(steps), Some(steps))
         }
@@ -508,7 +512,9 @@ fn return_steps(rt: &mut Rt, i: u32, value: Value) -> ObjectId {
         let e = streams::invalid_state(rt, "The reader is not bound to a ReadableStream");
         return rt.promise_reject_new(e);
     };
-    debug_assert!(rt.lib.streams.readers[reader as usize].read_requests.is_empty());
+    debug_assert!(rt.lib.streams.readers[reader as usize]
+        .read_requests
+        .is_empty());
     if !iterator_data(rt, i).prevent_cancel {
         // `readableStreamReaderGenericCancel(reader, value)`, then the
         // release, then `PromisePrototypeThen(result, () => iterResult)`.

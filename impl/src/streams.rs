@@ -480,7 +480,11 @@ pub(crate) fn alloc_stream(
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2999-L3059>
 /// `setupReadableStreamDefaultController`, from the call of the start algorithm on (the records are
 /// made by the caller). A start() that throws makes the constructor throw.
-pub(crate) fn setup_default_controller(rt: &mut Rt, c: u32, start: Option<ObjectId>) -> Result<(), Value> {
+pub(crate) fn setup_default_controller(
+    rt: &mut Rt,
+    c: u32,
+    start: Option<ObjectId>,
+) -> Result<(), Value> {
     let data = &rt.lib.streams.controllers[c as usize];
     let (source, controller_obj, pull) = (data.source.clone(), data.obj, data.pull);
     // `FunctionPrototypeBind(start, source, controller)`, or

@@ -94,7 +94,12 @@ fn from_state(rt: &Rt, f: FromId) -> &FromIterable {
 }
 
 fn it(rt: &Rt, i: ObjectId) -> &AsyncIterator {
-    rt.lib.streams.iterate.iterators.get(&i).expect("an async iterator")
+    rt.lib
+        .streams
+        .iterate
+        .iterators
+        .get(&i)
+        .expect("an async iterator")
 }
 
 fn it_mut(rt: &mut Rt, i: ObjectId) -> &mut AsyncIterator {
@@ -437,7 +442,8 @@ pub fn next(rt: &mut Rt, this_value: Value) -> Completion {
     if let Some(ongoing_promise) = it(rt, object).ongoing_promise {
         //  1. Let afterOngoingPromiseCapability be ! NewPromiseCapability(%Promise%).
         //  2. Let onSettled be CreateBuiltinFunction(nextSteps, 0, "", « »).
-        let on_settled = rt.native_function(move |rt, _, _| Ok(Value::Object(next_steps(rt, object))));
+        let on_settled =
+            rt.native_function(move |rt, _, _| Ok(Value::Object(next_steps(rt, object))));
         //  3. Perform PerformPromiseThen(ongoingPromise, onSettled, onSettled,
         //     afterOngoingPromiseCapability).
         let after = rt.promise_then(ongoing_promise, Some(on_settled), Some(on_settled));
@@ -539,7 +545,11 @@ fn get_the_next_iteration_result(rt: &mut Rt, iterator: ObjectId) -> ObjectId {
     // 4. Let readRequest be a new read request with the following items:
     //    (iterator_chunk_steps, iterator_close_steps, iterator_error_steps)
     // 5. Perform ! ReadableStreamDefaultReaderRead(this, readRequest).
-    streams::readable_stream_default_reader_read(rt, reader, ReadRequest::AsyncIterator { iterator });
+    streams::readable_stream_default_reader_read(
+        rt,
+        reader,
+        ReadRequest::AsyncIterator { iterator },
+    );
     // 6. Return promise.
     promise
 }
@@ -548,7 +558,9 @@ fn get_the_next_iteration_result(rt: &mut Rt, iterator: ObjectId) -> ObjectId {
 /// resolving functions of the iterator's promise (Web IDL's resolve and
 /// reject call them), so that a second settlement does nothing.
 fn settle_read_promise(rt: &mut Rt, iterator: ObjectId, result: Result<Value, Value>) {
-    let promise = it(rt, iterator).promise.expect("the promise of the read in flight");
+    let promise = it(rt, iterator)
+        .promise
+        .expect("the promise of the read in flight");
     let (resolve, reject) = rt
         .deferred_resolvers(promise)
         .expect("the read promise keeps its resolving functions");

@@ -579,7 +579,10 @@ pub fn get_reader(rt: &mut Rt, s: Value) -> Completion {
 
 /// AcquireReadableStreamDefaultReader(stream)
 /// (<https://streams.spec.whatwg.org/#acquire-readable-stream-reader>).
-pub(crate) fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<ObjectId, Value> {
+pub(crate) fn acquire_readable_stream_default_reader(
+    rt: &mut Rt,
+    s: ObjectId,
+) -> Result<ObjectId, Value> {
     // 1. Let reader be a new ReadableStreamDefaultReader.
     let reader = rt.heap.alloc(ObjectData::Host);
     // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
@@ -835,7 +838,11 @@ pub fn reader_release_lock(rt: &mut Rt, r: Value) -> Completion {
 
 /// ReadableStreamReaderGenericCancel(reader, reason)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-cancel>).
-pub(crate) fn readable_stream_reader_generic_cancel(rt: &mut Rt, r: ObjectId, reason: Value) -> ObjectId {
+pub(crate) fn readable_stream_reader_generic_cancel(
+    rt: &mut Rt,
+    r: ObjectId,
+    reason: Value,
+) -> ObjectId {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -955,7 +962,11 @@ fn readable_stream_default_reader_error_read_requests(rt: &mut Rt, r: ObjectId, 
 
 /// ReadableStreamDefaultReaderRead(reader, readRequest)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-reader-read>).
-pub(crate) fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: ReadRequest) {
+pub(crate) fn readable_stream_default_reader_read(
+    rt: &mut Rt,
+    r: ObjectId,
+    read_request: ReadRequest,
+) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -1523,7 +1534,9 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) ->
     Some(match algorithm {
         PullAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
         PullAlgorithm::Tee { tee } => tee_pull_algorithm(rt, tee),
-        PullAlgorithm::FromIterable { from } => return crate::iterate::from_pull_algorithm(rt, from),
+        PullAlgorithm::FromIterable { from } => {
+            return crate::iterate::from_pull_algorithm(rt, from)
+        }
         PullAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[Value::Object(c)]) {

@@ -154,7 +154,11 @@ impl<L: Library> Runtime<L> {
 
     /// 27.6.3.3 AsyncGeneratorValidate ( generator, generatorBrand ): a
     /// TypeError for a value that is no async generator.
-    fn async_generator_validate(&mut self, generator: &Value, method: &str) -> Result<ObjectId, Value> {
+    fn async_generator_validate(
+        &mut self,
+        generator: &Value,
+        method: &str,
+    ) -> Result<ObjectId, Value> {
         match generator {
             // 1. Perform ? RequireInternalSlot(generator, [[AsyncGeneratorContext]]).
             // 2. Perform ? RequireInternalSlot(generator, [[AsyncGeneratorState]]).
@@ -225,8 +229,7 @@ impl<L: Library> Runtime<L> {
         let capability = self.new_promise_capability();
         // 3. Let result be Completion(AsyncGeneratorValidate(generator, empty)).
         // 4. IfAbruptRejectPromise(result, promiseCapability).
-        let g = match self.async_generator_validate(generator, "AsyncGenerator.prototype.return")
-        {
+        let g = match self.async_generator_validate(generator, "AsyncGenerator.prototype.return") {
             Ok(g) => g,
             Err(e) => return self.reject_capability(capability, e),
         };
@@ -352,7 +355,8 @@ impl<L: Library> Runtime<L> {
             //    d. Perform ! Call(promiseCapability.[[Resolve]], undefined, « iteratorResult »).
             Ok(value) => {
                 let iterator_result = self.create_iter_result(value, done);
-                let _ = self.call_function(capability.resolve, Value::Undefined, &[iterator_result]);
+                let _ =
+                    self.call_function(capability.resolve, Value::Undefined, &[iterator_result]);
             }
         }
     }
@@ -375,8 +379,12 @@ impl<L: Library> Runtime<L> {
             // A generator resumed from its start ignores the value: the
             // body begins.
             BodyPosition::Start => self.async_generator_body_loop(g, 0),
-            BodyPosition::AtYield(i) => self.async_generator_unwrap_yield_resumption(g, i, completion),
-            other => unreachable!("a suspended generator's body is at its start or a yield, not {other:?}"),
+            BodyPosition::AtYield(i) => {
+                self.async_generator_unwrap_yield_resumption(g, i, completion)
+            }
+            other => unreachable!(
+                "a suspended generator's body is at its start or a yield, not {other:?}"
+            ),
         }
         // 8. Assert: result is never an abrupt completion.
         // 9. Assert: When we return here, genContext has already been removed
@@ -424,8 +432,10 @@ impl<L: Library> Runtime<L> {
             Box<dyn FnOnce(&mut Runtime<L>, Value)>,
             Box<dyn FnOnce(&mut Runtime<L>, Value)>,
         );
-        let suspended: Rc<RefCell<Option<Resumptions<L>>>> =
-            Rc::new(RefCell::new(Some((Box::new(on_fulfilled), Box::new(on_rejected)))));
+        let suspended: Rc<RefCell<Option<Resumptions<L>>>> = Rc::new(RefCell::new(Some((
+            Box::new(on_fulfilled),
+            Box::new(on_rejected),
+        ))));
         // 3. Let fulfilledClosure be a new Abstract Closure with parameters
         //    (v) that resumes asyncContext with NormalCompletion(v).
         let fulfilled = {

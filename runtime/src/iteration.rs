@@ -307,7 +307,11 @@ impl<L: Library> Runtime<L> {
 
     /// 7.4.11 IteratorClose ( iteratorRecord, completion ), for a throw
     /// completion (`Err`) or a normal one (`Ok`).
-    pub fn iterator_close(&mut self, record: &IteratorRecord, completion: Completion) -> Completion {
+    pub fn iterator_close(
+        &mut self,
+        record: &IteratorRecord,
+        completion: Completion,
+    ) -> Completion {
         // 1. Assert: iteratorRecord.[[Iterator]] is an Object.
         // 2. Let iterator be iteratorRecord.[[Iterator]].
         let iterator = record.iterator.clone();
@@ -347,10 +351,9 @@ impl<L: Library> Runtime<L> {
         // 1. Let asyncIterator be OrdinaryObjectCreate(%AsyncFromSyncIteratorPrototype%,
         //    « [[SyncIteratorRecord]] »).
         // 2. Set asyncIterator.[[SyncIteratorRecord]] to syncIteratorRecord.
-        let async_iterator = Value::Object(
-            self.heap
-                .alloc(ObjectData::AsyncFromSyncIterator(Box::new(sync_iterator_record))),
-        );
+        let async_iterator = Value::Object(self.heap.alloc(ObjectData::AsyncFromSyncIterator(
+            Box::new(sync_iterator_record),
+        )));
         // 3. Let nextMethod be ! Get(asyncIterator, "next").
         let next_method = self
             .get_property(&async_iterator, "next")
@@ -455,7 +458,11 @@ impl<L: Library> Runtime<L> {
     /// 27.1.6.2.3 %AsyncFromSyncIteratorPrototype%.throw ( [ value ] ),
     /// for sync iterators without a `throw` method (the only ones the
     /// runtime makes): steps 1-7 and 8.
-    pub fn async_from_sync_iterator_throw(&mut self, o: ObjectId, value: Option<Value>) -> ObjectId {
+    pub fn async_from_sync_iterator_throw(
+        &mut self,
+        o: ObjectId,
+        value: Option<Value>,
+    ) -> ObjectId {
         let _ = value;
         // 3. Let promiseCapability be ! NewPromiseCapability(%Promise%).
         let capability = self.new_promise_capability();
@@ -468,7 +475,11 @@ impl<L: Library> Runtime<L> {
             Ok(t) => t,
             Err(e) => return self.reject_with(capability, e),
         };
-        assert_eq!(throw, Value::Undefined, "the runtime's sync iterators have no throw");
+        assert_eq!(
+            throw,
+            Value::Undefined,
+            "the runtime's sync iterators have no throw"
+        );
         // 8. If throw is undefined, then
         //    a. NOTE: If syncIterator does not have a throw method, close it to give it a
         //       chance to clean up before we reject the capability.
@@ -484,7 +495,10 @@ impl<L: Library> Runtime<L> {
         //       is ignored, even if it yields a rejected promise.
         //    g. Perform ! Call(promiseCapability.[[Reject]], undefined, « a newly created TypeError object »).
         //    h. Return promiseCapability.[[Promise]].
-        let e = self.new_error("TypeError", "The iterator does not provide a 'throw' method");
+        let e = self.new_error(
+            "TypeError",
+            "The iterator does not provide a 'throw' method",
+        );
         self.reject_with(capability, e)
     }
 
@@ -553,7 +567,12 @@ impl<L: Library> Runtime<L> {
             }))
         };
         // 14. Perform PerformPromiseThen(valueWrapper, onFulfilled, onRejected, promiseCapability).
-        self.perform_promise_then(value_wrapper, Some(on_fulfilled), on_rejected, Some(capability));
+        self.perform_promise_then(
+            value_wrapper,
+            Some(on_fulfilled),
+            on_rejected,
+            Some(capability),
+        );
         // 15. Return promiseCapability.[[Promise]].
         capability.promise
     }
