@@ -10,7 +10,7 @@
 //! `pullFulfilled` itself; the cancel algorithm is an async function awaiting
 //! `iterator.return(reason)`.
 //!
-//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L695-L873>
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L695-L883>
 //! the async iterator: one state record that doubles as the read request, `next()` chained
 //! through `current` (the first one a microtask late, on `kResolvedPromise`), the buffered fast
 //! path of `read()` in `next()`, and `return()` cancelling through the reader then
@@ -358,7 +358,7 @@ fn reader_stream(rt: &Rt, reader: u32) -> Option<u32> {
 
 /// `iterator.next()`.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L786-L856>.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L789-L856>.
 pub fn next(rt: &mut Rt, iterator: Value) -> Completion {
     let Some(i) = iterator_of(rt, &iterator) else {
         return invalid_this_rejected(rt);

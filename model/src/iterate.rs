@@ -68,7 +68,7 @@ pub struct AsyncIterator {
     pub prevent_cancel: bool,
     /// The promise of "get the next iteration result" in flight.
     pub promise: Option<ObjectId>,
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L794-L803>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L796-L804>
     /// `started`: whether next() or return() was called.
     pub started: bool,
 }
@@ -269,7 +269,7 @@ fn from_pull_fulfilled(rt: &mut Rt, f: FromId, iter_result: Value) {
     let error = |rt: &mut Rt, e: Value| streams::readable_stream_default_controller_error(rt, c, e);
     // 1. If iterResult is not an Object, throw a TypeError.
     if !matches!(iter_result, Value::Object(_)) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1449-L1453
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1452-L1455
         // `new ERR_INVALID_STATE.TypeError('The promise returned by the iterator.next() method must fulfill with an object')`.
         let e = streams::err_invalid_state(
             rt,
@@ -296,7 +296,7 @@ fn from_pull_fulfilled(rt: &mut Rt, f: FromId, iter_result: Value) {
         // 2. Let value be the result of converting V to an IDL value of
         //    type any. 3. Return value.
         if matches!(v, Value::Object(_)) {
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1458-L1465
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1461-L1467
             // an object value is adopted like `await iterResult.value`
             // (`PromiseResolve(value)`, then the enqueue a microtask after it
             // settles), for an async iterator's values too; the spec awaits
@@ -369,7 +369,7 @@ pub(crate) fn from_cancel_algorithm(rt: &mut Rt, f: FromId, reason: Value) -> Ob
         let return_promise_result = args.first().cloned().unwrap_or(Value::Undefined);
         //   1. If returnPromiseResult is not an Object, throw a TypeError.
         if !matches!(return_promise_result, Value::Object(_)) {
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1524-L1526
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1523-L1526
             // `ERR_INVALID_STATE`'s message.
             return Err(streams::err_invalid_state(
                 rt,
@@ -427,7 +427,7 @@ pub fn next(rt: &mut Rt, this_value: Value) -> Completion {
     // 1-7. (the interface; thisValidationPromiseCapability; object is this
     //    value, a default asynchronous iterator object for ReadableStream)
     let object = iterator_operand(rt, this_value, "next")?;
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L794-L803
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L796-L804
     // "If this is the first read, delay by one microtask": the first call
     // (of next or return) finds an ongoing promise, Node's
     // `kResolvedPromise`, and chains on it.
@@ -450,7 +450,7 @@ pub fn next(rt: &mut Rt, this_value: Value) -> Completion {
         //  4. Set object's ongoing promise to afterOngoingPromiseCapability.[[Promise]].
         it_mut(rt, object).ongoing_promise = Some(after);
     } else {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L811-L853
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L814-L853
         // with no read in flight and a chunk in the default controller's
         // queue, Node dequeues it as the controller's pull steps would (and
         // closes or pulls as they would) and returns
@@ -620,7 +620,7 @@ pub fn iterator_return(rt: &mut Rt, this_value: Value, value: Option<Value>) -> 
     // 1-7. (the interface; returnPromiseCapability; object is this value,
     //    a default asynchronous iterator object for ReadableStream)
     let object = iterator_operand(rt, this_value, "return")?;
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L863
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L864
     // `state.started = true`: a next() after it is not delayed.
     it_mut(rt, object).started = true;
     // 9. Let ongoingPromise be object's ongoing promise.
@@ -686,7 +686,7 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
     // 1. Let reader be iterator's reader.
     let reader = it(rt, iterator).reader;
     // 2. Assert: reader.[[stream]] is not undefined.
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L759-L763
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L760-L763
     // a released reader gives a promise rejected with
     // `ERR_INVALID_STATE.TypeError('The reader is not bound to a ReadableStream')`.
     if streams::reader(rt, reader).stream.is_none() {
@@ -704,7 +704,7 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
         //  2. Perform ! ReadableStreamDefaultReaderRelease(reader).
         streams::readable_stream_default_reader_release(rt, reader);
         //  3. Return result.
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L766-L767
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L766-L768
         // `PromisePrototypeThen(result, () => iterResult)`.
         let give = rt.native_function(move |_, _, _| Ok(iter_result.clone()));
         return rt.promise_then(result, Some(give), None);
@@ -712,7 +712,7 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
     // 5. Perform ! ReadableStreamDefaultReaderRelease(reader).
     streams::readable_stream_default_reader_release(rt, reader);
     // 6. Return a promise resolved with undefined.
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L770-L771
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L771-L772
     // `PromiseResolve(iterResult)`, the iterator result at once.
     rt.promise_resolve(iter_result)
 }
