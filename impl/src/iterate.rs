@@ -321,10 +321,9 @@ pub fn values(rt: &mut Rt, stream: Value, prevent_cancel: bool) -> Completion {
     let Some(s) = streams::stream_of(rt, &stream) else {
         return Err(streams::invalid_this(rt, "ReadableStream"));
     };
-    // `new ReadableStreamDefaultReader(this)`.
+    // `new ReadableStreamDefaultReader(this)`: only its record, as no
+    // script ever sees the iterator's reader object.
     let reader = streams::setup_default_reader(rt, s)?;
-    // The reader object is never seen: only its record is made... but
-    // Node makes the object, which changes nothing observable.
     let i = rt.lib.streams.iterate.iterators.len() as u32;
     rt.lib.streams.iterate.iterators.push(IteratorData {
         reader,
