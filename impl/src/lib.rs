@@ -30,6 +30,7 @@
 mod abort;
 mod event;
 mod event_target;
+mod iterate;
 mod listeners;
 pub mod mutant;
 mod streams;
@@ -77,6 +78,8 @@ pub(crate) enum Slot {
     ReadableController(u32),
     /// A ReadableStreamDefaultReader.
     ReadableReader(u32),
+    /// A ReadableStream's async iterator (`iterate`).
+    ReadableIterator(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -442,20 +445,20 @@ impl Library for Impl {
         not_yet(rt, "pipeThrough")
     }
 
-    fn readable_from(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "ReadableStream.from")
+    fn readable_from(rt: &mut Rt, iterable: Value) -> Completion {
+        iterate::readable_from(rt, iterable)
     }
 
-    fn readable_values(rt: &mut Rt, _: Value, _: bool) -> Completion {
-        not_yet(rt, "values")
+    fn readable_values(rt: &mut Rt, stream: Value, prevent_cancel: bool) -> Completion {
+        iterate::values(rt, stream, prevent_cancel)
     }
 
-    fn async_iterator_next(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "next")
+    fn async_iterator_next(rt: &mut Rt, iterator: Value) -> Completion {
+        iterate::next(rt, iterator)
     }
 
-    fn async_iterator_return(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "return")
+    fn async_iterator_return(rt: &mut Rt, iterator: Value, value: Option<Value>) -> Completion {
+        iterate::iterator_return(rt, iterator, value)
     }
 
     // ---- WritableStream ----
@@ -611,6 +614,7 @@ impl Library for Impl {
             Slot::ReadableStream(_) => HostClass::ReadableStream,
             Slot::ReadableController(_) => HostClass::ReadableStreamDefaultController,
             Slot::ReadableReader(_) => HostClass::ReadableStreamDefaultReader,
+            Slot::ReadableIterator(_) => HostClass::ReadableStreamAsyncIterator,
             Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }
     }

@@ -43,7 +43,7 @@ type Rt = Runtime<Impl>;
 
 /// `kState.state` of a stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum StreamState {
+pub(crate) enum StreamState {
     /// `'readable'`.
     Readable,
     /// `'closed'`.
@@ -54,23 +54,23 @@ enum StreamState {
 
 /// A stream's `kState` record.
 #[derive(Debug)]
-struct StreamData {
+pub(crate) struct StreamData {
     /// `state`.
-    state: StreamState,
+    pub(crate) state: StreamState,
     /// `reader`: the index of the reader holding the lock.
-    reader: Option<u32>,
+    pub(crate) reader: Option<u32>,
     /// `storedError`.
     stored_error: Value,
     /// `disturbed`. Nothing the language can do reads it (Node's
     /// `isDisturbed` is internal); kept because Node keeps it.
-    disturbed: bool,
+    pub(crate) disturbed: bool,
     /// `controller`: the index of its default controller.
-    controller: u32,
+    pub(crate) controller: u32,
 }
 
 /// An underlying-source algorithm of a controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Algorithm {
+pub(crate) enum Algorithm {
     /// The source has no such method: Node's shared `nonOpCallback` (pull)
     /// or `nonOpCancel` (cancel).
     NonOp,
@@ -82,11 +82,14 @@ enum Algorithm {
     /// shared `pullAlgorithm`, or the branch's `cancel1Algorithm` or
     /// `cancel2Algorithm`.
     Tee(u32, u8),
+    /// The pull or cancel algorithm of `ReadableStream.from` (the index of
+    /// its record in [`crate::iterate`]).
+    From(u32),
 }
 
 /// A default controller's `kState` record.
 #[derive(Debug)]
-struct ControllerData {
+pub(crate) struct ControllerData {
     /// The controller object.
     obj: ObjectId,
     /// `stream`: its stream's index.
@@ -98,7 +101,7 @@ struct ControllerData {
     /// `cancelAlgorithm`.
     cancel: Algorithm,
     /// `closeRequested`.
-    close_requested: bool,
+    pub(crate) close_requested: bool,
     /// `highWaterMark`.
     high_water_mark: f64,
     /// `pullAgain`.
@@ -112,7 +115,7 @@ struct ControllerData {
     /// (`kEmptyQueue`): a controller starts with (and is reset to) an empty queue that owns no
     /// storage; an empty `VecDeque` allocates nothing either. The (value, size) pairs of Node's
     /// ring hold size 1 each (the default size algorithm), so only the values are kept.
-    queue: VecDeque<Value>,
+    pub(crate) queue: VecDeque<Value>,
     /// `queueTotalSize`.
     queue_total_size: f64,
     /// `started`.
@@ -145,23 +148,26 @@ enum Closed {
 
 /// A read request parked on a default reader.
 #[derive(Clone, Copy, Debug)]
-enum ReadRequest {
+pub(crate) enum ReadRequest {
     /// `DefaultReadRequest` of `reader.read()`: its promise.
     Promise(ObjectId),
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L905-L928>
     /// the `StepsReadRequest` of a tee (its index), whose steps are the tee's read request steps.
     Tee(u32),
+    /// The read request of a stream's async iterator (its index in
+    /// [`crate::iterate`]): Node's `ReadableStreamAsyncIteratorReadRequest`.
+    Iterator(u32),
 }
 
 /// A default reader's `kState` record.
 #[derive(Debug)]
-struct ReaderData {
+pub(crate) struct ReaderData {
     /// `stream`: the stream's index while the reader holds its lock.
-    stream: Option<u32>,
+    pub(crate) stream: Option<u32>,
     /// `readRequests`: each parked read request.
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2775-L2780>:
     /// a reader starts with the shared empty queue, so acquiring one allocates no request storage.
-    read_requests: VecDeque<ReadRequest>,
+    pub(crate) read_requests: VecDeque<ReadRequest>,
     /// `close`, made by [`reader_closed_promise`] on first observation, or
     /// a tee's hook.
     close: Option<Closed>,
@@ -208,11 +214,13 @@ struct TeeData {
 #[derive(Debug, Default)]
 pub struct Streams {
     /// Every stream's `kState`.
-    streams: Vec<StreamData>,
+    pub(crate) streams: Vec<StreamData>,
     /// Every default controller's `kState`.
-    controllers: Vec<ControllerData>,
+    pub(crate) controllers: Vec<ControllerData>,
     /// Every default reader's `kState`.
-    readers: Vec<ReaderData>,
+    pub(crate) readers: Vec<ReaderData>,
+    /// `ReadableStream.from`'s records and the async iterators'.
+    pub(crate) iterate: crate::iterate::IterateState,
     /// Every tee's shared state.
     tees: Vec<TeeData>,
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L352>
@@ -238,6 +246,7 @@ impl Streams {
         self.controllers.clear();
         self.readers.clear();
         self.tees.clear();
+        self.iterate.clear();
         self.resolved = None;
         self.noop = None;
         self.released_error = None;
@@ -248,7 +257,7 @@ impl Streams {
 // ---- errors -----------------------------------------------------------
 
 /// `new ERR_INVALID_STATE.TypeError(message)`.
-fn invalid_state(rt: &mut Rt, message: &str) -> Value {
+pub(crate) fn invalid_state(rt: &mut Rt, message: &str) -> Value {
     rt.node_error(
         "TypeError",
         "ERR_INVALID_STATE",
@@ -257,7 +266,7 @@ fn invalid_state(rt: &mut Rt, message: &str) -> Value {
 }
 
 /// `new ERR_INVALID_THIS(type)`.
-fn invalid_this(rt: &mut Rt, class: &str) -> Value {
+pub(crate) fn invalid_this(rt: &mut Rt, class: &str) -> Value {
     rt.node_error(
         "TypeError",
         "ERR_INVALID_THIS",
@@ -287,7 +296,7 @@ fn releasing_error(rt: &mut Rt) -> Value {
 
 // ---- brand checks -----------------------------------------------------
 
-fn stream_of(rt: &Rt, value: &Value) -> Option<u32> {
+pub(crate) fn stream_of(rt: &Rt, value: &Value) -> Option<u32> {
     match value.as_object().map(|obj| rt.lib.slot(obj)) {
         Some(Slot::ReadableStream(s)) => Some(s),
         _ => None,
@@ -341,7 +350,7 @@ fn rejected(rt: &mut Rt, error: Value) -> Completion {
 }
 
 /// `kResolvedPromise`.
-fn resolved_promise(rt: &mut Rt) -> ObjectId {
+pub(crate) fn resolved_promise(rt: &mut Rt) -> ObjectId {
     if let Some(p) = rt.lib.streams.resolved {
         return p;
     }
@@ -433,7 +442,7 @@ pub fn new_readable_stream(
 /// The stream and controller objects and their `kState` records, before
 /// `setupReadableStreamDefaultController` calls the start algorithm: the
 /// stream object and its index (its controller's too).
-fn alloc_stream(
+pub(crate) fn alloc_stream(
     rt: &mut Rt,
     source: Value,
     pull: Algorithm,
@@ -471,7 +480,11 @@ fn alloc_stream(
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2999-L3059>
 /// `setupReadableStreamDefaultController`, from the call of the start algorithm on (the records are
 /// made by the caller). A start() that throws makes the constructor throw.
-fn setup_default_controller(rt: &mut Rt, c: u32, start: Option<ObjectId>) -> Result<(), Value> {
+pub(crate) fn setup_default_controller(
+    rt: &mut Rt,
+    c: u32,
+    start: Option<ObjectId>,
+) -> Result<(), Value> {
     let data = &rt.lib.streams.controllers[c as usize];
     let (source, controller_obj, pull) = (data.source.clone(), data.obj, data.pull);
     // `FunctionPrototypeBind(start, source, controller)`, or
@@ -634,9 +647,30 @@ fn pull(rt: &mut Rt, c: u32) {
             tee_pull(rt, t);
             Ok(Value::Undefined)
         }
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L369-L370>
+        // `kParkedAlgorithmResult`: the algorithm calls `pullFulfilled` (or errors the controller)
+        // itself.
+        Algorithm::From(f) => {
+            crate::iterate::from_pull(rt, f);
+            return;
+        }
         Algorithm::NonOp | Algorithm::Cleared => return,
     };
     then_algorithm_result(rt, result, on_fulfilled, on_rejected);
+}
+
+/// `controller[kState].pullFulfilled` and `pullRejected`, once a pull made them.
+pub(crate) fn pull_reactions(rt: &Rt, c: u32) -> Option<(ObjectId, ObjectId)> {
+    rt.lib.streams.controllers[c as usize].pull_reactions
+}
+
+/// `controller[kState].pullFulfilled()`, called by an algorithm that parked its result: the
+/// reaction made by the pull that ran it.
+pub(crate) fn pull_fulfilled(rt: &mut Rt, c: u32) {
+    if let Some((on_fulfilled, _)) = rt.lib.streams.controllers[c as usize].pull_reactions {
+        // The reaction returns undefined and throws nothing.
+        let _ = rt.call_function(on_fulfilled, Value::Undefined, &[]);
+    }
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2945-L2949>
@@ -658,7 +692,7 @@ fn reset_queue(rt: &mut Rt, c: u32) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2951-L2960>
 /// `readableStreamDefaultControllerError`.
-fn default_controller_error(rt: &mut Rt, c: u32, error: Value) {
+pub(crate) fn default_controller_error(rt: &mut Rt, c: u32, error: Value) {
     let s = rt.lib.streams.controllers[c as usize].stream;
     if rt.lib.streams.streams[s as usize].state == StreamState::Readable {
         reset_queue(rt, c);
@@ -669,7 +703,7 @@ fn default_controller_error(rt: &mut Rt, c: u32, error: Value) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2782-L2790>
 /// `readableStreamDefaultControllerClose`.
-fn default_controller_close(rt: &mut Rt, c: u32) {
+pub(crate) fn default_controller_close(rt: &mut Rt, c: u32) {
     if !can_close_or_enqueue(rt, c) {
         return;
     }
@@ -684,7 +718,7 @@ fn default_controller_close(rt: &mut Rt, c: u32) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2792-L2842>
 /// `readableStreamDefaultControllerEnqueue`, on its default-size-algorithm path.
-fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
+pub(crate) fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
     let data = &rt.lib.streams.controllers[c as usize];
     let s = data.stream;
     if data.close_requested || rt.lib.streams.streams[s as usize].state != StreamState::Readable {
@@ -726,7 +760,7 @@ fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2974-L2989>
 /// and
 /// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L994-L1007>.
-fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
+pub(crate) fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
     let chunk = dequeue_value(rt, c);
     let data = &rt.lib.streams.controllers[c as usize];
     if data.close_requested
@@ -781,6 +815,7 @@ fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Object
         }
         // The branch's cancel algorithm returns the tee's cancel promise.
         Algorithm::Tee(t, branch) => tee_cancel(rt, t, branch, reason),
+        Algorithm::From(f) => crate::iterate::from_cancel(rt, f, reason),
         // `async function nonOpCancel() {}`. (Cleared cannot happen: the
         // algorithms are cleared only when the stream stops being
         // readable, and only a readable stream is cancelled.)
@@ -794,7 +829,7 @@ fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Object
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2398-L2419>
 /// `readableStreamCancel`.
-fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
+pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
     let stream = &mut rt.lib.streams.streams[s as usize];
     stream.disturbed = true;
     match stream.state {
@@ -903,6 +938,7 @@ fn read_request_chunk(rt: &mut Rt, request: ReadRequest, chunk: Value) {
             rt.resolve_promise_with(p, result);
         }
         ReadRequest::Tee(t) => tee_chunk_steps(rt, t, chunk),
+        ReadRequest::Iterator(i) => crate::iterate::iterator_chunk_steps(rt, i, chunk),
     }
 }
 
@@ -914,6 +950,7 @@ fn read_request_close(rt: &mut Rt, request: ReadRequest) {
             rt.resolve_promise_with(p, result);
         }
         ReadRequest::Tee(t) => tee_close_steps(rt, t),
+        ReadRequest::Iterator(i) => crate::iterate::iterator_close_steps(rt, i),
     }
 }
 
@@ -923,6 +960,7 @@ fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
         ReadRequest::Promise(p) => rt.reject_promise(p, error),
         // The tee's error steps: `reading = false`.
         ReadRequest::Tee(t) => rt.lib.streams.tees[t as usize].reading = false,
+        ReadRequest::Iterator(i) => crate::iterate::iterator_error_steps(rt, i, error),
     }
 }
 
@@ -977,7 +1015,7 @@ fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2741-L2757>
 /// `readableStreamDefaultReaderRead`.
-fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
+pub(crate) fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
     let stream = &mut rt.lib.streams.streams[s as usize];
     stream.disturbed = true;
     match stream.state {
@@ -997,7 +1035,7 @@ fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
 /// `readableStreamReaderGenericRelease` and
 /// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2621-L2633>
 /// `readableStreamDefaultReaderRelease`.
-fn default_reader_release(rt: &mut Rt, r: u32) {
+pub(crate) fn default_reader_release(rt: &mut Rt, r: u32) {
     let Some(s) = rt.lib.streams.readers[r as usize].stream else {
         return;
     };
@@ -1095,7 +1133,7 @@ pub fn get_reader(rt: &mut Rt, stream: Value) -> Completion {
 /// `setupReadableStreamDefaultReader` and
 /// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2569-L2575>
 /// `readableStreamReaderGenericInitialize`: a new reader's record, locking the stream; its index.
-fn setup_default_reader(rt: &mut Rt, s: u32) -> Result<u32, Value> {
+pub(crate) fn setup_default_reader(rt: &mut Rt, s: u32) -> Result<u32, Value> {
     if rt.lib.streams.streams[s as usize].reader.is_some() {
         return Err(invalid_state(rt, "ReadableStream is locked"));
     }

@@ -45,6 +45,7 @@ pub mod abort;
 pub mod abort_listener;
 pub mod event;
 pub mod event_target;
+pub mod iterate;
 pub mod slots;
 pub mod streams;
 
@@ -479,20 +480,24 @@ impl Library for Model {
         not_yet(rt, "pipeThrough")
     }
 
-    fn readable_from(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "ReadableStream.from")
+    fn readable_from(rt: &mut Runtime<Self>, iterable: Value) -> Completion {
+        iterate::from(rt, iterable)
     }
 
-    fn readable_values(rt: &mut Runtime<Self>, _: Value, _: bool) -> Completion {
-        not_yet(rt, "values")
+    fn readable_values(rt: &mut Runtime<Self>, stream: Value, prevent_cancel: bool) -> Completion {
+        iterate::values(rt, stream, prevent_cancel)
     }
 
-    fn async_iterator_next(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "next")
+    fn async_iterator_next(rt: &mut Runtime<Self>, iterator: Value) -> Completion {
+        iterate::next(rt, iterator)
     }
 
-    fn async_iterator_return(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "return")
+    fn async_iterator_return(
+        rt: &mut Runtime<Self>,
+        iterator: Value,
+        value: Option<Value>,
+    ) -> Completion {
+        iterate::iterator_return(rt, iterator, value)
     }
 
     // ---- WritableStream ----
@@ -639,6 +644,9 @@ impl Library for Model {
         if let Some(value) = streams::get(rt, obj, prop) {
             return value;
         }
+        if let Some(value) = iterate::get(rt, obj, prop) {
+            return value;
+        }
         Ok(Value::Undefined)
     }
 
@@ -658,6 +666,8 @@ impl Library for Model {
                 HostClass::Event(e.event_type.clone())
             }
         } else if let Some(class) = streams::host_class(rt, obj) {
+            class
+        } else if let Some(class) = iterate::host_class(rt, obj) {
             class
         } else {
             // The Disposable of addAbortListener.

@@ -85,6 +85,11 @@ pub enum PullAlgorithm {
         /// The tee.
         tee: TeeId,
     },
+    /// The pullAlgorithm of ReadableStreamFromIterable ([`crate::iterate`]).
+    FromIterable {
+        /// The from() stream's variables.
+        from: crate::iterate::FromId,
+    },
 }
 
 /// A controller's [[cancelAlgorithm]].
@@ -107,6 +112,11 @@ pub enum CancelAlgorithm {
     Tee2 {
         /// The tee.
         tee: TeeId,
+    },
+    /// The cancelAlgorithm of ReadableStreamFromIterable ([`crate::iterate`]).
+    FromIterable {
+        /// The from() stream's variables.
+        from: crate::iterate::FromId,
     },
 }
 
@@ -175,6 +185,12 @@ pub enum ReadRequest {
         /// The tee.
         tee: TeeId,
     },
+    /// The read request of a ReadableStream's async iterator's "get the
+    /// next iteration result" ([`crate::iterate`]).
+    AsyncIterator {
+        /// The iterator.
+        iterator: ObjectId,
+    },
 }
 
 /// Which ReadableStreamDefaultTee: an index into [`Streams`]' tees.
@@ -242,6 +258,8 @@ pub struct Streams {
     released_error: Option<Value>,
     /// Node's one "Releasing reader" error, once made.
     releasing_error: Option<Value>,
+    /// ReadableStreamFromIterable's variables and the async iterators'.
+    pub(crate) iterate: crate::iterate::IterateState,
 }
 
 impl Streams {
@@ -254,7 +272,9 @@ impl Streams {
             tees,
             released_error,
             releasing_error,
+            iterate,
         } = self;
+        iterate.clear();
         streams.clear();
         controllers.clear();
         readers.clear();
@@ -266,7 +286,7 @@ impl Streams {
 
 // ---- slot access ----------------------------------------------------------
 
-fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
+pub(crate) fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
     &rt.lib.streams.streams[&id]
 }
 
@@ -290,11 +310,11 @@ fn controller_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultContro
         .expect("a ReadableStreamDefaultController")
 }
 
-fn reader(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultReader {
+pub(crate) fn reader(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultReader {
     &rt.lib.streams.readers[&id]
 }
 
-fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
+pub(crate) fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
     rt.lib
         .streams
         .readers
@@ -311,7 +331,7 @@ fn tee_state_mut(rt: &mut Rt, t: TeeId) -> &mut DefaultTee {
 }
 
 /// The controller of a stream that has been set up.
-fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
+pub(crate) fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
     stream(rt, s)
         .controller
         .expect("a stream's controller, set by its constructor")
@@ -320,7 +340,7 @@ fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
 // ---- promises, as the Web IDL Standard words them -------------------------
 
 /// "a new promise" (<https://webidl.spec.whatwg.org/#a-new-promise>).
-fn a_new_promise(rt: &mut Rt) -> ObjectId {
+pub(crate) fn a_new_promise(rt: &mut Rt) -> ObjectId {
     rt.new_promise()
 }
 
@@ -328,7 +348,7 @@ fn a_new_promise(rt: &mut Rt) -> ObjectId {
 /// (<https://webidl.spec.whatwg.org/#a-promise-resolved-with>): a new
 /// promise, resolved with x through its resolve function (a promise or
 /// thenable x is adopted, two microtasks later).
-fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
+pub(crate) fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
     let p = rt.new_promise();
     rt.resolve_promise_with(p, x);
     p
@@ -336,19 +356,19 @@ fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
 
 /// "a promise rejected with r"
 /// (<https://webidl.spec.whatwg.org/#a-promise-rejected-with>).
-fn a_promise_rejected_with(rt: &mut Rt, r: Value) -> ObjectId {
+pub(crate) fn a_promise_rejected_with(rt: &mut Rt, r: Value) -> ObjectId {
     rt.promise_reject_new(r)
 }
 
 /// "resolve p with x" (<https://webidl.spec.whatwg.org/#resolve>), for a
 /// promise made by [`a_new_promise`], which nothing else resolves.
-fn resolve(rt: &mut Rt, p: ObjectId, x: Value) {
+pub(crate) fn resolve(rt: &mut Rt, p: ObjectId, x: Value) {
     rt.resolve_promise_with(p, x);
 }
 
 /// "reject p with r" (<https://webidl.spec.whatwg.org/#reject>), for a
 /// promise made by [`a_new_promise`].
-fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
+pub(crate) fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
     rt.reject_promise(p, r);
 }
 
@@ -397,7 +417,7 @@ fn upon_settlement(
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1567>
 /// `E('ERR_INVALID_STATE', 'Invalid state: %s', Error, TypeError, RangeError)`;
 /// the Streams Standard only says "a TypeError".
-fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
+pub(crate) fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
     rt.node_error(
         "TypeError",
         "ERR_INVALID_STATE",
@@ -411,7 +431,7 @@ fn wrong_kind(rt: &mut Rt, value: &Value, prop: &str) -> Value {
     crate::cannot_read(rt, value, prop)
 }
 
-fn stream_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
+pub(crate) fn stream_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
     match value {
         Value::Object(id) if rt.lib.streams.streams.contains_key(&id) => Ok(id),
         other => Err(wrong_kind(rt, &other, prop)),
@@ -559,7 +579,10 @@ pub fn get_reader(rt: &mut Rt, s: Value) -> Completion {
 
 /// AcquireReadableStreamDefaultReader(stream)
 /// (<https://streams.spec.whatwg.org/#acquire-readable-stream-reader>).
-fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<ObjectId, Value> {
+pub(crate) fn acquire_readable_stream_default_reader(
+    rt: &mut Rt,
+    s: ObjectId,
+) -> Result<ObjectId, Value> {
     // 1. Let reader be a new ReadableStreamDefaultReader.
     let reader = rt.heap.alloc(ObjectData::Host);
     // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
@@ -610,7 +633,7 @@ fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
 
 /// ReadableStreamClose(stream)
 /// (<https://streams.spec.whatwg.org/#readable-stream-close>).
-fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
+pub(crate) fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
     // 1. Assert: stream.[[state]] is "readable".
     assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
     // 2. Set stream.[[state]] to "closed".
@@ -714,6 +737,9 @@ fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value
             resolve(rt, promise, result);
         }
         ReadRequest::Tee { tee } => tee_chunk_steps(rt, tee, chunk),
+        ReadRequest::AsyncIterator { iterator } => {
+            crate::iterate::iterator_chunk_steps(rt, iterator, chunk)
+        }
     }
 }
 
@@ -727,6 +753,9 @@ fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
             resolve(rt, promise, result);
         }
         ReadRequest::Tee { tee } => tee_close_steps(rt, tee),
+        ReadRequest::AsyncIterator { iterator } => {
+            crate::iterate::iterator_close_steps(rt, iterator)
+        }
     }
 }
 
@@ -736,6 +765,9 @@ fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
         // error steps, given e: 1. Reject promise with e.
         ReadRequest::Read { promise } => reject(rt, promise, e),
         ReadRequest::Tee { tee } => tee_error_steps(rt, tee),
+        ReadRequest::AsyncIterator { iterator } => {
+            crate::iterate::iterator_error_steps(rt, iterator, e)
+        }
     }
 }
 
@@ -806,7 +838,11 @@ pub fn reader_release_lock(rt: &mut Rt, r: Value) -> Completion {
 
 /// ReadableStreamReaderGenericCancel(reader, reason)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-cancel>).
-fn readable_stream_reader_generic_cancel(rt: &mut Rt, r: ObjectId, reason: Value) -> ObjectId {
+pub(crate) fn readable_stream_reader_generic_cancel(
+    rt: &mut Rt,
+    r: ObjectId,
+    reason: Value,
+) -> ObjectId {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -926,7 +962,11 @@ fn readable_stream_default_reader_error_read_requests(rt: &mut Rt, r: ObjectId, 
 
 /// ReadableStreamDefaultReaderRead(reader, readRequest)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-reader-read>).
-fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: ReadRequest) {
+pub(crate) fn readable_stream_default_reader_read(
+    rt: &mut Rt,
+    r: ObjectId,
+    read_request: ReadRequest,
+) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -953,7 +993,7 @@ fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: R
 
 /// ReadableStreamDefaultReaderRelease(reader)
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreaderrelease>).
-fn readable_stream_default_reader_release(rt: &mut Rt, r: ObjectId) {
+pub(crate) fn readable_stream_default_reader_release(rt: &mut Rt, r: ObjectId) {
     // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
     readable_stream_reader_generic_release(rt, r);
     // 2. Let e be a new TypeError exception.
@@ -1089,6 +1129,36 @@ fn pull_steps(rt: &mut Rt, c: ObjectId, read_request: ReadRequest) {
     }
 }
 
+/// Whether a controller's [[queue]] is not empty.
+pub(crate) fn controller_has_queued_chunks(rt: &Rt, c: ObjectId) -> bool {
+    !controller(rt, c).queue.is_empty()
+}
+
+/// "Set stream.[[disturbed]] to true".
+pub(crate) fn set_disturbed(rt: &mut Rt, s: ObjectId) {
+    stream_mut(rt, s).disturbed = true;
+}
+
+/// [[PullSteps]]'s step 2, the queue-filled arm, up to the chunk steps:
+/// the chunk dequeued (closing the stream or pulling as step 2 does).
+pub(crate) fn pull_steps_dequeue(rt: &mut Rt, c: ObjectId) -> Value {
+    let s = controller(rt, c).stream;
+    //   1. Let chunk be ! DequeueValue(this).
+    let chunk = dequeue_value(rt, c);
+    //   2. If this.[[closeRequested]] is true and this.[[queue]] is empty,
+    if controller(rt, c).close_requested && controller(rt, c).queue.is_empty() {
+        //  1. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
+        readable_stream_default_controller_clear_algorithms(rt, c);
+        //  2. Perform ! ReadableStreamClose(stream).
+        readable_stream_close(rt, s);
+    } else {
+        //   3. Otherwise, perform !
+        //      ReadableStreamDefaultControllerCallPullIfNeeded(this).
+        readable_stream_default_controller_call_pull_if_needed(rt, c);
+    }
+    chunk
+}
+
 /// [[ReleaseSteps]]()
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultcontroller-releasesteps>).
 fn release_steps(_rt: &mut Rt, _c: ObjectId) {
@@ -1099,7 +1169,7 @@ fn release_steps(_rt: &mut Rt, _c: ObjectId) {
 
 /// ReadableStreamDefaultControllerCallPullIfNeeded(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-call-pull-if-needed>).
-fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt, c: ObjectId) {
+pub(crate) fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt, c: ObjectId) {
     // 1. Let shouldPull be ! ReadableStreamDefaultControllerShouldCallPull(controller).
     let should_pull = readable_stream_default_controller_should_call_pull(rt, c);
     // 2. If shouldPull is false, return.
@@ -1121,28 +1191,38 @@ fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt, c: Object
     let algorithm = controller(rt, c)
         .pull_algorithm
         .expect("the pull algorithm of a stream that should pull");
-    let pull_promise = perform_pull_algorithm(rt, c, algorithm);
+    let Some(pull_promise) = perform_pull_algorithm(rt, c, algorithm) else {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L369-L370
+        // `kParkedAlgorithmResult`: ReadableStream.from's pull runs step 7's
+        // fulfillment steps itself ([`crate::iterate`]), at once after its
+        // enqueue or close, not a microtask after a promise.
+        return;
+    };
     upon_settlement(
         rt,
         pull_promise,
         // 7. Upon fulfillment of pullPromise,
-        move |rt, _| {
-            //   1. Set controller.[[pulling]] to false.
-            controller_mut(rt, c).pulling = false;
-            //   2. If controller.[[pullAgain]] is true,
-            if controller(rt, c).pull_again {
-                //  1. Set controller.[[pullAgain]] to false.
-                controller_mut(rt, c).pull_again = false;
-                //  2. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
-                readable_stream_default_controller_call_pull_if_needed(rt, c);
-            }
-        },
+        move |rt, _| pull_promise_fulfilled(rt, c),
         // 8. Upon rejection of pullPromise with reason e,
         move |rt, e| {
             //   1. Perform ! ReadableStreamDefaultControllerError(controller, e).
             readable_stream_default_controller_error(rt, c, e);
         },
     );
+}
+
+/// ReadableStreamDefaultControllerCallPullIfNeeded's step 7: the steps upon
+/// fulfillment of pullPromise.
+pub(crate) fn pull_promise_fulfilled(rt: &mut Rt, c: ObjectId) {
+    //   1. Set controller.[[pulling]] to false.
+    controller_mut(rt, c).pulling = false;
+    //   2. If controller.[[pullAgain]] is true,
+    if controller(rt, c).pull_again {
+        //  1. Set controller.[[pullAgain]] to false.
+        controller_mut(rt, c).pull_again = false;
+        //  2. Perform ! ReadableStreamDefaultControllerCallPullIfNeeded(controller).
+        readable_stream_default_controller_call_pull_if_needed(rt, c);
+    }
 }
 
 /// ReadableStreamDefaultControllerShouldCallPull(controller)
@@ -1187,7 +1267,7 @@ fn readable_stream_default_controller_clear_algorithms(rt: &mut Rt, c: ObjectId)
 
 /// ReadableStreamDefaultControllerClose(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-close>).
-fn readable_stream_default_controller_close(rt: &mut Rt, c: ObjectId) {
+pub(crate) fn readable_stream_default_controller_close(rt: &mut Rt, c: ObjectId) {
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is
     //    false, return.
     if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
@@ -1208,7 +1288,7 @@ fn readable_stream_default_controller_close(rt: &mut Rt, c: ObjectId) {
 
 /// ReadableStreamDefaultControllerEnqueue(controller, chunk)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-enqueue>).
-fn readable_stream_default_controller_enqueue(
+pub(crate) fn readable_stream_default_controller_enqueue(
     rt: &mut Rt,
     c: ObjectId,
     chunk: Value,
@@ -1266,7 +1346,7 @@ fn readable_stream_default_controller_enqueue(
 
 /// ReadableStreamDefaultControllerError(controller, e)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-error>).
-fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
+pub(crate) fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
     // 1. Let stream be controller.[[stream]].
     let s = controller(rt, c).stream;
     // 2. If stream.[[state]] is not "readable", return.
@@ -1447,12 +1527,16 @@ fn set_up_readable_stream_default_controller_from_underlying_source(
 }
 
 /// Performing a controller's [[pullAlgorithm]]: invoking the source's `pull`
-/// with « controller », its return type Promise<undefined>, or a tee's
-/// pullAlgorithm.
-fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) -> ObjectId {
-    match algorithm {
+/// with « controller », its return type Promise<undefined>, a tee's
+/// pullAlgorithm, or ReadableStreamFromIterable's (`None` when it parks
+/// its result, see [`crate::iterate`]).
+fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) -> Option<ObjectId> {
+    Some(match algorithm {
         PullAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
         PullAlgorithm::Tee { tee } => tee_pull_algorithm(rt, tee),
+        PullAlgorithm::FromIterable { from } => {
+            return crate::iterate::from_pull_algorithm(rt, from)
+        }
         PullAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[Value::Object(c)]) {
@@ -1471,7 +1555,7 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) ->
                 Ok(value) => rt.promise_resolve(value),
             }
         }
-    }
+    })
 }
 
 /// Performing a controller's [[cancelAlgorithm]], passing reason: invoking
@@ -1487,6 +1571,9 @@ fn perform_cancel_algorithm(
         CancelAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
         CancelAlgorithm::Tee1 { tee } => tee_cancel1_algorithm(rt, tee, reason),
         CancelAlgorithm::Tee2 { tee } => tee_cancel2_algorithm(rt, tee, reason),
+        CancelAlgorithm::FromIterable { from } => {
+            crate::iterate::from_cancel_algorithm(rt, from, reason)
+        }
         CancelAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[reason]) {
@@ -1505,7 +1592,7 @@ fn perform_cancel_algorithm(
 
 /// DequeueValue(container)
 /// (<https://streams.spec.whatwg.org/#dequeue-value>).
-fn dequeue_value(rt: &mut Rt, c: ObjectId) -> Value {
+pub(crate) fn dequeue_value(rt: &mut Rt, c: ObjectId) -> Value {
     let container = controller_mut(rt, c);
     // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
     // 2. Assert: container.[[queue]] is not empty.
@@ -1604,17 +1691,19 @@ pub fn tee(rt: &mut Rt, s: Value) -> Completion {
 
 // ---- tee --------------------------------------------------------------------
 
-/// CreateReadableStream(startAlgorithm, pullAlgorithm, cancelAlgorithm)
-/// (<https://streams.spec.whatwg.org/#create-readable-stream>), with neither
-/// highWaterMark nor sizeAlgorithm passed and a startAlgorithm that returns
-/// undefined (what the tee passes).
-fn create_readable_stream(
+/// CreateReadableStream(startAlgorithm, pullAlgorithm, cancelAlgorithm[,
+/// highWaterMark]) (<https://streams.spec.whatwg.org/#create-readable-stream>),
+/// without sizeAlgorithm and with a startAlgorithm that returns undefined
+/// (what the tee and ReadableStreamFromIterable pass); `high_water_mark` is
+/// `None` when not passed.
+pub(crate) fn create_readable_stream(
     rt: &mut Rt,
     pull_algorithm: PullAlgorithm,
     cancel_algorithm: CancelAlgorithm,
+    high_water_mark: Option<f64>,
 ) -> ObjectId {
     // 1. If highWaterMark was not passed, set it to 1.
-    let high_water_mark = 1.0;
+    let high_water_mark = high_water_mark.unwrap_or(1.0);
     // 2. If sizeAlgorithm was not passed, set it to an algorithm that returns 1.
     let size_algorithm = SizeAlgorithm::ReturnOne;
     // 3. Assert: ! IsNonNegativeNumber(highWaterMark) is true.
@@ -1717,6 +1806,7 @@ fn readable_stream_default_tee(
         rt,
         PullAlgorithm::Tee { tee: t },
         CancelAlgorithm::Tee1 { tee: t },
+        None,
     );
     tee_state_mut(rt, t).branch1 = Some(branch1);
     // 18. Set branch2 to ! CreateReadableStream(startAlgorithm,
@@ -1725,6 +1815,7 @@ fn readable_stream_default_tee(
         rt,
         PullAlgorithm::Tee { tee: t },
         CancelAlgorithm::Tee2 { tee: t },
+        None,
     );
     tee_state_mut(rt, t).branch2 = Some(branch2);
     // 19. Upon rejection of reader.[[closedPromise]] with reason r,

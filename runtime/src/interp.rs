@@ -429,6 +429,12 @@ impl<L: Library> Runtime<L> {
                     })
                 }
                 ObjectData::Function(_) if prop == "name" => Ok(Value::string("")),
+                ObjectData::AsyncGenerator(_)
+                | ObjectData::ArrayIterator(_)
+                | ObjectData::AsyncFromSyncIterator(_) => {
+                    let id = *id;
+                    Ok(self.iterator_method(id, prop).unwrap_or(Value::Undefined))
+                }
                 ObjectData::IterResult { value, done } => Ok(match prop {
                     "value" => value.clone(),
                     "done" => Value::Bool(*done),
@@ -494,7 +500,13 @@ impl<L: Library> Runtime<L> {
             ObjectData::Uint8Array(_) => Rc::from("Uint8Array"),
             ObjectData::Timer(_) => Rc::from("Timeout"),
             ObjectData::Immediate(_) => Rc::from("Immediate"),
-            ObjectData::Thenable { .. }
+            // %AsyncGeneratorPrototype%.constructor is
+            // %AsyncGeneratorFunction.prototype%, an object whose `name` is
+            // Function.prototype's, the empty string.
+            ObjectData::AsyncGenerator(_) => Rc::from(""),
+            ObjectData::ArrayIterator(_)
+            | ObjectData::AsyncFromSyncIterator(_)
+            | ObjectData::Thenable { .. }
             | ObjectData::Settled { .. }
             | ObjectData::IterResult { .. }
             | ObjectData::ListenerObject { .. }
@@ -688,6 +700,9 @@ impl<L: Library> Runtime<L> {
             ObjectData::Array(_) => matches!(class, Class::Array | Class::Object),
             ObjectData::ArrayBuffer(_) | ObjectData::Uint8Array(_) => class == Class::Object,
             ObjectData::Thenable { .. }
+            | ObjectData::AsyncGenerator(_)
+            | ObjectData::ArrayIterator(_)
+            | ObjectData::AsyncFromSyncIterator(_)
             | ObjectData::Settled { .. }
             | ObjectData::IterResult { .. }
             | ObjectData::ListenerObject { .. }
@@ -793,6 +808,11 @@ impl<L: Library> Runtime<L> {
                     self.fmt_nested(out, value, depth + 1);
                     out.push('}');
                 }
+                // `Object.prototype.toString` reads their
+                // `Symbol.toStringTag`.
+                ObjectData::AsyncGenerator(_) => out.push_str("[AsyncGenerator]"),
+                ObjectData::ArrayIterator(_) => out.push_str("[Array Iterator]"),
+                ObjectData::AsyncFromSyncIterator(_) => out.push_str("[Object]"),
                 ObjectData::Thenable { .. }
                 | ObjectData::ListenerObject { .. }
                 | ObjectData::Resolvers { .. }
@@ -1582,11 +1602,7 @@ impl<L: Library> Runtime<L> {
     /// An async generator object that yields `values` in turn: `(async
     /// function* () { yield v1; yield v2; ... })()`.
     pub fn new_async_generator(&mut self, values: Vec<Value>) -> Completion {
-        let _ = values;
-        Err(self.new_error(
-            "TypeError",
-            "nodesem: async generators are not implemented yet",
-        ))
+        Ok(Value::Object(self.create_async_generator(values)))
     }
 
     /// `ruler N`: `Promise.resolve()` followed by a chain of N `then`s, the

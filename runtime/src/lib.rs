@@ -14,9 +14,11 @@
 //! immediate) is decided by a rule written down in [`event_loop`].
 
 pub mod async_fn;
+pub mod async_gen;
 pub mod bytes;
 pub mod event_loop;
 pub mod interp;
+pub mod iteration;
 pub mod node_errors;
 pub mod promise;
 pub mod value;
@@ -30,7 +32,9 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 
 use nodesem_lang::{Log, RunConfig, Scenario};
 
+pub use async_gen::AsyncGeneratorState;
 pub use event_loop::Task;
+pub use iteration::{IteratorKind, IteratorRecord, WellKnownSymbol};
 
 pub use promise::{PromiseCapability, PromiseReaction, PromiseState};
 pub use value::{

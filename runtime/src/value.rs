@@ -213,6 +213,13 @@ pub enum ObjectData<L: 'static> {
     ArrayBuffer(Option<Vec<u8>>),
     /// A Uint8Array: a window on an ArrayBuffer ([`crate::bytes`]).
     Uint8Array(crate::bytes::View),
+    /// An async generator object ([`crate::async_gen`]).
+    AsyncGenerator(Box<crate::async_gen::AsyncGeneratorData>),
+    /// An Array Iterator (`array[Symbol.iterator]()`, [`crate::iteration`]).
+    ArrayIterator(crate::iteration::ArrayIteratorData),
+    /// An async-from-sync iterator (CreateAsyncFromSyncIterator): its
+    /// [[SyncIteratorRecord]].
+    AsyncFromSyncIterator(Box<crate::iteration::IteratorRecord>),
     /// A timer handle (setTimeout).
     Timer(u64),
     /// An immediate handle (setImmediate).
