@@ -1,0 +1,463 @@
+//! WritableStream, its default controller and writer in impl, run from scenario scripts and compared with the
+//! logs of the pinned Node 26.12.1 (`nodesem run --engine node` on the same
+//! text, taken when the test was written).
+
+use nodesem_impl::ImplEngine;
+use nodesem_lang::{parse, RunConfig};
+
+/// The impl's log of `text`.
+fn run(name: &str, text: &str) -> Vec<String> {
+    let scenario = parse(name, text).unwrap_or_else(|e| panic!("{e}"));
+    ImplEngine::default()
+        .run_scenario(&scenario, &RunConfig::default())
+        .lines
+}
+
+/// `text` prints Node's `log` on impl.
+fn node_log(name: &str, text: &str, log: &[&str]) {
+    assert_eq!(run(name, text), log, "{name}: impl's log is not Node's");
+}
+
+/// Writes under the highwatermark, then close: the sink methods, the write promises, `ready`, `closed` and `desiredsize` on their ticks.
+#[test]
+fn w_basic() {
+    node_log(
+        "w_basic.scn",
+        r#"# writer write/close, ready, closed, desiredSize
+let ws = writable highWaterMark 2 start {
+  log "start"
+} write {
+  log "write" chunk
+} close {
+  log "sink close"
+} abort {
+  log "sink abort" reason
+}
+let w = getWriter ws
+log "desired" w.desiredSize
+log "locked" ws.locked
+let p1 = write w "a"
+log "desired" w.desiredSize
+let p2 = write w "b"
+log "desired" w.desiredSize
+then w.ready {
+  log "ready"
+}
+then p1 {
+  log "p1"
+}
+then p2 {
+  log "p2"
+}
+let c = close w
+then c {
+  log "closed promise of close"
+}
+then w.closed {
+  log "writer closed"
+}
+ruler 8
+"#,
+        &[
+            "start",
+            "desired 2",
+            "locked true",
+            "desired 1",
+            "desired 0",
+            "write a",
+            "ready",
+            "t1",
+            "write b",
+            "t2",
+            "p1",
+            "sink close",
+            "t3",
+            "p2",
+            "t4",
+            "closed promise of close",
+            "writer closed",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+        ],
+    );
+}
+
+/// A pending sink write holds the queue: `desiredsize` goes negative, `ready` waits until the writes drain.
+#[test]
+fn w_backpressure() {
+    node_log(
+        "w_backpressure.scn",
+        r#"# backpressure with a pending sink write
+let gate = promise
+let ws = writable highWaterMark 1 write {
+  log "write" chunk
+  return gate
+}
+let w = getWriter ws
+let p1 = write w "a"
+let p2 = write w "b"
+log "desired" w.desiredSize
+then w.ready {
+  log "ready fulfilled"
+}
+then p1 {
+  log "p1"
+}
+then p2 {
+  log "p2"
+}
+ruler 3
+setTimeout 1 {
+  log "open"
+  resolve gate 1
+  ruler 6
+}
+"#,
+        &[
+            "desired -1",
+            "write a",
+            "t1",
+            "t2",
+            "t3",
+            "open",
+            "write b",
+            "t1",
+            "p1",
+            "t2",
+            "p2",
+            "ready fulfilled",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+        ],
+    );
+}
+
+/// Abort with writes queued: the controller's signal fires at once, the sink abort runs after start, the queued write, `ready` and `closed` reject.
+#[test]
+fn w_abort() {
+    node_log(
+        "w_abort.scn",
+        r#"# abort while a write is in flight; signal fires
+let gate = promise
+let ws = writable start {
+  onabort controller.signal {
+    log "signal abort" controller.signal.reason
+  }
+} write {
+  log "write" chunk
+  return gate
+} abort {
+  log "sink abort" reason
+}
+let w = getWriter ws
+let p1 = write w "a"
+let p2 = write w "b"
+catch p2 {
+  log "p2 rejected" reason
+}
+let a = abort w "why"
+then a {
+  log "abort fulfilled"
+}
+catch w.closed {
+  log "closed rejected" reason
+}
+catch w.ready {
+  log "ready rejected" reason
+}
+log "desired" w.desiredSize
+ruler 4
+setTimeout 1 {
+  resolve gate 1
+  ruler 6
+}
+"#,
+        &[
+            "signal abort why",
+            "desired null",
+            "sink abort why",
+            "ready rejected why",
+            "t1",
+            "p2 rejected why",
+            "t2",
+            "abort fulfilled",
+            "closed rejected why",
+            "t3",
+            "t4",
+            "unhandled rejection why",
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+        ],
+    );
+}
+
+/// A sink write that throws errors the stream; writes after it reject with the error, a released writer with the released error.
+#[test]
+fn w_errors() {
+    node_log(
+        "w_errors.scn",
+        r#"# controller.error, sink write throwing, release lock
+let ws = writable start {
+  log "start"
+} write {
+  log "write" chunk
+  throw Error("bad write")
+}
+let w = getWriter ws
+let p1 = write w "a"
+catch p1 {
+  log "p1" reason
+}
+catch w.closed {
+  log "closed" reason
+}
+ruler 4
+setTimeout 1 {
+  let p2 = write w "b"
+  catch p2 {
+    log "p2" reason
+  }
+  log "desired" w.desiredSize
+  releaseLock w
+  catch w.closed {
+    log "closed after release" reason
+  }
+  let p3 = write w "c"
+  catch p3 {
+    log "p3" reason
+  }
+  let w2 = getWriter ws
+  catch w2.closed {
+    log "w2 closed" reason
+  }
+  ruler 3
+}
+"#,
+        &[
+            "start",
+            "write a",
+            "t1",
+            "t2",
+            "p1 Error: bad write",
+            "closed Error: bad write",
+            "t3",
+            "t4",
+            "desired null",
+            "p2 Error: bad write",
+            "closed after release TypeError: Invalid state: Writer has been released",
+            "p3 TypeError: Invalid state: Writer is not bound to a WritableStream",
+            "w2 closed Error: bad write",
+            "t1",
+            "t2",
+            "t3",
+        ],
+    );
+}
+
+/// Controller.error from a timer rejects `closed` and `ready`; close of a locked stream rejects.
+#[test]
+fn w_controller_error() {
+    node_log(
+        "w_controller_error.scn",
+        r#"let ws = writable start {
+  setTimeout 1 {
+    error controller "boom"
+    ruler 3
+  }
+} abort {
+  log "sink abort" reason
+}
+let w = getWriter ws
+catch w.closed {
+  log "closed" reason
+}
+catch w.ready {
+  log "ready" reason
+}
+let c = close ws
+catch c {
+  log "close of locked" reason
+}
+ruler 2
+"#,
+        &[
+            "close of locked TypeError: Invalid state: WritableStream is locked",
+            "t1",
+            "t2",
+            "closed boom",
+            "t1",
+            "t2",
+            "t3",
+        ],
+    );
+}
+
+/// A script size: called per write with the chunk, its result counted in `desiredsize`; a throwing size errors the stream.
+#[test]
+fn w_size() {
+    node_log(
+        "w_size.scn",
+        r#"let n = 0
+let ws = writable highWaterMark 5 size {
+  set n add n 1
+  log "size" chunk
+  if same n 3 {
+    throw Error("size threw")
+  }
+  return 2
+} write {
+  log "write" chunk
+}
+let w = getWriter ws
+let p1 = write w "a"
+log "desired" w.desiredSize
+let p2 = write w "b"
+log "desired" w.desiredSize
+let p3 = write w "c"
+catch p3 {
+  log "p3" reason
+}
+catch p2 {
+  log "p2" reason
+}
+then p1 {
+  log "p1"
+}
+catch w.closed {
+  log "closed" reason
+}
+log "desired" w.desiredSize
+ruler 4
+"#,
+        &[
+            "size a",
+            "desired 3",
+            "size b",
+            "desired 1",
+            "size c",
+            "desired null",
+            "p3 Error: size threw",
+            "t1",
+            "p2 Error: size threw",
+            "closed Error: size threw",
+            "t2",
+            "t3",
+            "t4",
+            "unhandled rejection Error: size threw",
+        ],
+    );
+}
+
+/// Invalid sizes (negative, not a number) reject the write with node's rangeerror.
+#[test]
+fn w_size_invalid() {
+    node_log(
+        "w_size_invalid.scn",
+        r#"let ws = writable size {
+  return -1
+}
+let w = getWriter ws
+let p1 = write w "a"
+catch p1 {
+  log "p1" reason
+}
+let ws2 = writable size {
+  return "x"
+}
+let w2 = getWriter ws2
+let p2 = write w2 "a"
+catch p2 {
+  log "p2" reason
+}
+ruler 2
+"#,
+        &[
+            "t1",
+            "p1 RangeError: The argument 'size' is invalid. Received -1",
+            "p2 RangeError: The argument 'size' is invalid. Received 'x'",
+            "t2",
+        ],
+    );
+}
+
+/// ReadableStream size strategies: sizes counted in desiredSize, an invalid or throwing size errors the stream and throws from enqueue.
+#[test]
+fn r_size() {
+    node_log(
+        "r_size.scn",
+        r#"let rs = readable highWaterMark 4 size {
+  log "size" chunk
+  return chunk
+} start {
+  enqueue controller 1
+  log "desired" controller.desiredSize
+  enqueue controller 2
+  log "desired" controller.desiredSize
+  try {
+    enqueue controller -1
+  }
+  log "desired" controller.desiredSize
+}
+let r = getReader rs
+catch r.closed {
+  log "closed" reason
+}
+ruler 2
+let rs2 = readable highWaterMark 2 size {
+  throw Error("size boom")
+} start {
+  try {
+    enqueue controller "z"
+  }
+}
+let r2 = getReader rs2
+catch r2.closed {
+  log "closed2" reason
+}
+let rs3 = readable highWaterMark 3 size {
+  return 2
+} pull {
+  log "pull" controller.desiredSize
+  enqueue controller "p"
+}
+let r3 = getReader rs3
+let q = read r3
+then q {
+  log "read" value
+  log "desired after read"
+}
+ruler 4
+"#,
+        &[
+            "size 1",
+            "desired 3",
+            "size 2",
+            "desired 1",
+            "size -1",
+            "caught RangeError: The argument 'size' is invalid. Received -1",
+            "desired null",
+            "caught Error: size boom",
+            "closed RangeError: The argument 'size' is invalid. Received -1",
+            "t1",
+            "closed2 Error: size boom",
+            "pull 3",
+            "t1",
+            "t2",
+            "read {value: p, done: false}",
+            "desired after read",
+            "pull 3",
+            "t2",
+            "pull 1",
+            "t3",
+            "t4",
+        ],
+    );
+}
