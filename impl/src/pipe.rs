@@ -399,7 +399,10 @@ fn complete(rt: &mut Rt, p: u32, action: Action, rejected: bool, error: Value) {
 
 /// An action's promise.
 fn run_action(rt: &mut Rt, p: u32, action: Action) -> ObjectId {
-    let (s, w) = (rt.lib.pipes[p as usize].source, rt.lib.pipes[p as usize].dest);
+    let (s, w) = (
+        rt.lib.pipes[p as usize].source,
+        rt.lib.pipes[p as usize].dest,
+    );
     match action {
         Action::AbortDest(error) => writable::writable_stream_abort(rt, w, error),
         Action::CloseDest => writable::writer_close_with_error_propagation(rt, w),

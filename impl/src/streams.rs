@@ -36,8 +36,8 @@
 use std::collections::VecDeque;
 
 use nodesem_runtime::{
-    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime,
-    Task, UnderlyingSource, Value,
+    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime, Task,
+    UnderlyingSource, Value,
 };
 
 use crate::{alloc_host, Impl, Mutant, Slot};
@@ -476,7 +476,14 @@ fn string_to_number(s: &str) -> f64 {
     if t.is_empty() {
         return 0.0;
     }
-    for (prefix, radix) in [("0x", 16), ("0X", 16), ("0o", 8), ("0O", 8), ("0b", 2), ("0B", 2)] {
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
         if let Some(digits) = t.strip_prefix(prefix) {
             return u64::from_str_radix(digits, radix).map_or(f64::NAN, |n| n as f64);
         }
@@ -486,8 +493,7 @@ fn string_to_number(s: &str) -> f64 {
         "-Infinity" => return f64::NEG_INFINITY,
         _ => {}
     }
-    if t
-        .chars()
+    if t.chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
     {
         t.parse::<f64>().unwrap_or(f64::NAN)

@@ -16,7 +16,7 @@
 
 use nodesem_runtime::{Completion, HostClass, Job, ObjectId, Runtime, Task, Transformer, Value};
 
-use crate::streams::{self, Algorithm, Size, StreamState};
+use crate::streams::{self, Algorithm, StreamState};
 use crate::writable::{self, SinkAlgorithm, Start, WState};
 use crate::{alloc_host, Impl, Slot};
 
@@ -36,8 +36,6 @@ enum Method {
 /// A TransformStream's `kState` and its controller's.
 #[derive(Debug)]
 pub(crate) struct TransformData {
-    /// The stream object.
-    obj: ObjectId,
     /// The controller object.
     controller_obj: ObjectId,
     /// `readable`: the readable side's index and object.
@@ -68,13 +66,6 @@ fn td(rt: &mut Rt, t: u32) -> &mut TransformData {
     &mut rt.lib.transforms[t as usize]
 }
 
-fn transform_of(rt: &Rt, value: &Value) -> Option<u32> {
-    match value.as_object().map(|o| rt.lib.slot(o)) {
-        Some(Slot::TransformStream(t)) => Some(t),
-        _ => None,
-    }
-}
-
 fn controller_of(rt: &Rt, value: &Value) -> Option<u32> {
     match value.as_object().map(|o| rt.lib.slot(o)) {
         Some(Slot::TransformController(t)) => Some(t),
@@ -100,9 +91,11 @@ pub fn new_transform_stream(
 ) -> Completion {
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L148-L160>:
     // the readable side's strategy first (highWaterMark 0 by default), then the writable's.
-    let readable_hwm = streams::extract_high_water_mark(rt, readable_strategy.high_water_mark, 0.0)?;
+    let readable_hwm =
+        streams::extract_high_water_mark(rt, readable_strategy.high_water_mark, 0.0)?;
     let readable_size = streams::extract_size_algorithm(rt, readable_strategy.size)?;
-    let writable_hwm = streams::extract_high_water_mark(rt, writable_strategy.high_water_mark, 1.0)?;
+    let writable_hwm =
+        streams::extract_high_water_mark(rt, writable_strategy.high_water_mark, 1.0)?;
     let writable_size = streams::extract_size_algorithm(rt, writable_strategy.size)?;
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L162-L165>:
     // `startPromise` only with a start(); else `resolvedStartAlgorithm` gives `kResolvedPromise`.
@@ -142,7 +135,6 @@ pub fn new_transform_stream(
     let controller_obj = alloc_host(rt, |_| Slot::TransformController(t));
     let method = |m: Option<ObjectId>| m.map_or(Method::Default, Method::Script);
     rt.lib.transforms.push(TransformData {
-        obj,
         controller_obj,
         readable: r,
         readable_obj,
@@ -163,7 +155,8 @@ pub fn new_transform_stream(
     // `startPromise.resolve(FunctionPrototypeCall(start, transformer, controller))`; a throw
     // leaves the constructor.
     if let Some(start) = transformer.start {
-        let result = rt.call_function(start, transformer.object, &[Value::Object(controller_obj)])?;
+        let result =
+            rt.call_function(start, transformer.object, &[Value::Object(controller_obj)])?;
         rt.resolve_promise_with(start_promise, result);
     }
     Ok(Value::Object(obj))
@@ -528,12 +521,3 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
         _ => None,
     }
 }
-
-/// Whether `value` is a TransformStream (for the brand checks of other modules).
-#[allow(dead_code)]
-pub(crate) fn is_transform(rt: &Rt, value: &Value) -> bool {
-    transform_of(rt, value).is_some()
-}
-
-#[allow(dead_code)]
-fn unused(_: Size) {}

@@ -196,7 +196,10 @@ fn cd(rt: &mut Rt, w: u32) -> &mut ControllerData {
 /// `record.resolve()` (also `?.resolve()` on a hook).
 fn record_resolve(rt: &mut Rt, record: WriterRecord) {
     match record {
-        WriterRecord::Record { promise, settleable } => {
+        WriterRecord::Record {
+            promise,
+            settleable,
+        } => {
             if settleable && is_pending(rt, promise) {
                 rt.resolve_promise_with(promise, Value::Undefined);
             }
@@ -218,7 +221,10 @@ fn record_pending(rt: &Rt, record: WriterRecord) -> bool {
 /// `setPromiseHandled(record.promise); record.reject(error)` (the hook's promise is skipped).
 fn record_reject(rt: &mut Rt, record: WriterRecord, error: Value) {
     match record {
-        WriterRecord::Record { promise, settleable } => {
+        WriterRecord::Record {
+            promise,
+            settleable,
+        } => {
             set_promise_handled(rt, promise);
             if settleable {
                 rt.reject_promise(promise, error);
@@ -1151,7 +1157,9 @@ pub fn get_writer(rt: &mut Rt, stream: Value) -> Completion {
         return Err(invalid_this(rt, "WritableStream"));
     };
     let index = setup_writer(rt, w)?;
-    Ok(Value::Object(alloc_host(rt, |_| Slot::WritableWriter(index))))
+    Ok(Value::Object(alloc_host(rt, |_| {
+        Slot::WritableWriter(index)
+    })))
 }
 
 /// `controller.error(e)`.
@@ -1186,7 +1194,9 @@ pub fn writer_write(rt: &mut Rt, writer: Value, chunk: Value) -> Completion {
         Err(e) => return rejected(rt, e),
     };
     match writer_write_request(rt, w, chunk, None) {
-        Ok(p) => Ok(Value::Object(p.expect("a write without a tracker has a promise"))),
+        Ok(p) => Ok(Value::Object(
+            p.expect("a write without a tracker has a promise"),
+        )),
         Err(e) => rejected(rt, e),
     }
 }

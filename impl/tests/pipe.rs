@@ -528,15 +528,7 @@ setTimeout 1 {
   ruler 6
 }
 "#,
-        &[
-            "t1",
-            "pipe rejected src",
-            "t2",
-            "t3",
-            "t4",
-            "t5",
-            "t6",
-        ],
+        &["t1", "pipe rejected src", "t2", "t3", "t4", "t5", "t6"],
     );
 }
 
