@@ -674,3 +674,277 @@ ruler 20
         ],
     );
 }
+
+/// A push source of five chunks into a gated highWaterMark-2 sink: the batch path parks on the ready hook and resumes synchronously when the backpressure clears.
+#[test]
+fn p2_batch() {
+    node_log(
+        "p2_batch.scn",
+        r#"# a push source with many chunks into a hwm-2 sink with a gate: the batch path and the ready hook
+let gate = promise
+let n = 0
+let rs = readable highWaterMark 10 start {
+  enqueue controller 1
+  enqueue controller 2
+  enqueue controller 3
+  enqueue controller 4
+  enqueue controller 5
+  close controller
+}
+let ws = writable highWaterMark 2 write {
+  set n add n 1
+  log "write" chunk
+  if same n 2 {
+    return gate
+  }
+} close {
+  log "sink close"
+}
+let p = pipeTo rs ws
+then p {
+  log "done"
+}
+ruler 6
+setTimeout 1 {
+  resolve gate 0
+  ruler 16
+}
+"#,
+        &[
+            "write 1",
+            "t1",
+            "write 2",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "write 3",
+            "t1",
+            "write 4",
+            "t2",
+            "write 5",
+            "t3",
+            "t4",
+            "sink close",
+            "t5",
+            "t6",
+            "t7",
+            "done",
+            "t8",
+            "t9",
+            "t10",
+            "t11",
+            "t12",
+            "t13",
+            "t14",
+            "t15",
+            "t16",
+        ],
+    );
+}
+
+/// The destination errors while a write is in flight: the source is cancelled once the write settles.
+#[test]
+fn p2_dest_error_pending() {
+    node_log(
+        "p2_dest_error_pending.scn",
+        r#"# the destination errors while a write is pending: the pipe waits for it
+let gate = promise
+let rs = readable highWaterMark 3 start {
+  enqueue controller 1
+  enqueue controller 2
+} cancel {
+  log "source cancel" reason
+}
+let ws = writable highWaterMark 3 start {
+  setTimeout 1 {
+    log "erroring"
+    error controller "dst err"
+    ruler 8
+  }
+} write {
+  log "write" chunk
+  return gate
+} abort {
+  log "sink abort" reason
+}
+let p = pipeTo rs ws
+catch p {
+  log "pipe rejected" reason
+}
+setTimeout 3 {
+  reject gate "gate err"
+  ruler 8
+}
+"#,
+        &[
+            "write 1",
+            "erroring",
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "t1",
+            "source cancel dst err",
+            "t2",
+            "t3",
+            "t4",
+            "pipe rejected dst err",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+        ],
+    );
+}
+
+/// The source closes while writes are pending: the destination closes after they finish.
+#[test]
+fn p2_source_close_pending() {
+    node_log(
+        "p2_source_close_pending.scn",
+        r#"# the source closes while writes are pending: the close waits for them
+let gate = promise
+let rs = readable start {
+  enqueue controller 1
+  setTimeout 1 {
+    log "closing"
+    close controller
+    ruler 6
+  }
+}
+let ws = writable highWaterMark 3 write {
+  log "write" chunk
+  return gate
+} close {
+  log "sink close"
+}
+let p = pipeTo rs ws
+then p {
+  log "done"
+}
+setTimeout 3 {
+  resolve gate 0
+  ruler 10
+}
+"#,
+        &[
+            "write 1",
+            "closing",
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t1",
+            "sink close",
+            "t2",
+            "t3",
+            "t4",
+            "done",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "t9",
+            "t10",
+        ],
+    );
+}
+
+/// PreventAbort with a write in flight: the pipe rejects after the write settles.
+#[test]
+fn p2_source_error_pending_prevent() {
+    node_log(
+        "p2_source_error_pending_prevent.scn",
+        r#"let gate = promise
+let rs = readable start {
+  enqueue controller 1
+  setTimeout 1 {
+    error controller "src err"
+    ruler 6
+  }
+}
+let ws = writable highWaterMark 3 write {
+  log "write" chunk
+  return gate
+} abort {
+  log "sink abort" reason
+}
+let p = pipeTo rs ws preventAbort
+catch p {
+  log "pipe rejected" reason
+}
+setTimeout 3 {
+  resolve gate 0
+  ruler 10
+}
+"#,
+        &[
+            "write 1",
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t1",
+            "t2",
+            "pipe rejected src err",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "t9",
+            "t10",
+        ],
+    );
+}
+
+/// A signal aborted while the destination has not started: the abort action and the cancel both run.
+#[test]
+fn p2_signal_dest_erroring() {
+    node_log(
+        "p2_signal_dest_erroring.scn",
+        r#"let c = controller
+let never = promise
+let rs = readable cancel {
+  log "source cancel" reason
+}
+let ws = writable start {
+  return never
+} abort {
+  log "sink abort" reason
+}
+let p = pipeTo rs ws signal c.signal
+catch p {
+  log "pipe rejected" reason
+}
+setTimeout 1 {
+  abort c
+  ruler 10
+}
+"#,
+        &[
+            "source cancel AbortError: This operation was aborted",
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "t9",
+            "t10",
+        ],
+    );
+}

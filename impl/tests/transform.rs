@@ -324,3 +324,111 @@ ruler 8
         ],
     );
 }
+
+/// WritableHighWaterMark 0 and a gated start: the write waits for start and the read.
+#[test]
+fn t2_hwm0_start() {
+    node_log(
+        "t2_hwm0_start.scn",
+        r#"let gate = promise
+let t = transform writableHighWaterMark 0 start {
+  log "start"
+  return gate
+} transform {
+  log "transform" chunk
+  enqueue controller chunk
+}
+let w = getWriter t.writable
+log "desired" w.desiredSize
+let r = getReader t.readable
+let q = read r
+then q {
+  log "read" value
+}
+let p = write w "a"
+then p {
+  log "p"
+}
+ruler 3
+setTimeout 1 {
+  resolve gate 0
+  ruler 10
+}
+"#,
+        &[
+            "start",
+            "desired 0",
+            "t1",
+            "t2",
+            "t3",
+            "t1",
+            "t2",
+            "t3",
+            "transform a",
+            "t4",
+            "read {value: a, done: false}",
+            "t5",
+            "t6",
+            "p",
+            "t7",
+            "t8",
+            "t9",
+            "t10",
+        ],
+    );
+}
+
+/// Cancel of the readable side while a write is parked on backpressure.
+#[test]
+fn t2_cancel_while_parked() {
+    node_log(
+        "t2_cancel_while_parked.scn",
+        r#"let t = transform transform {
+  log "transform" chunk
+  enqueue controller chunk
+} cancel {
+  log "cancel" reason
+}
+let w = getWriter t.writable
+let p1 = write w 1
+let p2 = write w 2
+catch p2 {
+  log "p2" reason
+}
+then p1 {
+  log "p1"
+}
+setTimeout 1 {
+  let r = getReader t.readable
+  let q = read r
+  then q {
+    log "read" value
+  }
+  let c = cancel r "stop"
+  then c {
+    log "cancelled"
+  }
+  catch w.closed {
+    log "w closed" reason
+  }
+  ruler 8
+}
+"#,
+        &[
+            "cancel stop",
+            "read {value: undefined, done: true}",
+            "t1",
+            "t2",
+            "p1",
+            "p2 stop",
+            "w closed stop",
+            "cancelled",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+        ],
+    );
+}

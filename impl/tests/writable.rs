@@ -461,3 +461,200 @@ ruler 4
         ],
     );
 }
+
+/// Abort while the sink close is in flight: the abort promise follows the close.
+#[test]
+fn w2_close_then_abort() {
+    node_log(
+        "w2_close_then_abort.scn",
+        r#"let gate = promise
+let ws = writable close {
+  log "sink close"
+  return gate
+} abort {
+  log "sink abort" reason
+}
+let w = getWriter ws
+let c = close w
+then c {
+  log "close done"
+}
+ruler 2
+setTimeout 1 {
+  let a = abort w "late"
+  then a {
+    log "abort done"
+  }
+  catch a {
+    log "abort rejected" reason
+  }
+  log "desired" w.desiredSize
+  catch w.ready {
+    log "ready" reason
+  }
+  then w.closed {
+    log "closed fulfilled"
+  }
+  resolve gate 0
+  ruler 6
+}
+"#,
+        &[
+            "sink close",
+            "t1",
+            "t2",
+            "desired null",
+            "ready late",
+            "t1",
+            "t2",
+            "close done",
+            "abort done",
+            "closed fulfilled",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+        ],
+    );
+}
+
+/// Abort without a reason: the signal gets the default AbortError, a second abort returns the same promise.
+#[test]
+fn w2_abort_no_reason() {
+    node_log(
+        "w2_abort_no_reason.scn",
+        r#"let ws = writable start {
+  onabort controller.signal {
+    log "aborted" controller.signal.reason
+  }
+} abort {
+  log "sink abort" reason
+}
+setTimeout 1 {
+  let a = abort ws
+  then a {
+    log "abort done"
+  }
+  let a2 = abort ws "again"
+  log "same" same a a2
+  let w = getWriter ws
+  catch w.closed {
+    log "closed" reason
+  }
+  ruler 4
+}
+"#,
+        &[
+            "aborted AbortError: This operation was aborted",
+            "sink abort undefined",
+            "same false",
+            "closed undefined",
+            "t1",
+            "abort done",
+            "t2",
+            "t3",
+            "t4",
+        ],
+    );
+}
+
+/// ReleaseLock with a pending ready: ready and the pending write reject with the released error, desiredSize throws.
+#[test]
+fn w2_release_ready() {
+    node_log(
+        "w2_release_ready.scn",
+        r#"let gate = promise
+let ws = writable highWaterMark 1 write {
+  return gate
+}
+let w = getWriter ws
+let p = write w "a"
+let r1 = w.ready
+catch r1 {
+  log "r1" reason
+}
+setTimeout 1 {
+  let p2 = write w "b"
+  releaseLock w
+  catch w.ready {
+    log "ready after release" reason
+  }
+  catch p2 {
+    log "p2" reason
+  }
+  try {
+    log w.desiredSize
+  }
+  let w2 = getWriter ws
+  log "w2 desired" w2.desiredSize
+  then w2.ready {
+    log "w2 ready"
+  }
+  resolve gate 0
+  ruler 6
+}
+"#,
+        &[
+            "caught TypeError: Invalid state: Writer is not bound to a WritableStream",
+            "w2 desired -1",
+            "r1 TypeError: Invalid state: Writer has been released",
+            "ready after release TypeError: Invalid state: Writer has been released",
+            "t1",
+            "t2",
+            "w2 ready",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+        ],
+    );
+}
+
+/// Start returning a pending promise holds the writes; a rejected one errors the stream.
+#[test]
+fn w2_start_promise() {
+    node_log(
+        "w2_start_promise.scn",
+        r#"let gate = promise
+let ws = writable start {
+  log "start"
+  return gate
+} write {
+  log "write" chunk
+}
+let w = getWriter ws
+let p = write w "x"
+then p {
+  log "written"
+}
+ruler 3
+setTimeout 1 {
+  resolve gate 0
+  ruler 6
+}
+let ws2 = writable start {
+  let bad = rejected "start bad"
+  return bad
+}
+let w2 = getWriter ws2
+catch w2.closed {
+  log "w2 closed" reason
+}
+"#,
+        &[
+            "start",
+            "t1",
+            "t2",
+            "t3",
+            "w2 closed start bad",
+            "t1",
+            "write x",
+            "t2",
+            "t3",
+            "written",
+            "t4",
+            "t5",
+            "t6",
+        ],
+    );
+}
