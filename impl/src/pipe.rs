@@ -528,8 +528,8 @@ fn forward_chunk(rt: &mut Rt, p: u32) {
 /// `writableStreamDefaultWriterWriteWithRequest(writer, chunk, writeTracker)`: a precondition
 /// failure is latched on the tracker.
 fn write_with_tracker(rt: &mut Rt, p: u32, chunk: Value) {
-    let w = pd(rt, p).dest;
-    if let Err(failure) = writable::writer_write_request(rt, w, chunk, Some(p)) {
+    let writer = pd(rt, p).writer;
+    if let Err(failure) = writable::writer_write_request(rt, writer, chunk, Some(p)) {
         let d = pd(rt, p);
         d.failed = true;
         d.failure = failure;

@@ -257,6 +257,10 @@ pub struct Streams {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L175-L183>
     /// `lazyReadableReleasingError()`: the one `Releasing reader` error.
     releasing_error: Option<Value>,
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L415-L420>
+    /// `kPendingPromise`: the one forever-pending promise every closed-promise hook (a tee's, a
+    /// pipe's) and the pipe's ready hook carry, made on first use.
+    pending: Option<ObjectId>,
 }
 
 impl Streams {
@@ -270,6 +274,7 @@ impl Streams {
         self.noop = None;
         self.released_error = None;
         self.releasing_error = None;
+        self.pending = None;
     }
 }
 
@@ -354,6 +359,11 @@ fn not_a_controller(rt: &mut Rt) -> Value {
 /// `setPromiseHandled`. Node attaches a no-op rejection handler; setting [[PromiseIsHandled]] is
 /// what that does that anyone can see (the handler's job runs nothing).
 pub(crate) fn set_promise_handled(rt: &mut Rt, promise: ObjectId) {
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L422-L424>:
+    // `kPendingPromise` is skipped, so no reaction accumulates on it.
+    if rt.lib.streams.pending == Some(promise) {
+        return;
+    }
     if let ObjectData::Promise(data) = rt.heap.get_mut(promise) {
         data.is_handled = true;
     }
@@ -366,6 +376,16 @@ pub(crate) fn is_pending(rt: &Rt, promise: ObjectId) -> bool {
 /// `PromiseReject(error)`, as a value.
 pub(crate) fn rejected(rt: &mut Rt, error: Value) -> Completion {
     Ok(Value::Object(rt.promise_reject_new(error)))
+}
+
+/// `kPendingPromise`, the hooks' shared forever-pending promise.
+pub(crate) fn pending_promise(rt: &mut Rt) -> ObjectId {
+    if let Some(p) = rt.lib.streams.pending {
+        return p;
+    }
+    let p = rt.new_promise();
+    rt.lib.streams.pending = Some(p);
+    p
 }
 
 /// `kResolvedPromise`.
@@ -1135,10 +1155,10 @@ fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
 fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
     match rt.lib.streams.readers[r as usize].close {
         Some(Closed::Record(close)) => return close.promise,
-        // Only a tee holds a reader with a hook, and nothing reads its
-        // `closed`; Node's hook would give its shared forever-pending
-        // promise.
-        Some(Closed::TeeHook(_) | Closed::PipeHook(_)) => return rt.new_promise(),
+        // Only a tee or a pipe holds a reader with a hook, and nothing
+        // reads its `closed`; the hook's promise is the shared
+        // forever-pending one.
+        Some(Closed::TeeHook(_) | Closed::PipeHook(_)) => return pending_promise(rt),
         None => {}
     }
     let record = match rt.lib.streams.readers[r as usize].stream {

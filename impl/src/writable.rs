@@ -28,7 +28,7 @@ use nodesem_runtime::{Completion, Job, ObjectId, Runtime, Task, UnderlyingSink, 
 
 use crate::streams::{
     coerce_size, extract_high_water_mark, extract_size_algorithm, invalid_state, invalid_this,
-    is_pending, rejected, set_promise_handled, then_algorithm_result, Size,
+    is_pending, pending_promise, rejected, set_promise_handled, then_algorithm_result, Size,
 };
 use crate::{abort, alloc_host, Impl, Slot};
 
@@ -210,7 +210,8 @@ fn record_resolve(rt: &mut Rt, record: WriterRecord) {
     }
 }
 
-/// Whether `isPromisePending(record.promise)`: a hook carries the shared forever-pending promise.
+/// Whether `isPromisePending(record.promise)`: a hook carries the shared forever-pending promise
+/// (`kPendingPromise`), so it always is.
 fn record_pending(rt: &Rt, record: WriterRecord) -> bool {
     match record {
         WriterRecord::Record { promise, .. } => is_pending(rt, promise),
@@ -795,11 +796,12 @@ fn writer_ready_promise(rt: &mut Rt, writer: u32) -> ObjectId {
     record_promise(rt, record)
 }
 
-/// A record's promise; a hook's is a forever-pending one (nothing reads a pipe's writer).
+/// A record's promise; a hook's is the shared `kPendingPromise` (nothing reads a pipe's
+/// writer).
 fn record_promise(rt: &mut Rt, record: WriterRecord) -> ObjectId {
     match record {
         WriterRecord::Record { promise, .. } => promise,
-        WriterRecord::PipeClosed(_) | WriterRecord::PipeReady(_) => rt.new_promise(),
+        WriterRecord::PipeClosed(_) | WriterRecord::PipeReady(_) => pending_promise(rt),
     }
 }
 
@@ -840,12 +842,20 @@ pub(crate) fn writer_release(rt: &mut Rt, writer: u32) {
 /// precondition failure (a pipe latches it on its tracker).
 pub(crate) fn writer_write_request(
     rt: &mut Rt,
-    w: u32,
+    writer: u32,
     chunk: Value,
     request: Option<u32>,
 ) -> Result<Option<ObjectId>, Value> {
+    // (Node asserts the writer is bound; a pipe's forwarding can only reach a released writer
+    // through an internal assertion failure, refused here without panicking.)
+    let Some(w) = rt.lib.writables.writers[writer as usize].stream else {
+        return Err(invalid_state(rt, "Writer is not bound to a WritableStream"));
+    };
     let chunk_size = controller_get_chunk_size(rt, w, &chunk);
-    // (The mismatched-streams check cannot fail: no size algorithm here can release the writer.)
+    // The size algorithm is script code: it can release the writer.
+    if rt.lib.writables.writers[writer as usize].stream != Some(w) {
+        return Err(invalid_state(rt, "Mismatched WritableStreams"));
+    }
     let st = state(rt, w);
     if st == WState::Errored {
         return Err(stored_error(rt, w));
@@ -1189,11 +1199,11 @@ fn bound_stream(rt: &mut Rt, writer: &Value) -> Result<u32, Value> {
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L471-L480>.
 pub fn writer_write(rt: &mut Rt, writer: Value, chunk: Value) -> Completion {
-    let w = match bound_stream(rt, &writer) {
-        Ok(w) => w,
-        Err(e) => return rejected(rt, e),
-    };
-    match writer_write_request(rt, w, chunk, None) {
+    if let Err(e) = bound_stream(rt, &writer) {
+        return rejected(rt, e);
+    }
+    let wr = writer_of(rt, &writer).expect("a writer");
+    match writer_write_request(rt, wr, chunk, None) {
         Ok(p) => Ok(Value::Object(
             p.expect("a write without a tracker has a promise"),
         )),
