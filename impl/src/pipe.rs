@@ -603,3 +603,84 @@ pub(crate) fn pump(rt: &mut Rt, p: u32) {
     // The slow path: park the reused read request.
     streams::default_reader_read(rt, s, streams::ReadRequest::Pipe(p));
 }
+
+#[cfg(test)]
+mod tests {
+    //! The seed's watcher records, which no log shows: what a pipe installs
+    //! on its reader and writer, and that settling them makes no promise.
+
+    use nodesem_lang::RunConfig;
+    use nodesem_runtime::{
+        Library, ObjectData, QueuingStrategy, Runtime, StreamPipeOptions, UnderlyingSink,
+        UnderlyingSource, Value,
+    };
+
+    use crate::writable::WriterRecord;
+    use crate::Impl;
+
+    /// A runtime with a pipe from a source whose controller is returned into
+    /// a sink without methods.
+    fn piped() -> (Box<super::Rt>, Value) {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let held = std::rc::Rc::new(std::cell::RefCell::new(Value::Undefined));
+        let keep = held.clone();
+        let start = rt.native_function(move |_, _, args| {
+            *keep.borrow_mut() = args[0].clone();
+            Ok(Value::Undefined)
+        });
+        let source = UnderlyingSource {
+            object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
+            start: Some(start),
+            pull: None,
+            cancel: None,
+        };
+        let rs = Impl::new_readable_stream(&mut rt, source, QueuingStrategy::default()).unwrap();
+        let sink = UnderlyingSink {
+            object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
+            start: None,
+            write: None,
+            close: None,
+            abort: None,
+        };
+        let ws = Impl::new_writable_stream(&mut rt, sink, QueuingStrategy::default()).unwrap();
+        Impl::readable_pipe_to(&mut rt, rs, ws, StreamPipeOptions::default()).unwrap();
+        let controller = held.borrow().clone();
+        (rt, controller)
+    }
+
+    #[test]
+    fn a_pipe_installs_its_watchers_as_records() {
+        // Seed ("Closed watchers as records instead of promises").
+        let (rt, _) = piped();
+        let pipe = &rt.lib.pipes[0];
+        assert!(matches!(
+            rt.lib.streams.reader_close(pipe.reader),
+            Some(crate::streams::ClosedKind::PipeHook(0))
+        ));
+        assert!(matches!(
+            crate::writable::writer_close_record(&rt, pipe.writer),
+            Some(WriterRecord::PipeClosed(0))
+        ));
+    }
+
+    #[test]
+    fn closing_the_source_queues_the_watcher_without_a_promise() {
+        let (mut rt, controller) = piped();
+        let before = rt.heap.len();
+        Impl::readable_controller_close(&mut rt, controller).unwrap();
+        assert_eq!(rt.heap.len(), before, "no promise or reaction made");
+        assert!(
+            !rt.lib.pipes[0].shutting_down,
+            "the watcher waits a microtask"
+        );
+    }
+
+    #[test]
+    fn erroring_the_source_queues_the_watcher_without_a_promise() {
+        let (mut rt, controller) = piped();
+        let before = rt.heap.len();
+        Impl::readable_controller_error(&mut rt, controller, Value::string("bad")).unwrap();
+        assert_eq!(rt.heap.len(), before, "no promise or reaction made");
+        assert!(!rt.lib.pipes[0].shutting_down);
+    }
+}

@@ -1522,6 +1522,27 @@ pub(crate) fn set_pipe_hook(rt: &mut Rt, r: u32, p: u32) {
     rt.lib.streams.readers[r as usize].close = Some(Closed::PipeHook(p));
 }
 
+/// Which kind of `kState.close` a reader has (for tests).
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) enum ClosedKind {
+    Record,
+    TeeHook(u32),
+    PipeHook(u32),
+}
+
+#[cfg(test)]
+impl Streams {
+    /// The kind of a reader's `kState.close`.
+    pub(crate) fn reader_close(&self, r: u32) -> Option<ClosedKind> {
+        self.readers[r as usize].close.map(|c| match c {
+            Closed::Record(_) => ClosedKind::Record,
+            Closed::TeeHook(t) => ClosedKind::TeeHook(t),
+            Closed::PipeHook(p) => ClosedKind::PipeHook(p),
+        })
+    }
+}
+
 /// `reader[kState].close = undefined`.
 pub(crate) fn drop_reader_close(rt: &mut Rt, r: u32) {
     rt.lib.streams.readers[r as usize].close = None;

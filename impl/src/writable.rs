@@ -276,6 +276,12 @@ pub(crate) fn drop_writer_records(rt: &mut Rt, writer: u32) {
     data.ready = None;
 }
 
+/// A writer's `kState.close` (for tests).
+#[cfg(test)]
+pub(crate) fn writer_close_record(rt: &Rt, writer: u32) -> Option<WriterRecord> {
+    rt.lib.writables.writers[writer as usize].close
+}
+
 /// `writer[kState].ready = record` (the pipe's `parkOnReady`).
 pub(crate) fn set_writer_ready(rt: &mut Rt, writer: u32, record: WriterRecord) {
     rt.lib.writables.writers[writer as usize].ready = Some(record);
