@@ -1527,7 +1527,7 @@ pub(crate) fn set_pipe_hook(rt: &mut Rt, r: u32, p: u32) {
 #[derive(Debug)]
 pub(crate) enum ClosedKind {
     Record,
-    TeeHook(u32),
+    TeeHook,
     PipeHook(u32),
 }
 
@@ -1537,7 +1537,7 @@ impl Streams {
     pub(crate) fn reader_close(&self, r: u32) -> Option<ClosedKind> {
         self.readers[r as usize].close.map(|c| match c {
             Closed::Record(_) => ClosedKind::Record,
-            Closed::TeeHook(t) => ClosedKind::TeeHook(t),
+            Closed::TeeHook(_) => ClosedKind::TeeHook,
             Closed::PipeHook(p) => ClosedKind::PipeHook(p),
         })
     }
