@@ -948,3 +948,200 @@ setTimeout 1 {
         ],
     );
 }
+
+/// Two pipes from the branches of one tee, into sinks of highWaterMark 1 and 0.
+#[test]
+fn e_tee_pipe() {
+    node_log(
+        "e_tee_pipe.scn",
+        r#"# two pipes from the branches of a tee
+let rs = readable start {
+  enqueue controller "a"
+  enqueue controller "b"
+  close controller
+}
+let [b1, b2] = tee rs
+let ws1 = writable write {
+  log "w1" chunk
+} close {
+  log "close1"
+}
+let ws2 = writable highWaterMark 0 write {
+  log "w2" chunk
+} close {
+  log "close2"
+}
+let p1 = pipeTo b1 ws1
+let p2 = pipeTo b2 ws2
+then p1 {
+  log "p1"
+}
+then p2 {
+  log "p2"
+}
+ruler 16
+"#,
+        &[
+            "t1", "t2", "w1 a", "t3", "w1 b", "t4", "t5", "t6", "t7", "t8", "t9", "t10", "t11",
+            "t12", "t13", "t14", "t15", "t16", "close1", "p1",
+        ],
+    );
+}
+
+/// A pipe into a transform's writable side, read from its readable side, then the source cancelled.
+#[test]
+fn e_pipe_into_transform() {
+    node_log(
+        "e_pipe_into_transform.scn",
+        r#"let rs = readable highWaterMark 0 start {
+  enqueue controller 1
+} pull {
+  log "pull" controller.desiredSize
+}
+let t = transform transform {
+  log "transform" chunk controller.desiredSize
+  enqueue controller chunk
+} flush {
+  log "flush"
+}
+let p = pipeTo rs t.writable
+let r = getReader t.readable
+ruler 6
+setTimeout 1 {
+  let q = read r
+  then q {
+    log "read" value
+  }
+  ruler 8
+  setTimeout 1 {
+    cancel rs "x"
+    log "after cancel"
+    ruler 8
+  }
+}
+catch p {
+  log "pipe rejected" reason
+}
+"#,
+        &[
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "transform 1 0",
+            "t1",
+            "read {value: 1, done: false}",
+            "t2",
+            "pull 0",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "after cancel",
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "unhandled rejection TypeError: Invalid state: ReadableStream is locked",
+        ],
+    );
+}
+
+/// A signal aborted after the pipe finished does nothing: its listener was removed.
+#[test]
+fn e_pipe_signal_after_close() {
+    node_log(
+        "e_pipe_signal_after_close.scn",
+        r#"let c = controller
+let rs = readable start {
+  enqueue controller "a"
+  close controller
+}
+let ws = writable write {
+  log "write" chunk
+} close {
+  log "sink close"
+}
+let p = pipeTo rs ws preventCancel signal c.signal
+then p {
+  log "done"
+  abort c "late"
+  log "aborted after done"
+}
+ruler 10
+"#,
+        &[
+            "write a",
+            "t1",
+            "t2",
+            "sink close",
+            "t3",
+            "t4",
+            "t5",
+            "done",
+            "aborted after done",
+            "t6",
+            "t7",
+            "t8",
+            "t9",
+            "t10",
+        ],
+    );
+}
+
+/// A signal aborted right after pipeTo: the destination's signal fires, both ends unlock before the pipe rejects.
+#[test]
+fn e_pipe_writer_locked_after_abort() {
+    node_log(
+        "e_pipe_writer_locked_after_abort.scn",
+        r#"let c = controller
+let rs = readable highWaterMark 2 start {
+  enqueue controller 1
+} cancel {
+  log "cancel" reason
+}
+let ws = writable highWaterMark 1 start {
+  onabort controller.signal {
+    log "ws signal" controller.signal.reason
+  }
+} write {
+  log "write" chunk
+} abort {
+  log "abort" reason
+}
+let p = pipeTo rs ws signal c.signal
+catch p {
+  log "rejected" reason
+  log "locks" rs.locked ws.locked
+}
+abort c
+ruler 10
+"#,
+        &[
+            "write 1",
+            "t1",
+            "t2",
+            "ws signal AbortError: This operation was aborted",
+            "abort AbortError: This operation was aborted",
+            "cancel AbortError: This operation was aborted",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "rejected AbortError: This operation was aborted",
+            "locks false false",
+            "t9",
+            "t10",
+        ],
+    );
+}

@@ -432,3 +432,48 @@ setTimeout 1 {
         ],
     );
 }
+
+/// Two enqueues in one transform call against a readable highWaterMark of 2.
+#[test]
+fn e_transform_enqueue_size() {
+    node_log(
+        "e_transform_enqueue_size.scn",
+        r#"let t = transform readableHighWaterMark 2 transform {
+  enqueue controller chunk
+  log "desired" controller.desiredSize
+  enqueue controller chunk
+  log "desired" controller.desiredSize
+}
+let w = getWriter t.writable
+let p = write w "x"
+then p {
+  log "written"
+}
+ruler 6
+let r = getReader t.readable
+let q = read r
+then q {
+  log "read" value
+}
+ruler 6
+"#,
+        &[
+            "t1",
+            "t1",
+            "t2",
+            "t2",
+            "t3",
+            "t3",
+            "desired 2",
+            "desired 1",
+            "t4",
+            "t4",
+            "read {value: x, done: false}",
+            "t5",
+            "t5",
+            "t6",
+            "t6",
+            "written",
+        ],
+    );
+}

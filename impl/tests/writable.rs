@@ -658,3 +658,75 @@ catch w2.closed {
         ],
     );
 }
+
+/// A fractional size counted in desiredSize, with a write held.
+#[test]
+fn e_size_write_desired() {
+    node_log(
+        "e_size_write_desired.scn",
+        r#"let never = promise
+let ws = writable highWaterMark 3 size {
+  return 1.5
+} write {
+  log "write" chunk
+  return never
+}
+let w = getWriter ws
+let a = write w "a"
+log "d" w.desiredSize
+let b = write w "b"
+log "d" w.desiredSize
+then w.ready {
+  log "ready"
+}
+ruler 4
+log "d" w.desiredSize
+"#,
+        &["d 1.5", "d 0", "d 0", "write a", "t1", "t2", "t3", "t4"],
+    );
+}
+
+/// Abort before start completes: the sink abort runs after start, the queued write rejects with
+/// the reason, and `closed` waits for the sink abort's promise, which never settles.
+#[test]
+fn e_writer_closed_erroring() {
+    node_log(
+        "e_writer_closed_erroring.scn",
+        r#"let never = promise
+let gate = promise
+let ws = writable write {
+  log "write"
+  return gate
+} abort {
+  log "abort" reason
+  return never
+}
+let w = getWriter ws
+let p = write w 1
+let a = abort w "r"
+catch w.closed {
+  log "closed rejected" reason
+}
+setTimeout 1 {
+  reject gate "write failed"
+  ruler 6
+  catch p {
+    log "p" reason
+  }
+}
+"#,
+        &[
+            "abort r",
+            "unhandled rejection r",
+            "t1",
+            "p r",
+            "t2",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            "rejection handled [Promise]",
+            "unhandled rejection write failed",
+        ],
+    );
+}
