@@ -18,6 +18,12 @@
 //!   dispatch walk;
 //! - `abort`: AbortController, AbortSignal (abort, `any`, `timeout`,
 //!   `onabort`) and `addAbortListener`;
+//! - `streams`: ReadableStream, its default controller and reader, `tee`,
+//!   size strategies;
+//! - `writable`: WritableStream, its default controller (with its
+//!   AbortController's signal) and writer;
+//! - `transformstream`: TransformStream and its default controller;
+//! - `pipe`: `pipeTo` and `pipeThrough`;
 //! - [`mutant`]: the switchable bugs.
 //!
 //! Every library object is an [`ObjectData::Host`] in the runtime's heap; its

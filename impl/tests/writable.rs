@@ -730,3 +730,125 @@ setTimeout 1 {
         ],
     );
 }
+
+/// Script sizes of every kind of value: strings, booleans, null, hex and empty strings coerced as `+value`; undefined, Infinity, objects, quoted strings, symbols and overflowing strings refused with Node's errors; -0 counts 0.
+#[test]
+fn s_values() {
+    node_log(
+        "s_values.scn",
+        r#"let i = 0
+let rs = readable highWaterMark 100 size {
+  set i add i 1
+  log "size this" this
+  if same i 1 {
+    return "3"
+  }
+  if same i 2 {
+    return true
+  }
+  if same i 3 {
+    return null
+  }
+  if same i 4 {
+    return " 0x10 "
+  }
+  if same i 5 {
+    return ""
+  }
+  return 2.5
+} start {
+  enqueue controller "a"
+  log controller.desiredSize
+  enqueue controller "b"
+  log controller.desiredSize
+  enqueue controller "c"
+  log controller.desiredSize
+  enqueue controller "d"
+  log controller.desiredSize
+  enqueue controller "e"
+  log controller.desiredSize
+  enqueue controller "f"
+  log controller.desiredSize
+}
+let ws = writable size {
+  return undefined
+}
+let w = getWriter ws
+let p = write w 1
+catch p {
+  log "undefined" reason
+}
+let ws2 = writable size {
+  return Infinity
+}
+let w2 = getWriter ws2
+let p2 = write w2 1
+catch p2 {
+  log "Infinity" reason
+}
+let ws3 = writable size {
+  return {}
+}
+let w3 = getWriter ws3
+let p3 = write w3 1
+catch p3 {
+  log "object" reason
+}
+let ws4 = writable size {
+  return "a'b"
+}
+let w4 = getWriter ws4
+let p4 = write w4 1
+catch p4 {
+  log "quote" reason
+}
+let ws5 = writable size {
+  return Symbol("s")
+}
+let w5 = getWriter ws5
+let p5 = write w5 1
+catch p5 {
+  log "symbol" reason
+}
+let ws6 = writable highWaterMark 1 size {
+  return -0
+}
+let w6 = getWriter ws6
+let p6 = write w6 1
+log "minus zero" w6.desiredSize
+let ws7 = writable size {
+  return "1e400"
+}
+let w7 = getWriter ws7
+let p7 = write w7 1
+catch p7 {
+  log "1e400" reason
+}
+ruler 3
+"#,
+        &[
+            "size this undefined",
+            "97",
+            "size this undefined",
+            "96",
+            "size this undefined",
+            "96",
+            "size this undefined",
+            "80",
+            "size this undefined",
+            "80",
+            "size this undefined",
+            "77.5",
+            "minus zero 1",
+            "t1",
+            "undefined RangeError: The argument 'size' is invalid. Received undefined",
+            "Infinity RangeError: The argument 'size' is invalid. Received Infinity",
+            "object RangeError: The argument 'size' is invalid. Received {}",
+            "quote RangeError: The argument 'size' is invalid. Received \"a'b\"",
+            "symbol TypeError: Cannot convert a Symbol value to a number",
+            "1e400 RangeError: The argument 'size' is invalid. Received '1e400'",
+            "t2",
+            "t3",
+        ],
+    );
+}
