@@ -1145,3 +1145,112 @@ ruler 10
         ],
     );
 }
+
+/// PipeThrough throws for a locked writable or readable; an aborted signal with preventCancel errors only the transform.
+#[test]
+fn pt3_errors() {
+    node_log(
+        "pt3_errors.scn",
+        r#"let rs = readable
+let t = transform
+let w = getWriter t.writable
+try {
+  let out = pipeThrough rs t
+}
+log "rs locked" rs.locked
+releaseLock w
+let r = getReader rs
+try {
+  let out2 = pipeThrough rs t
+}
+releaseLock r
+let c = controller
+let s = aborted "pre"
+let t2 = transform cancel {
+  log "t2 cancel" reason
+}
+let out3 = pipeThrough rs t2 preventCancel signal s
+let r3 = getReader out3
+catch r3.closed {
+  log "out3 closed" reason
+}
+log "rs locked" rs.locked
+ruler 10
+"#,
+        &[
+            "caught TypeError: Invalid state: The WritableStream is locked",
+            "rs locked false",
+            "caught TypeError: Invalid state: The ReadableStream is locked",
+            "rs locked true",
+            "t1",
+            "t2",
+            "t2 cancel pre",
+            "t3",
+            "t4",
+            "out3 closed pre",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "t9",
+            "t10",
+        ],
+    );
+}
+
+/// PipeThrough with preventClose leaves the transform's writable side open and unlocked.
+#[test]
+fn pt3_options() {
+    node_log(
+        "pt3_options.scn",
+        r#"let rs = readable start {
+  enqueue controller "a"
+  close controller
+}
+let t = transform flush {
+  log "flush"
+}
+let out = pipeThrough rs t preventClose
+let r = getReader out
+let q = read r
+then q {
+  log "read" value
+}
+ruler 8
+setTimeout 1 {
+  log "writable locked" t.writable.locked
+  let w = getWriter t.writable
+  let c = close w
+  then c {
+    log "closed by hand"
+  }
+  let q2 = read r
+  then q2 {
+    log "read2" value
+  }
+  ruler 6
+}
+"#,
+        &[
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "read {value: a, done: false}",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "writable locked false",
+            "flush",
+            "t1",
+            "read2 {value: undefined, done: true}",
+            "t2",
+            "closed by hand",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+        ],
+    );
+}

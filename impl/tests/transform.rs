@@ -477,3 +477,266 @@ ruler 6
         ],
     );
 }
+
+/// Transform and flush returning a pending promise hold the writes, the reads and the close.
+#[test]
+fn t3_promises() {
+    node_log(
+        "t3_promises.scn",
+        r#"let gate = promise
+let t = transform transform {
+  log "transform" chunk
+  enqueue controller chunk
+  return gate
+} flush {
+  log "flush"
+  return gate
+}
+let w = getWriter t.writable
+let r = getReader t.readable
+let p1 = write w 1
+let p2 = write w 2
+then p1 {
+  log "p1"
+}
+then p2 {
+  log "p2"
+}
+let q = read r
+then q {
+  log "read" value
+  let q2 = read r
+  then q2 {
+    log "read2" value
+  }
+}
+let c = close w
+then c {
+  log "closed"
+}
+ruler 4
+setTimeout 1 {
+  resolve gate 0
+  ruler 12
+}
+"#,
+        &[
+            "t1",
+            "t2",
+            "t3",
+            "transform 1",
+            "t4",
+            "read {value: 1, done: false}",
+            "t1",
+            "transform 2",
+            "t2",
+            "p1",
+            "read2 {value: 2, done: false}",
+            "t3",
+            "flush",
+            "t4",
+            "p2",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+            "closed",
+            "t9",
+            "t10",
+            "t11",
+            "t12",
+        ],
+    );
+}
+
+/// A transform that throws errors both sides.
+#[test]
+fn t3_throw() {
+    node_log(
+        "t3_throw.scn",
+        r#"let t = transform transform {
+  log "transform" chunk
+  throw Error("tx")
+} cancel {
+  log "cancel" reason
+}
+let w = getWriter t.writable
+let r = getReader t.readable
+let q = read r
+catch q {
+  log "read" reason
+}
+let p1 = write w 1
+catch p1 {
+  log "p1" reason
+}
+catch w.closed {
+  log "w closed" reason
+}
+ruler 8
+"#,
+        &[
+            "t1",
+            "t2",
+            "t3",
+            "transform 1",
+            "t4",
+            "t5",
+            "read Error: tx",
+            "t6",
+            "p1 Error: tx",
+            "w closed Error: tx",
+            "t7",
+            "t8",
+        ],
+    );
+}
+
+/// Terminate in start: the read is done, the write rejects, flush never runs.
+#[test]
+fn t3_terminate_start() {
+    node_log(
+        "t3_terminate_start.scn",
+        r#"let t = transform start {
+  terminate controller
+  log "desired" controller.desiredSize
+} flush {
+  log "flush"
+}
+let w = getWriter t.writable
+let r = getReader t.readable
+let q = read r
+then q {
+  log "read" value
+}
+let p = write w 1
+catch p {
+  log "write" reason
+}
+catch w.closed {
+  log "w closed" reason
+}
+ruler 8
+"#,
+        &[
+            "desired 0",
+            "read {value: undefined, done: true}",
+            "write TypeError: Invalid state: TransformStream has been terminated",
+            "t1",
+            "t2",
+            "t3",
+            "w closed TypeError: Invalid state: TransformStream has been terminated",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+        ],
+    );
+}
+
+/// A readable cancel while flush is pending returns the same finish promise.
+#[test]
+fn t3_cancel_during_flush() {
+    node_log(
+        "t3_cancel_during_flush.scn",
+        r#"let gate = promise
+let t = transform flush {
+  log "flush"
+  return gate
+} cancel {
+  log "cancel" reason
+}
+let w = getWriter t.writable
+let r = getReader t.readable
+let c = close w
+then c {
+  log "close done"
+}
+catch c {
+  log "close rejected" reason
+}
+ruler 3
+setTimeout 1 {
+  let k = cancel r "stop"
+  then k {
+    log "cancel done"
+  }
+  catch k {
+    log "cancel rejected" reason
+  }
+  resolve gate 0
+  ruler 8
+}
+"#,
+        &[
+            "t1",
+            "t2",
+            "flush",
+            "t3",
+            "t1",
+            "t2",
+            "t3",
+            "close done",
+            "cancel done",
+            "t4",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+        ],
+    );
+}
+
+/// An abort of the writable side then a cancel of the readable side share the finish promise.
+#[test]
+fn t3_abort_then_cancel() {
+    node_log(
+        "t3_abort_then_cancel.scn",
+        r#"let gate = promise
+let t = transform cancel {
+  log "cancel" reason
+  return gate
+}
+let w = getWriter t.writable
+let r = getReader t.readable
+setTimeout 1 {
+  let a = abort w "A"
+  then a {
+    log "abort done"
+  }
+  let k = cancel r "K"
+  then k {
+    log "cancel done"
+  }
+  catch k {
+    log "cancel rejected" reason
+  }
+  catch r.closed {
+    log "r closed" reason
+  }
+  ruler 3
+  setTimeout 1 {
+    resolve gate 0
+    ruler 8
+  }
+}
+"#,
+        &[
+            "cancel A",
+            "t1",
+            "t2",
+            "t3",
+            "t1",
+            "t2",
+            "t3",
+            "cancel done",
+            "t4",
+            "abort done",
+            "t5",
+            "t6",
+            "t7",
+            "t8",
+        ],
+    );
+}

@@ -852,3 +852,134 @@ ruler 3
         ],
     );
 }
+
+/// Every operation on a closing, closed, released and errored stream: the promises and errors Node gives.
+#[test]
+fn w3_states() {
+    node_log(
+        "w3_states.scn",
+        r#"let ws = writable close {
+  log "sink close"
+}
+let c = close ws
+then c {
+  log "stream close done"
+}
+let c2 = close ws
+catch c2 {
+  log "close twice" reason
+}
+let w = getWriter ws
+log "desired closing" w.desiredSize
+then w.ready {
+  log "ready while closing"
+}
+let p = write w "late"
+catch p {
+  log "write while closing" reason
+}
+let c3 = close w
+catch c3 {
+  log "writer close while closing" reason
+}
+ruler 3
+setTimeout 1 {
+  log "desired closed" w.desiredSize
+  then w.closed {
+    log "closed"
+  }
+  let a = abort w "x"
+  then a {
+    log "abort closed resolved"
+  }
+  releaseLock w
+  catch w.closed {
+    log "closed after release" reason
+  }
+  catch w.ready {
+    log "ready after release" reason
+  }
+  let a2 = abort w "y"
+  catch a2 {
+    log "abort released" reason
+  }
+  let w2 = getWriter ws
+  then w2.closed {
+    log "w2 closed"
+  }
+  then w2.ready {
+    log "w2 ready"
+  }
+  let c4 = close w2
+  catch c4 {
+    log "close closed" reason
+  }
+  ruler 3
+}
+let es = writable start {
+  error controller "E"
+}
+setTimeout 2 {
+  let we = getWriter es
+  log "errored desired" we.desiredSize
+  catch we.ready {
+    log "errored ready" reason
+  }
+  catch we.closed {
+    log "errored closed" reason
+  }
+  let pe = write we 1
+  catch pe {
+    log "errored write" reason
+  }
+  let ce = close we
+  catch ce {
+    log "errored close" reason
+  }
+  let ae = abort es "A"
+  catch ae {
+    log "abort locked" reason
+  }
+  releaseLock we
+  let ae2 = abort es "A"
+  then ae2 {
+    log "abort errored resolved"
+  }
+  let ge = getWriter es
+  let ge2 = getWriter es
+}
+"#,
+        &[
+            "desired closing 1",
+            "sink close",
+            "close twice TypeError: Invalid state: Failure closing WritableStream",
+            "ready while closing",
+            "write while closing TypeError: Invalid state: WritableStream is closed",
+            "writer close while closing TypeError: Invalid state: Failure to close WritableStream",
+            "t1",
+            "t2",
+            "stream close done",
+            "t3",
+            "desired closed 0",
+            "closed",
+            "abort closed resolved",
+            "closed after release TypeError: Invalid state: Writer has been released",
+            "ready after release TypeError: Invalid state: Writer has been released",
+            "abort released TypeError: Invalid state: Writer is not bound to a WritableStream",
+            "w2 closed",
+            "w2 ready",
+            "close closed TypeError: Invalid state: WritableStream is closed",
+            "t1",
+            "t2",
+            "t3",
+            "errored desired null",
+            "uncaught TypeError: Invalid state: WritableStream is locked",
+            "errored ready E",
+            "errored closed E",
+            "errored write E",
+            "errored close TypeError: Invalid state: WritableStream is closed",
+            "abort locked TypeError: Invalid state: WritableStream is locked",
+            "abort errored resolved",
+        ],
+    );
+}
