@@ -233,7 +233,8 @@ fn process_iter_result(rt: &mut Rt, f: u32, iter_result: Value) {
             rt.perform_promise_then(p, Some(enqueue), Some(reject), None);
             return;
         }
-        streams::default_controller_enqueue(rt, c, value);
+        // The stream's size algorithm is the default one, which cannot throw.
+        let _ = streams::default_controller_enqueue(rt, c, value);
     }
     // pullFulfilled exists: the controller creates it before the pull.
     streams::pull_fulfilled(rt, c);
@@ -242,7 +243,8 @@ fn process_iter_result(rt: &mut Rt, f: u32, iter_result: Value) {
 /// `enqueueValue(value)`.
 fn enqueue_value(rt: &mut Rt, f: u32, value: Value) {
     let c = from_controller(rt, f);
-    streams::default_controller_enqueue(rt, c, value);
+    // The stream's size algorithm is the default one, which cannot throw.
+    let _ = streams::default_controller_enqueue(rt, c, value);
     streams::pull_fulfilled(rt, c);
 }
 

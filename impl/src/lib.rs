@@ -18,6 +18,12 @@
 //!   dispatch walk;
 //! - `abort`: AbortController, AbortSignal (abort, `any`, `timeout`,
 //!   `onabort`) and `addAbortListener`;
+//! - `streams`: ReadableStream, its default controller and reader, `tee`,
+//!   size strategies;
+//! - `writable`: WritableStream, its default controller (with its
+//!   AbortController's signal) and writer;
+//! - `transformstream`: TransformStream and its default controller;
+//! - `pipe`: `pipeTo` and `pipeThrough`;
 //! - [`mutant`]: the switchable bugs.
 //!
 //! Every library object is an [`ObjectData::Host`] in the runtime's heap; its
@@ -33,7 +39,10 @@ mod event_target;
 mod iterate;
 mod listeners;
 pub mod mutant;
+mod pipe;
 mod streams;
+mod transformstream;
+mod writable;
 
 use std::rc::Rc;
 
@@ -80,6 +89,16 @@ pub(crate) enum Slot {
     ReadableReader(u32),
     /// A ReadableStream's async iterator (`iterate`).
     ReadableIterator(u32),
+    /// A WritableStream (`writable`).
+    WritableStream(u32),
+    /// A WritableStreamDefaultController (its stream's index).
+    WritableController(u32),
+    /// A WritableStreamDefaultWriter.
+    WritableWriter(u32),
+    /// A TransformStream (`transformstream`).
+    TransformStream(u32),
+    /// A TransformStreamDefaultController (its stream's index).
+    TransformController(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -107,6 +126,12 @@ pub struct Impl {
     registrations: Vec<Registration>,
     /// ReadableStreams, their controllers and readers.
     streams: streams::Streams,
+    /// WritableStreams, their controllers and writers.
+    writables: writable::Writables,
+    /// TransformStreams (and their controllers).
+    transforms: Vec<transformstream::TransformData>,
+    /// The pipes of `pipeTo` and `pipeThrough`.
+    pipes: Vec<pipe::PipeData>,
 }
 
 impl Impl {
@@ -234,6 +259,9 @@ impl Library for Impl {
             timeout_holders: Vec::new(),
             registrations: Vec::new(),
             streams: streams::Streams::default(),
+            writables: writable::Writables::default(),
+            transforms: Vec::new(),
+            pipes: Vec::new(),
         }
     }
 
@@ -251,6 +279,9 @@ impl Library for Impl {
             timeout_holders,
             registrations,
             streams,
+            writables,
+            transforms,
+            pipes,
         } = self;
         *mutant = None;
         slots.clear();
@@ -264,6 +295,9 @@ impl Library for Impl {
         timeout_holders.clear();
         registrations.clear();
         streams.clear();
+        writables.clear();
+        transforms.clear();
+        pipes.clear();
     }
 
     fn new_abort_controller(rt: &mut Rt) -> Completion {
@@ -398,7 +432,7 @@ impl Library for Impl {
         source: UnderlyingSource,
         strategy: QueuingStrategy,
     ) -> Completion {
-        streams::new_readable_stream(rt, source, strategy.high_water_mark)
+        streams::new_readable_stream(rt, source, strategy)
     }
 
     fn readable_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
@@ -437,12 +471,22 @@ impl Library for Impl {
         streams::tee(rt, stream)
     }
 
-    fn readable_pipe_to(rt: &mut Rt, _: Value, _: Value, _: StreamPipeOptions) -> Completion {
-        not_yet(rt, "pipeTo")
+    fn readable_pipe_to(
+        rt: &mut Rt,
+        stream: Value,
+        dest: Value,
+        options: StreamPipeOptions,
+    ) -> Completion {
+        pipe::pipe_to(rt, stream, dest, options)
     }
 
-    fn readable_pipe_through(rt: &mut Rt, _: Value, _: Value, _: StreamPipeOptions) -> Completion {
-        not_yet(rt, "pipeThrough")
+    fn readable_pipe_through(
+        rt: &mut Rt,
+        stream: Value,
+        transform: Value,
+        options: StreamPipeOptions,
+    ) -> Completion {
+        pipe::pipe_through(rt, stream, transform, options)
     }
 
     fn readable_from(rt: &mut Rt, iterable: Value) -> Completion {
@@ -463,63 +507,67 @@ impl Library for Impl {
 
     // ---- WritableStream ----
 
-    fn new_writable_stream(rt: &mut Rt, _: UnderlyingSink, _: QueuingStrategy) -> Completion {
-        not_yet(rt, "WritableStream")
+    fn new_writable_stream(
+        rt: &mut Rt,
+        sink: UnderlyingSink,
+        strategy: QueuingStrategy,
+    ) -> Completion {
+        writable::new_writable_stream(rt, sink, strategy)
     }
 
-    fn writable_abort(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "abort")
+    fn writable_abort(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Completion {
+        writable::stream_abort(rt, stream, reason)
     }
 
-    fn writable_close(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn writable_close(rt: &mut Rt, stream: Value) -> Completion {
+        writable::stream_close(rt, stream)
     }
 
-    fn writable_get_writer(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "getWriter")
+    fn writable_get_writer(rt: &mut Rt, stream: Value) -> Completion {
+        writable::get_writer(rt, stream)
     }
 
-    fn writable_controller_error(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn writable_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
+        writable::op_controller_error(rt, controller, error)
     }
 
-    fn writer_write(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "write")
+    fn writer_write(rt: &mut Rt, writer: Value, chunk: Value) -> Completion {
+        writable::writer_write(rt, writer, chunk)
     }
 
-    fn writer_close(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn writer_close(rt: &mut Rt, writer: Value) -> Completion {
+        writable::writer_close(rt, writer)
     }
 
-    fn writer_abort(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "abort")
+    fn writer_abort(rt: &mut Rt, writer: Value, reason: Option<Value>) -> Completion {
+        writable::writer_abort(rt, writer, reason)
     }
 
-    fn writer_release_lock(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "releaseLock")
+    fn writer_release_lock(rt: &mut Rt, writer: Value) -> Completion {
+        writable::writer_release_lock(rt, writer)
     }
 
     // ---- TransformStream ----
 
     fn new_transform_stream(
         rt: &mut Rt,
-        _: Transformer,
-        _: QueuingStrategy,
-        _: QueuingStrategy,
+        transformer: Transformer,
+        writable_strategy: QueuingStrategy,
+        readable_strategy: QueuingStrategy,
     ) -> Completion {
-        not_yet(rt, "TransformStream")
+        transformstream::new_transform_stream(rt, transformer, writable_strategy, readable_strategy)
     }
 
-    fn transform_controller_enqueue(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "enqueue")
+    fn transform_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
+        transformstream::op_enqueue(rt, controller, chunk)
     }
 
-    fn transform_controller_error(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn transform_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
+        transformstream::op_error(rt, controller, error)
     }
 
-    fn transform_controller_terminate(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "terminate")
+    fn transform_controller_terminate(rt: &mut Rt, controller: Value) -> Completion {
+        transformstream::op_terminate(rt, controller)
     }
 
     // ---- byte streams ----
@@ -573,6 +621,12 @@ impl Library for Impl {
         if let Some(value) = streams::get(rt, obj, prop) {
             return value;
         }
+        if let Some(value) = writable::get(rt, obj, prop) {
+            return value;
+        }
+        if let Some(value) = transformstream::get(rt, obj, prop) {
+            return value;
+        }
         match rt.lib.slot(obj) {
             Slot::Controller(s) if prop == "signal" => {
                 Ok(Value::Object(rt.lib.signals[s as usize].obj))
@@ -598,6 +652,9 @@ impl Library for Impl {
         if let Some(class) = streams::host_class(rt, obj) {
             return class;
         }
+        if let Some(class) = transformstream::host_class(rt, obj) {
+            return class;
+        }
         match rt.lib.slot(obj) {
             Slot::Controller(_) => HostClass::AbortController,
             Slot::Signal(_) => HostClass::AbortSignal,
@@ -615,6 +672,11 @@ impl Library for Impl {
             Slot::ReadableController(_) => HostClass::ReadableStreamDefaultController,
             Slot::ReadableReader(_) => HostClass::ReadableStreamDefaultReader,
             Slot::ReadableIterator(_) => HostClass::ReadableStreamAsyncIterator,
+            Slot::WritableStream(_) => HostClass::WritableStream,
+            Slot::WritableController(_) => HostClass::WritableStreamDefaultController,
+            Slot::WritableWriter(_) => HostClass::WritableStreamDefaultWriter,
+            Slot::TransformStream(_) => HostClass::TransformStream,
+            Slot::TransformController(_) => HostClass::TransformStreamDefaultController,
             Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }
     }

@@ -149,11 +149,18 @@ pub enum Mutant {
     /// readable and the source open (Node: it stays pending); a source
     /// cancel() that rejects no longer rejects the cancels.
     TeeCancelResolvedEarly,
+    /// `pipe.rs`, `queue_watcher`: a pipe's closed watcher (the source's
+    /// close and error watchers, the destination's error watcher, installed
+    /// as `ClosedPromiseHook` records) is queued one microtask later than
+    /// the reaction to the settled `[[closedPromise]]` would have run.
+    /// Observable: after the source closes, the destination's `close()`
+    /// (its sink's `close`) runs a tick later against a ruler.
+    PipeWatcherLate,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 21] = [
+    pub const ALL: [Mutant; 22] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -175,6 +182,7 @@ impl Mutant {
         Mutant::PullAgainLost,
         Mutant::LastChunkKeepsStreamOpen,
         Mutant::TeeCancelResolvedEarly,
+        Mutant::PipeWatcherLate,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -201,6 +209,7 @@ impl Mutant {
             Mutant::PullAgainLost => "pull-again-lost",
             Mutant::LastChunkKeepsStreamOpen => "last-chunk-keeps-stream-open",
             Mutant::TeeCancelResolvedEarly => "tee-cancel-resolved-early",
+            Mutant::PipeWatcherLate => "pipe-watcher-late",
         }
     }
 
@@ -212,7 +221,8 @@ impl Mutant {
             | Mutant::StartShortcutIgnoresPromise
             | Mutant::PullAgainLost
             | Mutant::LastChunkKeepsStreamOpen
-            | Mutant::TeeCancelResolvedEarly => nodesem_lang::gen::Family::Streams,
+            | Mutant::TeeCancelResolvedEarly
+            | Mutant::PipeWatcherLate => nodesem_lang::gen::Family::Streams,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }

@@ -27,13 +27,16 @@
 //! only" ([`cancel_promise_record`]) and, for the reader only the tee holds,
 //! "Closed watchers as records instead of promises" ([`watch_reader_errored`]).
 //!
-//! Every chunk's size is 1 (the default size algorithm, the only one the
-//! language has), so the queue keeps chunks without their sizes.
+//! A strategy's `size` is Node's: the default size algorithm is never called (every chunk
+//! counts 1), a script's is called with `this` undefined and its result validated by
+//! `enqueueValueWithSize` ([`enqueue_value_with_size`]). The transform stream's readable side
+//! ([`Algorithm::Transform`]) and the pipe's read request ([`ReadRequest::Pipe`]) and closed
+//! watcher ([`Closed::PipeHook`]) are the other modules' hooks into these records.
 
 use std::collections::VecDeque;
 
 use nodesem_runtime::{
-    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, Runtime, Task,
+    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime, Task,
     UnderlyingSource, Value,
 };
 
@@ -85,6 +88,22 @@ pub(crate) enum Algorithm {
     /// The pull or cancel algorithm of `ReadableStream.from` (the index of
     /// its record in [`crate::iterate`]).
     From(u32),
+    /// The readable side of a TransformStream (its index):
+    /// `transformStreamDefaultSourcePullAlgorithm` and
+    /// `transformStreamDefaultSourceCancelAlgorithm` (`transformstream`).
+    Transform(u32),
+}
+
+/// A controller's `sizeAlgorithm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Size {
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L77-L79>
+    /// the shared `defaultSizeAlgorithm`, never called (it returns 1).
+    Default,
+    /// The strategy's `size(chunk)`, called with `this` undefined.
+    Script(ObjectId),
+    /// Set to `undefined` by ClearAlgorithms.
+    Cleared,
 }
 
 /// A default controller's `kState` record.
@@ -114,8 +133,10 @@ pub(crate) struct ControllerData {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L279>
     /// (`kEmptyQueue`): a controller starts with (and is reset to) an empty queue that owns no
     /// storage; an empty `VecDeque` allocates nothing either. The (value, size) pairs of Node's
-    /// ring hold size 1 each (the default size algorithm), so only the values are kept.
-    pub(crate) queue: VecDeque<Value>,
+    /// ring.
+    pub(crate) queue: VecDeque<(Value, f64)>,
+    /// `sizeAlgorithm`.
+    size: Size,
     /// `queueTotalSize`.
     queue_total_size: f64,
     /// `started`.
@@ -139,6 +160,10 @@ struct ClosedRecord {
 enum Closed {
     /// A `{ promise, resolve, reject }` record.
     Record(ClosedRecord),
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1907-L1912>
+    /// the `ClosedPromiseHook(onSourceClosed, onSourceErrored)` a pipe (its index) installs on its
+    /// reader (`pipe`).
+    PipeHook(u32),
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1539-L1560>
     /// `ClosedPromiseHook`, installed by a tee (its index) on the reader only it holds: settling
     /// it runs the tee's watcher a microtask later, where the reaction to the promise would have
@@ -157,6 +182,9 @@ pub(crate) enum ReadRequest {
     /// The read request of a stream's async iterator (its index in
     /// [`crate::iterate`]): Node's `ReadableStreamAsyncIteratorReadRequest`.
     Iterator(u32),
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1848-L1858>
+    /// the pipe's (its index) one reused `StepsReadRequest`.
+    Pipe(u32),
 }
 
 /// A default reader's `kState` record.
@@ -237,6 +265,10 @@ pub struct Streams {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L175-L183>
     /// `lazyReadableReleasingError()`: the one `Releasing reader` error.
     releasing_error: Option<Value>,
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L415-L420>
+    /// `kPendingPromise`: the one forever-pending promise every closed-promise hook (a tee's, a
+    /// pipe's) and the pipe's ready hook carry, made on first use.
+    pending: Option<ObjectId>,
 }
 
 impl Streams {
@@ -251,6 +283,7 @@ impl Streams {
         self.noop = None;
         self.released_error = None;
         self.releasing_error = None;
+        self.pending = None;
     }
 }
 
@@ -334,19 +367,34 @@ fn not_a_controller(rt: &mut Rt) -> Value {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L422-L430>
 /// `setPromiseHandled`. Node attaches a no-op rejection handler; setting [[PromiseIsHandled]] is
 /// what that does that anyone can see (the handler's job runs nothing).
-fn set_promise_handled(rt: &mut Rt, promise: ObjectId) {
+pub(crate) fn set_promise_handled(rt: &mut Rt, promise: ObjectId) {
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L422-L424>:
+    // `kPendingPromise` is skipped, so no reaction accumulates on it.
+    if rt.lib.streams.pending == Some(promise) {
+        return;
+    }
     if let ObjectData::Promise(data) = rt.heap.get_mut(promise) {
         data.is_handled = true;
     }
 }
 
-fn is_pending(rt: &Rt, promise: ObjectId) -> bool {
+pub(crate) fn is_pending(rt: &Rt, promise: ObjectId) -> bool {
     matches!(rt.heap.get(promise), ObjectData::Promise(d) if d.state == PromiseState::Pending)
 }
 
 /// `PromiseReject(error)`, as a value.
-fn rejected(rt: &mut Rt, error: Value) -> Completion {
+pub(crate) fn rejected(rt: &mut Rt, error: Value) -> Completion {
     Ok(Value::Object(rt.promise_reject_new(error)))
+}
+
+/// `kPendingPromise`, the hooks' shared forever-pending promise.
+pub(crate) fn pending_promise(rt: &mut Rt) -> ObjectId {
+    if let Some(p) = rt.lib.streams.pending {
+        return p;
+    }
+    let p = rt.new_promise();
+    rt.lib.streams.pending = Some(p);
+    p
 }
 
 /// `kResolvedPromise`.
@@ -364,7 +412,7 @@ pub(crate) fn resolved_promise(rt: &mut Rt) -> ObjectId {
 /// has no `then` to look up, so the fulfilment reaction goes onto the shared resolved promise, at
 /// the microtask position the coerced promise's reaction would have had; anything else goes through
 /// `PromiseResolve` (the promise itself for a promise). A throw is `PromiseReject(error)`.
-fn then_algorithm_result(
+pub(crate) fn then_algorithm_result(
     rt: &mut Rt,
     result: Completion,
     on_fulfilled: ObjectId,
@@ -390,7 +438,136 @@ fn then_algorithm_result(
 
 // ---- construction -----------------------------------------------------
 
-/// `new ReadableStream(source, { highWaterMark })`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L68-L75>
+/// `extractHighWaterMark(value, defaultHWM)`.
+pub(crate) fn extract_high_water_mark(
+    rt: &mut Rt,
+    value: Option<f64>,
+    default: f64,
+) -> Result<f64, Value> {
+    match value {
+        None => Ok(default),
+        Some(h) if h.is_nan() || h < 0.0 => {
+            let shown = rt.fmt(&Value::Number(h));
+            Err(rt.node_error(
+                "RangeError",
+                "ERR_INVALID_ARG_VALUE",
+                &format!("The property 'strategy.highWaterMark' is invalid. Received {shown}"),
+            ))
+        }
+        Some(h) => Ok(h),
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L81-L85>
+/// `extractSizeAlgorithm(size)`: `validateFunction(size, 'strategy.size')`.
+pub(crate) fn extract_size_algorithm(rt: &mut Rt, size: Option<ObjectId>) -> Result<Size, Value> {
+    match size {
+        None => Ok(Size::Default),
+        Some(f) if rt.is_function(&Value::Object(f)) => Ok(Size::Script(f)),
+        Some(f) => Err(rt.err_invalid_arg_type("strategy.size", "function", &Value::Object(f))),
+    }
+}
+
+/// JavaScript's `+value` (ToNumber) for the values a script's `size` can return.
+fn to_number(rt: &mut Rt, value: &Value) -> Result<f64, Value> {
+    Ok(match value {
+        Value::Undefined => f64::NAN,
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => *n,
+        Value::String(s) => string_to_number(s),
+        Value::Symbol(_) => {
+            return Err(rt.new_error("TypeError", "Cannot convert a Symbol value to a number"))
+        }
+        Value::Object(id) => match rt.heap.get(*id) {
+            // `[].toString()` is `""`, `[x].toString()` is `String(x)`.
+            ObjectData::Array(items) if items.is_empty() => 0.0,
+            ObjectData::Array(items) if items.len() == 1 => {
+                let item = items[0].clone();
+                match item {
+                    Value::Undefined | Value::Null => 0.0,
+                    Value::Object(_) => f64::NAN,
+                    other => {
+                        let text = rt.fmt(&other);
+                        string_to_number(&text)
+                    }
+                }
+            }
+            _ => f64::NAN,
+        },
+    })
+}
+
+/// ECMA-262 StringToNumber.
+fn string_to_number(s: &str) -> f64 {
+    let t = s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    if t.is_empty() {
+        return 0.0;
+    }
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
+        if let Some(digits) = t.strip_prefix(prefix) {
+            return u64::from_str_radix(digits, radix).map_or(f64::NAN, |n| n as f64);
+        }
+    }
+    match t {
+        "Infinity" | "+Infinity" => return f64::INFINITY,
+        "-Infinity" => return f64::NEG_INFINITY,
+        _ => {}
+    }
+    if t.chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+    {
+        t.parse::<f64>().unwrap_or(f64::NAN)
+    } else {
+        f64::NAN
+    }
+}
+
+/// `util.inspect(value)` for the primitives an invalid size can be.
+fn inspect(rt: &Rt, value: &Value) -> String {
+    match value {
+        Value::Number(n) if *n == 0.0 && n.is_sign_negative() => "-0".into(),
+        Value::String(s) => {
+            if s.contains('\'') && !s.contains('"') {
+                format!("\"{s}\"")
+            } else {
+                format!("'{}'", s.replace('\'', "\\'"))
+            }
+        }
+        Value::Object(id) => match rt.heap.get(*id) {
+            ObjectData::Array(items) if items.is_empty() => "[]".into(),
+            ObjectData::Plain => "{}".into(),
+            _ => rt.fmt(value),
+        },
+        _ => rt.fmt(value),
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L314-L324>
+/// `enqueueValueWithSize`'s validation: the coerced size, or the RangeError for a NaN, negative
+/// or infinite one.
+pub(crate) fn coerce_size(rt: &mut Rt, size: &Value) -> Result<f64, Value> {
+    let coerced = to_number(rt, size)?;
+    if coerced.is_nan() || coerced < 0.0 || coerced == f64::INFINITY {
+        let shown = inspect(rt, size);
+        return Err(rt.node_error(
+            "RangeError",
+            "ERR_INVALID_ARG_VALUE",
+            &format!("The argument 'size' is invalid. Received {shown}"),
+        ));
+    }
+    Ok(coerced)
+}
+
+/// `new ReadableStream(source, { highWaterMark, size })`.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L254-L293>
 /// (the constructor) and
@@ -399,22 +576,12 @@ fn then_algorithm_result(
 pub fn new_readable_stream(
     rt: &mut Rt,
     source: UnderlyingSource,
-    high_water_mark: Option<f64>,
+    strategy: QueuingStrategy,
 ) -> Completion {
-    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L68-L75>
-    // `extractHighWaterMark(value, 1)`.
-    let high_water_mark = match high_water_mark {
-        None => 1.0,
-        Some(h) if h.is_nan() || h < 0.0 => {
-            let shown = rt.fmt(&Value::Number(h));
-            return Err(rt.node_error(
-                "RangeError",
-                "ERR_INVALID_ARG_VALUE",
-                &format!("The property 'strategy.highWaterMark' is invalid. Received {shown}"),
-            ));
-        }
-        Some(h) => h,
-    };
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L285-L290>
+    // `extractHighWaterMark(highWaterMark, 1)`, then `extractSizeAlgorithm(size)`.
+    let high_water_mark = extract_high_water_mark(rt, strategy.high_water_mark, 1.0)?;
+    let size = extract_size_algorithm(rt, strategy.size)?;
     // createRawCallback1Param('source.pull', ...) and
     // createPromiseCallback1Param('source.cancel', ...) validate the
     // methods before start() runs.
@@ -435,6 +602,7 @@ pub fn new_readable_stream(
         source.cancel.map_or(Algorithm::NonOp, Algorithm::Source),
         high_water_mark,
     );
+    rt.lib.streams.controllers[index as usize].size = size;
     setup_default_controller(rt, index, source.start)?;
     Ok(Value::Object(stream_obj))
 }
@@ -471,6 +639,7 @@ pub(crate) fn alloc_stream(
         pulling: false,
         pull_reactions: None,
         queue: VecDeque::new(),
+        size: Size::Default,
         queue_total_size: 0.0,
         started: false,
     });
@@ -486,13 +655,21 @@ pub(crate) fn setup_default_controller(
     start: Option<ObjectId>,
 ) -> Result<(), Value> {
     let data = &rt.lib.streams.controllers[c as usize];
-    let (source, controller_obj, pull) = (data.source.clone(), data.obj, data.pull);
+    let (source, controller_obj) = (data.source.clone(), data.obj);
     // `FunctionPrototypeBind(start, source, controller)`, or
     // `nonOpCallback`, which returns undefined.
     let result = match start {
         Some(f) => rt.call_function(f, source, &[Value::Object(controller_obj)])?,
         None => Value::Undefined,
     };
+    setup_default_controller_started(rt, c, result);
+    Ok(())
+}
+
+/// The rest of `setupReadableStreamDefaultController` once the start algorithm returned
+/// `result` (a transform stream's readable side passes its start promise).
+pub(crate) fn setup_default_controller_started(rt: &mut Rt, c: u32, result: Value) {
+    let pull = rt.lib.streams.controllers[c as usize].pull;
     // A result that is not an object can only fulfil, and looking up its
     // `then` is not observable.
     let start_fulfilled = !matches!(result, Value::Object(_))
@@ -508,7 +685,7 @@ pub(crate) fn setup_default_controller(
         && (pull == Algorithm::NonOp || rt.lib.mutant == Some(Mutant::StartShortcutWithPull))
     {
         rt.lib.streams.controllers[c as usize].started = true;
-        return Ok(());
+        return;
     }
     if start_fulfilled {
         // Seed ("Sources with pull() keep the microtask, at the same
@@ -518,7 +695,7 @@ pub(crate) fn setup_default_controller(
             started(rt, c);
             Ok(Value::Undefined)
         }))));
-        return Ok(());
+        return;
     }
     // `PromisePrototypeThen(new Promise((r) => r(startResult)), started,
     // error => readableStreamDefaultControllerError(controller, error))`:
@@ -532,7 +709,6 @@ pub(crate) fn setup_default_controller(
     });
     let on_error = controller_error_reaction(rt, c);
     rt.perform_promise_then(wrapper, Some(on_started), Some(on_error), None);
-    Ok(())
 }
 
 /// `error => readableStreamDefaultControllerError(controller, error)`, the
@@ -557,7 +733,7 @@ fn started(rt: &mut Rt, c: u32) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2848-L2854>
 /// `readableStreamDefaultControllerCanCloseOrEnqueue`.
-fn can_close_or_enqueue(rt: &Rt, c: u32) -> bool {
+pub(crate) fn can_close_or_enqueue(rt: &Rt, c: u32) -> bool {
     let data = &rt.lib.streams.controllers[c as usize];
     !data.close_requested
         && rt.lib.streams.streams[data.stream as usize].state == StreamState::Readable
@@ -573,7 +749,7 @@ fn has_read_requests(rt: &Rt, s: u32) -> bool {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2870-L2892>
 /// `readableStreamDefaultControllerShouldCallPull`, the single-pass version of the spec's predicate
 /// chain.
-fn should_call_pull(rt: &Rt, c: u32) -> bool {
+pub(crate) fn should_call_pull(rt: &Rt, c: u32) -> bool {
     let data = &rt.lib.streams.controllers[c as usize];
     let s = data.stream;
     if data.close_requested
@@ -590,7 +766,7 @@ fn should_call_pull(rt: &Rt, c: u32) -> bool {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2894-L2898>
 /// `readableStreamDefaultControllerCallPullIfNeeded`.
-fn call_pull_if_needed(rt: &mut Rt, c: u32) {
+pub(crate) fn call_pull_if_needed(rt: &mut Rt, c: u32) {
     if should_call_pull(rt, c) {
         pull(rt, c);
     }
@@ -654,6 +830,12 @@ fn pull(rt: &mut Rt, c: u32) {
             crate::iterate::from_pull(rt, f);
             return;
         }
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L369-L370>:
+        // `kParkedAlgorithmResult`: the transform's pull delivers `pullFulfilled` itself.
+        Algorithm::Transform(t) => {
+            crate::transformstream::source_pull(rt, t);
+            return;
+        }
         Algorithm::NonOp | Algorithm::Cleared => return,
     };
     then_algorithm_result(rt, result, on_fulfilled, on_rejected);
@@ -673,13 +855,20 @@ pub(crate) fn pull_fulfilled(rt: &mut Rt, c: u32) {
     }
 }
 
+/// The controller's `pullFulfilled` reaction (made before the pull algorithm runs).
+pub(crate) fn pull_fulfilled_reaction(rt: &Rt, c: u32) -> Option<ObjectId> {
+    rt.lib.streams.controllers[c as usize]
+        .pull_reactions
+        .map(|(f, _)| f)
+}
+
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2945-L2949>
-/// `readableStreamDefaultControllerClearAlgorithms` (the size algorithm is the default one, nothing
-/// to clear).
-fn clear_algorithms(rt: &mut Rt, c: u32) {
+/// `readableStreamDefaultControllerClearAlgorithms`.
+pub(crate) fn clear_algorithms(rt: &mut Rt, c: u32) {
     let data = &mut rt.lib.streams.controllers[c as usize];
     data.pull = Algorithm::Cleared;
     data.cancel = Algorithm::Cleared;
+    data.size = Size::Cleared;
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L302-L306>
@@ -718,37 +907,58 @@ pub(crate) fn default_controller_close(rt: &mut Rt, c: u32) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2792-L2842>
 /// `readableStreamDefaultControllerEnqueue`, on its default-size-algorithm path.
-pub(crate) fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) {
+pub(crate) fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) -> Result<(), Value> {
     let data = &rt.lib.streams.controllers[c as usize];
     let s = data.stream;
     if data.close_requested || rt.lib.streams.streams[s as usize].state != StreamState::Readable {
-        return;
+        return Ok(());
     }
     if has_read_requests(rt, s) {
-        // Fulfilling a read request runs no script code here, but Node
-        // re-evaluates the whole predicate afterwards all the same.
+        // Fulfilling a read request can run script code (the pipe's
+        // forwarding is a microtask away, but Node re-evaluates the whole
+        // predicate afterwards all the same).
         fulfill_read_request(rt, s, chunk, false);
-        call_pull_if_needed(rt, c);
-        return;
+    } else if let Size::Script(size) = data.size {
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2826-L2840>:
+        // `FunctionPrototypeCall(sizeAlgorithm, undefined, chunk)`, then `enqueueValueWithSize`;
+        // a throw of either errors the stream and is rethrown.
+        let sized = rt
+            .call_function(size, Value::Undefined, std::slice::from_ref(&chunk))
+            .and_then(|v| coerce_size(rt, &v));
+        match sized {
+            Ok(n) => {
+                let data = &mut rt.lib.streams.controllers[c as usize];
+                data.queue.push_back((chunk, n));
+                data.queue_total_size += n;
+            }
+            Err(error) => {
+                default_controller_error(rt, c, error.clone());
+                return Err(error);
+            }
+        }
+    } else {
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2811-L2825>:
+        // the default size algorithm always returns 1 and cannot throw, so the chunk is queued
+        // with size 1 without calling it, and ShouldCallPull reduces to the started flag and the
+        // desired size.
+        let data = &mut rt.lib.streams.controllers[c as usize];
+        data.queue.push_back((chunk, 1.0));
+        data.queue_total_size += 1.0;
+        if data.started && data.high_water_mark - data.queue_total_size > 0.0 {
+            pull(rt, c);
+        }
+        return Ok(());
     }
-    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2811-L2825>:
-    // the default size algorithm always returns 1 and cannot throw, so the chunk is queued with
-    // size 1 without calling it, and ShouldCallPull reduces to the started flag and the desired
-    // size.
-    let data = &mut rt.lib.streams.controllers[c as usize];
-    data.queue.push_back(chunk);
-    data.queue_total_size += 1.0;
-    if data.started && data.high_water_mark - data.queue_total_size > 0.0 {
-        pull(rt, c);
-    }
+    call_pull_if_needed(rt, c);
+    Ok(())
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L293-L300>
 /// `dequeueValue`.
-fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
+pub(crate) fn dequeue_value(rt: &mut Rt, c: u32) -> Value {
     let data = &mut rt.lib.streams.controllers[c as usize];
-    let value = data.queue.pop_front().unwrap_or(Value::Undefined);
-    data.queue_total_size = (data.queue_total_size - 1.0).max(0.0);
+    let (value, size) = data.queue.pop_front().unwrap_or((Value::Undefined, 0.0));
+    data.queue_total_size = (data.queue_total_size - size).max(0.0);
     value
 }
 
@@ -816,6 +1026,7 @@ fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Object
         // The branch's cancel algorithm returns the tee's cancel promise.
         Algorithm::Tee(t, branch) => tee_cancel(rt, t, branch, reason),
         Algorithm::From(f) => crate::iterate::from_cancel(rt, f, reason),
+        Algorithm::Transform(t) => crate::transformstream::source_cancel(rt, t, reason),
         // `async function nonOpCancel() {}`. (Cleared cannot happen: the
         // algorithms are cleared only when the stream stops being
         // readable, and only a readable stream is cancelled.)
@@ -857,7 +1068,7 @@ pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Comp
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2421-L2439>
 /// `readableStreamClose`: the reader's closed promise first, then each parked read with `done`.
-fn readable_stream_close(rt: &mut Rt, s: u32) {
+pub(crate) fn readable_stream_close(rt: &mut Rt, s: u32) {
     let stream = &mut rt.lib.streams.streams[s as usize];
     debug_assert_eq!(stream.state, StreamState::Readable);
     stream.state = StreamState::Closed;
@@ -866,10 +1077,13 @@ fn readable_stream_close(rt: &mut Rt, s: u32) {
     };
     // `reader[kState].close?.resolve()`: only a materialized record. A
     // tee's hook has no close watcher (`onResolved` is undefined).
-    if let Some(Closed::Record(close)) = rt.lib.streams.readers[r as usize].close {
-        if close.settleable {
+    match rt.lib.streams.readers[r as usize].close {
+        Some(Closed::Record(close)) if close.settleable => {
             rt.resolve_promise_with(close.promise, Value::Undefined);
         }
+        // The pipe's hook queues `onSourceClosed`.
+        Some(Closed::PipeHook(p)) => crate::pipe::source_hook_resolve(rt, p),
+        _ => {}
     }
     while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
         read_request_close(rt, request);
@@ -893,6 +1107,7 @@ fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
         }
         // `setPromiseHandled` skips the hook's shared pending promise.
         Some(Closed::TeeHook(t)) => tee_hook_reject(rt, t, error.clone()),
+        Some(Closed::PipeHook(p)) => crate::pipe::source_hook_reject(rt, p, error.clone()),
         Some(Closed::Record(_)) | None => {}
     }
     while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
@@ -939,6 +1154,7 @@ fn read_request_chunk(rt: &mut Rt, request: ReadRequest, chunk: Value) {
         }
         ReadRequest::Tee(t) => tee_chunk_steps(rt, t, chunk),
         ReadRequest::Iterator(i) => crate::iterate::iterator_chunk_steps(rt, i, chunk),
+        ReadRequest::Pipe(p) => crate::pipe::read_chunk_steps(rt, p, chunk),
     }
 }
 
@@ -951,6 +1167,8 @@ fn read_request_close(rt: &mut Rt, request: ReadRequest) {
         }
         ReadRequest::Tee(t) => tee_close_steps(rt, t),
         ReadRequest::Iterator(i) => crate::iterate::iterator_close_steps(rt, i),
+        // `nonOpCallback`: the pipe's source watchers see the close.
+        ReadRequest::Pipe(_) => {}
     }
 }
 
@@ -961,6 +1179,8 @@ fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
         // The tee's error steps: `reading = false`.
         ReadRequest::Tee(t) => rt.lib.streams.tees[t as usize].reading = false,
         ReadRequest::Iterator(i) => crate::iterate::iterator_error_steps(rt, i, error),
+        // `nonOpCallback`.
+        ReadRequest::Pipe(_) => {}
     }
 }
 
@@ -973,10 +1193,10 @@ fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
 fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
     match rt.lib.streams.readers[r as usize].close {
         Some(Closed::Record(close)) => return close.promise,
-        // Only a tee holds a reader with a hook, and nothing reads its
-        // `closed`; Node's hook would give its shared forever-pending
-        // promise.
-        Some(Closed::TeeHook(_)) => return rt.new_promise(),
+        // Only a tee or a pipe holds a reader with a hook, and nothing
+        // reads its `closed`; the hook's promise is the shared
+        // forever-pending one.
+        Some(Closed::TeeHook(_) | Closed::PipeHook(_)) => return pending_promise(rt),
         None => {}
     }
     let record = match rt.lib.streams.readers[r as usize].stream {
@@ -1036,8 +1256,25 @@ pub(crate) fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
 /// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2621-L2633>
 /// `readableStreamDefaultReaderRelease`.
 pub(crate) fn default_reader_release(rt: &mut Rt, r: u32) {
-    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
+    if !reader_generic_release(rt, r) {
         return;
+    }
+    // readableStreamDefaultReaderErrorReadRequests, after the detach.
+    if rt.lib.streams.readers[r as usize].read_requests.is_empty() {
+        return;
+    }
+    let error = releasing_error(rt);
+    while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
+        read_request_error(rt, request, error.clone());
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2649-L2673>
+/// `readableStreamReaderGenericRelease` (what a pipe's `finalize` calls: its parked read request
+/// stays with the detached reader). False when the reader held no stream.
+pub(crate) fn reader_generic_release(rt: &mut Rt, r: u32) -> bool {
+    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
+        return false;
     };
     debug_assert_eq!(rt.lib.streams.streams[s as usize].reader, Some(r));
     if rt.lib.streams.streams[s as usize].state == StreamState::Readable {
@@ -1052,6 +1289,10 @@ pub(crate) fn default_reader_release(rt: &mut Rt, r: u32) {
                 let error = released_error(rt);
                 tee_hook_reject(rt, t, error);
             }
+            Some(Closed::PipeHook(p)) => {
+                let error = released_error(rt);
+                crate::pipe::source_hook_reject(rt, p, error);
+            }
             Some(Closed::Record(_)) | None => {}
         }
     } else {
@@ -1062,14 +1303,7 @@ pub(crate) fn default_reader_release(rt: &mut Rt, r: u32) {
     // `controller[kRelease]()` is a no-op for a default controller.
     rt.lib.streams.streams[s as usize].reader = None;
     rt.lib.streams.readers[r as usize].stream = None;
-    // readableStreamDefaultReaderErrorReadRequests, after the detach.
-    if rt.lib.streams.readers[r as usize].read_requests.is_empty() {
-        return;
-    }
-    let error = releasing_error(rt);
-    while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
-        read_request_error(rt, request, error.clone());
-    }
+    true
 }
 
 // ---- the operations ---------------------------------------------------
@@ -1084,7 +1318,7 @@ pub fn controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Compl
     if !can_close_or_enqueue(rt, c) {
         return Err(invalid_state(rt, "Controller is already closed"));
     }
-    default_controller_enqueue(rt, c, chunk);
+    default_controller_enqueue(rt, c, chunk)?;
     Ok(Value::Undefined)
 }
 
@@ -1240,16 +1474,7 @@ pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
         // and
         // <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2856-L2868>
         // `readableStreamDefaultControllerGetDesiredSize`.
-        Slot::ReadableController(c) if prop == "desiredSize" => {
-            let data = &rt.lib.streams.controllers[c as usize];
-            match rt.lib.streams.streams[data.stream as usize].state {
-                StreamState::Errored => Value::Null,
-                StreamState::Closed => Value::Number(0.0),
-                StreamState::Readable => {
-                    Value::Number(data.high_water_mark - data.queue_total_size)
-                }
-            }
-        }
+        Slot::ReadableController(c) if prop == "desiredSize" => desired_size(rt, c),
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1042-L1046>
         // `closed`.
         Slot::ReadableReader(r) if prop == "closed" => Value::Object(reader_closed_promise(rt, r)),
@@ -1268,6 +1493,97 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
         Slot::ReadableReader(_) => Some(HostClass::ReadableStreamDefaultReader),
         _ => None,
     }
+}
+
+// ---- for the pipe and the transform stream ----------------------------
+
+/// A stream's `kState.state`.
+pub(crate) fn state(rt: &Rt, s: u32) -> StreamState {
+    rt.lib.streams.streams[s as usize].state
+}
+
+/// A stream's `kState.storedError`.
+pub(crate) fn stored_error(rt: &Rt, s: u32) -> Value {
+    rt.lib.streams.streams[s as usize].stored_error.clone()
+}
+
+/// Whether a stream is locked to a reader.
+pub(crate) fn is_locked(rt: &Rt, s: u32) -> bool {
+    rt.lib.streams.streams[s as usize].reader.is_some()
+}
+
+/// A controller's `sizeAlgorithm = size`.
+pub(crate) fn set_size(rt: &mut Rt, c: u32, size: Size) {
+    rt.lib.streams.controllers[c as usize].size = size;
+}
+
+/// `source[kState].disturbed = true`.
+pub(crate) fn set_disturbed(rt: &mut Rt, s: u32) {
+    rt.lib.streams.streams[s as usize].disturbed = true;
+}
+
+/// A stream's controller index.
+pub(crate) fn controller_index(rt: &Rt, s: u32) -> u32 {
+    rt.lib.streams.streams[s as usize].controller
+}
+
+/// The length of a controller's queue.
+pub(crate) fn queue_len(rt: &Rt, c: u32) -> usize {
+    rt.lib.streams.controllers[c as usize].queue.len()
+}
+
+/// A controller's `closeRequested`.
+pub(crate) fn close_requested(rt: &Rt, c: u32) -> bool {
+    rt.lib.streams.controllers[c as usize].close_requested
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2856-L2868>
+/// `readableStreamDefaultControllerGetDesiredSize`.
+pub(crate) fn desired_size(rt: &Rt, c: u32) -> Value {
+    let data = &rt.lib.streams.controllers[c as usize];
+    match rt.lib.streams.streams[data.stream as usize].state {
+        StreamState::Errored => Value::Null,
+        StreamState::Closed => Value::Number(0.0),
+        StreamState::Readable => Value::Number(data.high_water_mark - data.queue_total_size),
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2844-L2846>
+/// `readableStreamDefaultControllerHasBackpressure`.
+pub(crate) fn has_backpressure(rt: &Rt, c: u32) -> bool {
+    !should_call_pull(rt, c)
+}
+
+/// Installs a pipe's (`p`) closed watcher on its reader: `reader[kState].close = new
+/// ClosedPromiseHook(onSourceClosed, onSourceErrored)`.
+pub(crate) fn set_pipe_hook(rt: &mut Rt, r: u32, p: u32) {
+    rt.lib.streams.readers[r as usize].close = Some(Closed::PipeHook(p));
+}
+
+/// Which kind of `kState.close` a reader has (for tests).
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) enum ClosedKind {
+    Record,
+    TeeHook,
+    PipeHook(u32),
+}
+
+#[cfg(test)]
+impl Streams {
+    /// The kind of a reader's `kState.close`.
+    pub(crate) fn reader_close(&self, r: u32) -> Option<ClosedKind> {
+        self.readers[r as usize].close.map(|c| match c {
+            Closed::Record(_) => ClosedKind::Record,
+            Closed::TeeHook(_) => ClosedKind::TeeHook,
+            Closed::PipeHook(p) => ClosedKind::PipeHook(p),
+        })
+    }
+}
+
+/// `reader[kState].close = undefined`.
+pub(crate) fn drop_reader_close(rt: &mut Rt, r: u32) {
+    rt.lib.streams.readers[r as usize].close = None;
 }
 
 // ---- tee --------------------------------------------------------------
@@ -1386,7 +1702,8 @@ fn tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
             let tee = &rt.lib.streams.tees[t as usize];
             if !tee.canceled[branch] {
                 let b = tee.branches[branch];
-                default_controller_enqueue(rt, b, chunk.clone());
+                // A branch has the default size algorithm: no throw.
+                let _ = default_controller_enqueue(rt, b, chunk.clone());
             }
         }
         Ok(Value::Undefined)

@@ -383,6 +383,32 @@ fn tee_cancel_resolved_early() {
 }
 
 #[test]
+fn pipe_watcher_late() {
+    exposes(
+        Mutant::PipeWatcherLate,
+        "a_pipe_closes_the_destination_two_ticks_after_the_source.scn",
+        &[
+            "closing the source",
+            "t1",
+            "sink close",
+            "t2",
+            "t3",
+            "t4",
+            "pipe done",
+        ],
+        &[
+            "closing the source",
+            "t1",
+            "t2",
+            "sink close", // mutant: the close watcher ran a microtask late
+            "t3",
+            "t4",
+            "pipe done",
+        ],
+    );
+}
+
+#[test]
 fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     let tested = [
         "dependants-aborted-late",
@@ -406,6 +432,7 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "pull-again-lost",
         "last-chunk-keeps-stream-open",
         "tee-cancel-resolved-early",
+        "pipe-watcher-late",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);

@@ -1,0 +1,686 @@
+//! `pipeTo` and `pipeThrough`, built the way Node's `readableStreamPipeTo`
+//! (lib/internal/webstreams/readablestream.js) builds them.
+//!
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1575-L1936>
+//! `readableStreamPipeTo`: its closures share one [`PipeData`]. Node's shape is kept because it
+//! decides the microtask positions:
+//!
+//! - one shared write request, the `writeTracker` ([`WriteRequest::Pipe`]), counts the chunks
+//!   in flight instead of a promise per write; `waitForPendingWrites` arms a `stall` record;
+//! - the pump is callback-driven: with chunks queued in the source's controller it dequeues them
+//!   in a batch and yields on the shared resolved promise; else it parks one reused read request
+//!   ([`ReadRequest::Pipe`]) whose chunk steps forward the chunk a microtask later;
+//! - on backpressure it parks on a hook installed as the writer's ready record
+//!   ([`WriterRecord::PipeReady`]), which runs the pump synchronously when backpressure clears;
+//! - Seed ("Closed watchers as records instead of promises"): the pipe holds the only references
+//!   to its reader and writer, so the source's close and error watchers and the destination's
+//!   error watcher are installed as their `[[closedPromise]]` records themselves
+//!   ([`Closed::PipeHook`](crate::streams) and [`WriterRecord::PipeClosed`]); the settle sites
+//!   settle the record where they would have settled the promise, and the hook queues the watcher
+//!   at the microtask position its reaction would have had ([`queue_watcher`]), with no promise
+//!   made (the hooks' shared forever-pending promise is what the probes see:
+//!   `record_pending` is true for a hook, and `setPromiseHandled` skips it).
+//!
+//! [`WriteRequest::Pipe`]: crate::writable::WriteRequest::Pipe
+//! [`ReadRequest::Pipe`]: crate::streams
+//! [`WriterRecord::PipeReady`]: crate::writable::WriterRecord::PipeReady
+//! [`WriterRecord::PipeClosed`]: crate::writable::WriterRecord::PipeClosed
+
+use nodesem_lang::Combinator;
+use nodesem_runtime::{Completion, Job, ObjectId, Runtime, StreamPipeOptions, Task, Value};
+
+use crate::streams::{self, StreamState};
+use crate::writable::{self, WState, WriterRecord};
+use crate::{abort, Impl, Mutant, Slot};
+
+type Rt = Runtime<Impl>;
+
+/// The state `readableStreamPipeTo`'s closures share.
+#[derive(Debug)]
+pub(crate) struct PipeData {
+    /// `source`: the readable stream's index.
+    source: u32,
+    /// `dest`: the writable stream's index.
+    dest: u32,
+    /// `reader` (a default reader's index).
+    reader: u32,
+    /// `writer` (a writer's index).
+    writer: u32,
+    prevent_close: bool,
+    prevent_abort: bool,
+    prevent_cancel: bool,
+    /// `signal`: the signal's index.
+    signal: Option<u32>,
+    /// `disposable` of `addAbortListener`.
+    disposable: Option<Value>,
+    /// `shuttingDown`.
+    shutting_down: bool,
+    /// `promise.promise`.
+    promise: ObjectId,
+    /// `writeTracker.pending`.
+    pending: u32,
+    /// `writeTracker.failed`.
+    failed: bool,
+    /// `writeTracker.failure`.
+    failure: Value,
+    /// `writeTracker.stall`.
+    stall: Option<ObjectId>,
+    /// `pendingChunk`.
+    pending_chunk: Value,
+}
+
+/// A shutdown action of `shutdownWithAnAction`.
+#[derive(Clone, Debug)]
+enum Action {
+    /// `() => writableStreamAbort(dest, error)` (source errored).
+    AbortDest(Value),
+    /// `() => writableStreamDefaultWriterCloseWithErrorPropagation(writer)` (source closed).
+    CloseDest,
+    /// `() => readableStreamCancel(source, error)` (dest errored or closed).
+    CancelSource(Value),
+    /// `() => SafePromiseAll(actions, (action) => action())` of `abortAlgorithm`.
+    Abort(Value),
+}
+
+fn pd(rt: &mut Rt, p: u32) -> &mut PipeData {
+    &mut rt.lib.pipes[p as usize]
+}
+
+/// `stream.pipeTo(destination, options)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L444-L480>.
+pub fn pipe_to(rt: &mut Rt, stream: Value, dest: Value, options: StreamPipeOptions) -> Completion {
+    match pipe_checks(rt, &stream, &dest, &options, "transform.writable") {
+        Ok((s, w, signal)) => Ok(Value::Object(readable_stream_pipe_to(
+            rt, s, w, &options, signal,
+        ))),
+        Err(e) => streams::rejected(rt, e),
+    }
+}
+
+/// The checks of `pipeTo` and `pipeThrough` after the receiver's and destination's brands, in
+/// Node's order: the signal, then the locks.
+fn pipe_checks(
+    rt: &mut Rt,
+    stream: &Value,
+    dest: &Value,
+    options: &StreamPipeOptions,
+    dest_name: &str,
+) -> Result<(u32, u32, Option<u32>), Value> {
+    let Some(s) = streams::stream_of(rt, stream) else {
+        return Err(streams::invalid_this(rt, "ReadableStream"));
+    };
+    let Some(w) = writable::stream_of(rt, dest) else {
+        return Err(rt.err_invalid_arg_type(dest_name, "WritableStream", dest));
+    };
+    let signal = match &options.signal {
+        None | Some(Value::Undefined) => None,
+        Some(v) => match v.as_object().map(|o| rt.lib.slot(o)) {
+            Some(Slot::Signal(i)) => Some(i),
+            _ => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", v)),
+        },
+    };
+    if streams::is_locked(rt, s) {
+        return Err(streams::invalid_state(rt, "The ReadableStream is locked"));
+    }
+    if writable::is_locked(rt, w) {
+        return Err(streams::invalid_state(rt, "The WritableStream is locked"));
+    }
+    Ok((s, w, signal))
+}
+
+/// `stream.pipeThrough(transform, options)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L392-L437>.
+pub fn pipe_through(
+    rt: &mut Rt,
+    stream: Value,
+    transform: Value,
+    options: StreamPipeOptions,
+) -> Completion {
+    if streams::stream_of(rt, &stream).is_none() {
+        return Err(streams::invalid_this(rt, "ReadableStream"));
+    }
+    let (readable, writable) = match transform.as_object().map(|o| rt.lib.slot(o)) {
+        Some(Slot::TransformStream(t)) => crate::transformstream::sides(rt, t),
+        // `transform?.readable` of anything else is undefined.
+        _ => {
+            return Err(rt.err_invalid_arg_type(
+                "transform.readable",
+                "ReadableStream",
+                &Value::Undefined,
+            ))
+        }
+    };
+    let (s, w, signal) = pipe_checks(rt, &stream, &writable, &options, "transform.writable")?;
+    let promise = readable_stream_pipe_to(rt, s, w, &options, signal);
+    streams::set_promise_handled(rt, promise);
+    Ok(readable)
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1575-L1936>
+/// `readableStreamPipeTo`.
+fn readable_stream_pipe_to(
+    rt: &mut Rt,
+    s: u32,
+    w: u32,
+    options: &StreamPipeOptions,
+    signal: Option<u32>,
+) -> ObjectId {
+    // Neither can throw: the locks were checked.
+    let reader = streams::setup_default_reader(rt, s).expect("unlocked");
+    let writer = writable::setup_writer(rt, w).expect("unlocked");
+    streams::set_disturbed(rt, s);
+    let promise = rt.new_promise();
+    let p = rt.lib.pipes.len() as u32;
+    rt.lib.pipes.push(PipeData {
+        source: s,
+        dest: w,
+        reader,
+        writer,
+        prevent_close: options.prevent_close,
+        prevent_abort: options.prevent_abort,
+        prevent_cancel: options.prevent_cancel,
+        signal,
+        disposable: None,
+        shutting_down: false,
+        promise,
+        pending: 0,
+        failed: false,
+        failure: Value::Undefined,
+        stall: None,
+        pending_chunk: Value::Undefined,
+    });
+    if let Some(signal) = signal {
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1861-L1868>.
+        if rt.lib.signals[signal as usize].aborted {
+            abort_algorithm(rt, p);
+            return promise;
+        }
+        let listener = rt.native_function(move |rt, _, _| {
+            abort_algorithm(rt, p);
+            Ok(Value::Undefined)
+        });
+        let signal_obj = Value::Object(rt.lib.signals[signal as usize].obj);
+        let disposable = abort::op_add_abort_listener(rt, &signal_obj, &Value::Object(listener))
+            .expect("a signal and a function");
+        pd(rt, p).disposable = Some(disposable);
+    }
+    pump(rt, p);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1900-L1933>:
+    // the watchers, each installed as its record (see the module docs).
+    match streams::state(rt, s) {
+        StreamState::Errored => {
+            let e = streams::stored_error(rt, s);
+            on_source_errored(rt, p, e);
+        }
+        StreamState::Readable => streams::set_pipe_hook(rt, reader, p),
+        StreamState::Closed => {}
+    }
+    if writable::state(rt, w) == WState::Errored {
+        let e = writable::stored_error(rt, w);
+        on_dest_errored(rt, p, e);
+    } else {
+        writable::set_writer_close(rt, writer, WriterRecord::PipeClosed(p));
+    }
+    if streams::state(rt, s) == StreamState::Closed {
+        on_source_closed(rt, p);
+    }
+    if writable::close_queued_or_in_flight(rt, w) || writable::state(rt, w) == WState::Closed {
+        let error = streams::invalid_state(rt, "Destination WritableStream is closed");
+        if !pd(rt, p).prevent_cancel {
+            shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error);
+        } else {
+            shutdown(rt, p, true, error);
+        }
+    }
+    promise
+}
+
+// ---- the hooks --------------------------------------------------------------------
+
+/// Seed ("Closed watchers as records instead of promises"): a hook's watcher, queued at the
+/// microtask position the reaction to the settled `[[closedPromise]]` would have had
+/// (`PromisePrototypeThen(kResolvedPromise, ...)`, the next microtask).
+fn queue_watcher(rt: &mut Rt, watcher: Box<dyn FnOnce(&mut Rt)>) {
+    let late = rt.lib.mutant == Some(Mutant::PipeWatcherLate);
+    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        if late {
+            // The mutant: one microtask later than the reaction.
+            rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+                watcher(rt);
+                Ok(Value::Undefined)
+            }))));
+        } else {
+            watcher(rt);
+        }
+        Ok(Value::Undefined)
+    }))));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1551-L1554>
+/// `ClosedPromiseHook.prototype.resolve` of the reader's hook: `onSourceClosed`, a microtask on.
+pub(crate) fn source_hook_resolve(rt: &mut Rt, p: u32) {
+    queue_watcher(rt, Box::new(move |rt| on_source_closed(rt, p)));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1556-L1559>
+/// `ClosedPromiseHook.prototype.reject` of the reader's hook: `onSourceErrored(error)`.
+pub(crate) fn source_hook_reject(rt: &mut Rt, p: u32, error: Value) {
+    queue_watcher(rt, Box::new(move |rt| on_source_errored(rt, p, error)));
+}
+
+/// `ClosedPromiseHook.prototype.reject` of the writer's hook: `onDestErrored(error)`.
+pub(crate) fn dest_hook_reject(rt: &mut Rt, p: u32, error: Value) {
+    queue_watcher(rt, Box::new(move |rt| on_dest_errored(rt, p, error)));
+}
+
+// ---- the write tracker ---------------------------------------------------------------
+
+/// `request.pending++`.
+pub(crate) fn tracker_pending_inc(rt: &mut Rt, p: u32) {
+    pd(rt, p).pending += 1;
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1621-L1630>
+/// `writeTracker.resolve()`.
+pub(crate) fn tracker_resolve(rt: &mut Rt, p: u32) {
+    let d = pd(rt, p);
+    d.pending -= 1;
+    if d.pending == 0 {
+        if let Some(stall) = d.stall.take() {
+            if d.failed {
+                let failure = d.failure.clone();
+                rt.reject_promise(stall, failure);
+            } else {
+                rt.resolve_promise_with(stall, Value::Undefined);
+            }
+        }
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1631-L1640>
+/// `writeTracker.reject(error)`.
+pub(crate) fn tracker_reject(rt: &mut Rt, p: u32, error: Value) {
+    let d = pd(rt, p);
+    d.pending -= 1;
+    d.failed = true;
+    d.failure = error.clone();
+    if let Some(stall) = d.stall.take() {
+        rt.reject_promise(stall, error);
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1664-L1672>
+/// `waitForPendingWrites`.
+fn wait_for_pending_writes(rt: &mut Rt, p: u32) -> ObjectId {
+    let d = pd(rt, p);
+    if d.pending == 0 {
+        return if d.failed {
+            let failure = d.failure.clone();
+            rt.promise_reject_new(failure)
+        } else {
+            rt.promise_resolve(Value::Undefined)
+        };
+    }
+    let stall = rt.new_promise();
+    pd(rt, p).stall = Some(stall);
+    stall
+}
+
+// ---- shutdown ----------------------------------------------------------------------
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1646-L1662>
+/// `finalize(rejected, error)`.
+fn finalize(rt: &mut Rt, p: u32, rejected: bool, error: Value) {
+    let d = &rt.lib.pipes[p as usize];
+    let (reader, writer, promise, disposable) =
+        (d.reader, d.writer, d.promise, d.disposable.clone());
+    writable::drop_writer_records(rt, writer);
+    streams::drop_reader_close(rt, reader);
+    writable::writer_release(rt, writer);
+    streams::reader_generic_release(rt, reader);
+    if let Some(disposable) = disposable {
+        let _ = abort::op_dispose(rt, &disposable);
+    }
+    if rejected {
+        rt.reject_promise(promise, error);
+    } else {
+        rt.resolve_promise_with(promise, Value::Undefined);
+    }
+}
+
+/// `(error) => finalize(true, error)`.
+fn finalize_rejected(rt: &mut Rt, p: u32) -> ObjectId {
+    rt.native_function(move |rt, _, args| {
+        let error = args.first().cloned().unwrap_or(Value::Undefined);
+        finalize(rt, p, true, error);
+        Ok(Value::Undefined)
+    })
+}
+
+/// Whether the destination is writable with no close queued (the condition for waiting on the
+/// pending writes).
+fn dest_writable(rt: &Rt, p: u32) -> bool {
+    let w = rt.lib.pipes[p as usize].dest;
+    writable::state(rt, w) == WState::Writable && !writable::close_queued_or_in_flight(rt, w)
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1674-L1693>
+/// `shutdownWithAnAction(action, rejected, originalError)`.
+fn shutdown_with_an_action(rt: &mut Rt, p: u32, action: Action, rejected: bool, error: Value) {
+    if pd(rt, p).shutting_down {
+        return;
+    }
+    pd(rt, p).shutting_down = true;
+    if dest_writable(rt, p) {
+        let wait = wait_for_pending_writes(rt, p);
+        let complete_fn = rt.native_function(move |rt, _, _| {
+            complete(rt, p, action.clone(), rejected, error.clone());
+            Ok(Value::Undefined)
+        });
+        let on_rejected = finalize_rejected(rt, p);
+        rt.perform_promise_then(wait, Some(complete_fn), Some(on_rejected), None);
+        return;
+    }
+    complete(rt, p, action, rejected, error);
+}
+
+/// `complete()` of `shutdownWithAnAction`.
+fn complete(rt: &mut Rt, p: u32, action: Action, rejected: bool, error: Value) {
+    let result = run_action(rt, p, action);
+    let on_fulfilled = rt.native_function(move |rt, _, _| {
+        finalize(rt, p, rejected, error.clone());
+        Ok(Value::Undefined)
+    });
+    let on_rejected = finalize_rejected(rt, p);
+    rt.perform_promise_then(result, Some(on_fulfilled), Some(on_rejected), None);
+}
+
+/// An action's promise.
+fn run_action(rt: &mut Rt, p: u32, action: Action) -> ObjectId {
+    let (s, w) = (
+        rt.lib.pipes[p as usize].source,
+        rt.lib.pipes[p as usize].dest,
+    );
+    match action {
+        Action::AbortDest(error) => writable::writable_stream_abort(rt, w, error),
+        Action::CloseDest => writable::writer_close_with_error_propagation(rt, w),
+        Action::CancelSource(error) => cancel_source(rt, s, error),
+        Action::Abort(error) => {
+            let (prevent_abort, prevent_cancel) = {
+                let d = &rt.lib.pipes[p as usize];
+                (d.prevent_abort, d.prevent_cancel)
+            };
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/per_context/primordials.js#L500-L520>
+            // `SafePromiseAll(actions, (action) => action())`: each action's result is wrapped in
+            // `new SafePromise((a, b) => PromisePrototypeThen(result, a, b))`, the wrappers go
+            // through `SafePromise.all`, and its result through `.then(a, b)` to the returned
+            // promise.
+            let mut results = Vec::new();
+            if !prevent_abort {
+                results.push(if writable::state(rt, w) == WState::Writable {
+                    writable::writable_stream_abort(rt, w, error.clone())
+                } else {
+                    rt.promise_resolve(Value::Undefined)
+                });
+            }
+            if !prevent_cancel {
+                results.push(if streams::state(rt, s) == StreamState::Readable {
+                    cancel_source(rt, s, error)
+                } else {
+                    rt.promise_resolve(Value::Undefined)
+                });
+            }
+            let mut wrappers = Vec::with_capacity(results.len());
+            for result in results {
+                let wrapper = rt.new_promise();
+                let (a, b) = rt.create_resolving_functions(wrapper);
+                rt.perform_promise_then(result, Some(a), Some(b), None);
+                wrappers.push(Value::Object(wrapper));
+            }
+            let all = rt.promise_combinator(Combinator::All, wrappers);
+            let outer = rt.new_promise();
+            let (a, b) = rt.create_resolving_functions(outer);
+            rt.perform_promise_then(all, Some(a), Some(b), None);
+            outer
+        }
+    }
+}
+
+/// `readableStreamCancel(source, error)`, as a promise.
+fn cancel_source(rt: &mut Rt, s: u32, error: Value) -> ObjectId {
+    match streams::readable_stream_cancel(rt, s, error) {
+        Ok(Value::Object(p)) => p,
+        _ => rt.promise_resolve(Value::Undefined),
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1695-L1707>
+/// `shutdown(rejected, error)`.
+fn shutdown(rt: &mut Rt, p: u32, rejected: bool, error: Value) {
+    if pd(rt, p).shutting_down {
+        return;
+    }
+    pd(rt, p).shutting_down = true;
+    if dest_writable(rt, p) {
+        let wait = wait_for_pending_writes(rt, p);
+        let on_fulfilled = rt.native_function(move |rt, _, _| {
+            finalize(rt, p, rejected, error.clone());
+            Ok(Value::Undefined)
+        });
+        let on_rejected = finalize_rejected(rt, p);
+        rt.perform_promise_then(wait, Some(on_fulfilled), Some(on_rejected), None);
+        return;
+    }
+    finalize(rt, p, rejected, error);
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1709-L1742>
+/// `abortAlgorithm`: the signal's reason (an `AbortError` of Node's own would become a
+/// DOMException; no signal of a scenario has one).
+fn abort_algorithm(rt: &mut Rt, p: u32) {
+    let signal = pd(rt, p).signal.expect("only a signal aborts a pipe");
+    let error = rt.lib.signals[signal as usize].reason.clone();
+    shutdown_with_an_action(rt, p, Action::Abort(error.clone()), true, error);
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1872-L1880>
+/// `onSourceErrored(error)`.
+fn on_source_errored(rt: &mut Rt, p: u32, error: Value) {
+    if !pd(rt, p).prevent_abort {
+        shutdown_with_an_action(rt, p, Action::AbortDest(error.clone()), true, error);
+        return;
+    }
+    shutdown(rt, p, true, error);
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1882-L1888>
+/// `onSourceClosed()`.
+fn on_source_closed(rt: &mut Rt, p: u32) {
+    if !pd(rt, p).prevent_close {
+        shutdown_with_an_action(rt, p, Action::CloseDest, false, Value::Undefined);
+        return;
+    }
+    shutdown(rt, p, false, Value::Undefined);
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1890-L1898>
+/// `onDestErrored(error)`.
+fn on_dest_errored(rt: &mut Rt, p: u32, error: Value) {
+    if !pd(rt, p).prevent_cancel {
+        shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error);
+        return;
+    }
+    shutdown(rt, p, true, error);
+}
+
+// ---- the pump ---------------------------------------------------------------------
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1775-L1780>
+/// `forwardChunk`.
+fn forward_chunk(rt: &mut Rt, p: u32) {
+    let chunk = std::mem::replace(&mut pd(rt, p).pending_chunk, Value::Undefined);
+    write_with_tracker(rt, p, chunk);
+    pump(rt, p);
+}
+
+/// `writableStreamDefaultWriterWriteWithRequest(writer, chunk, writeTracker)`: a precondition
+/// failure is latched on the tracker.
+fn write_with_tracker(rt: &mut Rt, p: u32, chunk: Value) {
+    let writer = pd(rt, p).writer;
+    if let Err(failure) = writable::writer_write_request(rt, writer, chunk, Some(p)) {
+        let d = pd(rt, p);
+        d.failed = true;
+        d.failure = failure;
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1849-L1855>
+/// the read request's chunk steps: the chunk is forwarded a microtask later.
+pub(crate) fn read_chunk_steps(rt: &mut Rt, p: u32, chunk: Value) {
+    pd(rt, p).pending_chunk = chunk;
+    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        forward_chunk(rt, p);
+        Ok(Value::Undefined)
+    }))));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1766-L1773>
+/// `parkOnReady`.
+fn park_on_ready(rt: &mut Rt, p: u32) {
+    let writer = pd(rt, p).writer;
+    writable::set_writer_ready(rt, writer, WriterRecord::PipeReady(p));
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1782-L1859>
+/// `pump`.
+pub(crate) fn pump(rt: &mut Rt, p: u32) {
+    if pd(rt, p).shutting_down {
+        return;
+    }
+    let (s, w) = (pd(rt, p).source, pd(rt, p).dest);
+    if writable::backpressure(rt, w) {
+        park_on_ready(rt, p);
+        return;
+    }
+    let c = streams::controller_index(rt, s);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1792-L1844>:
+    // the batch over the chunks queued in a default controller.
+    if streams::state(rt, s) == StreamState::Readable && streams::queue_len(rt, c) > 0 {
+        while streams::queue_len(rt, c) > 0 {
+            if pd(rt, p).shutting_down {
+                return;
+            }
+            let chunk = streams::dequeue_value(rt, c);
+            if streams::close_requested(rt, c) && streams::queue_len(rt, c) == 0 {
+                streams::clear_algorithms(rt, c);
+                streams::readable_stream_close(rt, s);
+            }
+            write_with_tracker(rt, p, chunk);
+            if writable::backpressure(rt, w)
+                || writable::state(rt, w) != WState::Writable
+                || writable::close_queued_or_in_flight(rt, w)
+            {
+                break;
+            }
+        }
+        streams::call_pull_if_needed(rt, c);
+        if streams::state(rt, s) == StreamState::Closed {
+            return;
+        }
+        if writable::backpressure(rt, w) {
+            park_on_ready(rt, p);
+            return;
+        }
+        // `PromisePrototypeThen(kResolvedPromise, pump)`.
+        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+            pump(rt, p);
+            Ok(Value::Undefined)
+        }))));
+        return;
+    }
+    // The slow path: park the reused read request.
+    streams::default_reader_read(rt, s, streams::ReadRequest::Pipe(p));
+}
+
+#[cfg(test)]
+mod tests {
+    //! The seed's watcher records, which no log shows: what a pipe installs
+    //! on its reader and writer, and that settling them makes no promise.
+
+    use nodesem_lang::RunConfig;
+    use nodesem_runtime::{
+        Library, ObjectData, QueuingStrategy, Runtime, StreamPipeOptions, UnderlyingSink,
+        UnderlyingSource, Value,
+    };
+
+    use crate::writable::WriterRecord;
+    use crate::Impl;
+
+    /// A runtime with a pipe from a source whose controller is returned into
+    /// a sink without methods.
+    fn piped() -> (Box<super::Rt>, Value) {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let held = std::rc::Rc::new(std::cell::RefCell::new(Value::Undefined));
+        let keep = held.clone();
+        let start = rt.native_function(move |_, _, args| {
+            *keep.borrow_mut() = args[0].clone();
+            Ok(Value::Undefined)
+        });
+        let source = UnderlyingSource {
+            object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
+            start: Some(start),
+            pull: None,
+            cancel: None,
+        };
+        let rs = Impl::new_readable_stream(&mut rt, source, QueuingStrategy::default()).unwrap();
+        let sink = UnderlyingSink {
+            object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
+            start: None,
+            write: None,
+            close: None,
+            abort: None,
+        };
+        let ws = Impl::new_writable_stream(&mut rt, sink, QueuingStrategy::default()).unwrap();
+        Impl::readable_pipe_to(&mut rt, rs, ws, StreamPipeOptions::default()).unwrap();
+        let controller = held.borrow().clone();
+        (rt, controller)
+    }
+
+    #[test]
+    fn a_pipe_installs_its_watchers_as_records() {
+        // Seed ("Closed watchers as records instead of promises").
+        let (rt, _) = piped();
+        let pipe = &rt.lib.pipes[0];
+        assert!(matches!(
+            rt.lib.streams.reader_close(pipe.reader),
+            Some(crate::streams::ClosedKind::PipeHook(0))
+        ));
+        assert!(matches!(
+            crate::writable::writer_close_record(&rt, pipe.writer),
+            Some(WriterRecord::PipeClosed(0))
+        ));
+    }
+
+    #[test]
+    fn closing_the_source_queues_the_watcher_without_a_promise() {
+        let (mut rt, controller) = piped();
+        let before = rt.heap.len();
+        Impl::readable_controller_close(&mut rt, controller).unwrap();
+        assert_eq!(rt.heap.len(), before, "no promise or reaction made");
+        assert!(
+            !rt.lib.pipes[0].shutting_down,
+            "the watcher waits a microtask"
+        );
+    }
+
+    #[test]
+    fn erroring_the_source_queues_the_watcher_without_a_promise() {
+        let (mut rt, controller) = piped();
+        let before = rt.heap.len();
+        Impl::readable_controller_error(&mut rt, controller, Value::string("bad")).unwrap();
+        assert_eq!(rt.heap.len(), before, "no promise or reaction made");
+        assert!(!rt.lib.pipes[0].shutting_down);
+    }
+}
