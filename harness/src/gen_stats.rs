@@ -31,6 +31,10 @@ pub struct GenStats {
     pub budget_exhausted: u64,
     /// `budget_exhausted / scenarios`.
     pub budget_exhausted_share: f64,
+    /// Scenarios whose run on the model panicked (a bug of the model,
+    /// which the comparison reports as a crash when the model is one of
+    /// its engines): counted, so that no run hides one.
+    pub model_panics: u64,
     /// How many times each kind of operation appears (serde's names of
     /// `nodesem_lang::Op`'s variants).
     pub operations: BTreeMap<String, u64>,
@@ -58,7 +62,13 @@ impl GenStats {
         self.scenarios += 1;
         self.statements += crate::shrink::statements(scenario) as u64;
         count_operations(scenario, &mut self.operations);
-        let (_, run) = nodesem_model::run_with_stats(scenario, &RunConfig::default());
+        let run = std::panic::catch_unwind(|| {
+            nodesem_model::run_with_stats(scenario, &RunConfig::default())
+        });
+        let Ok((_, run)) = run else {
+            self.model_panics += 1;
+            return;
+        };
         self.bodies += run.bodies as u64;
         self.bodies_run += run.bodies_run as u64;
         self.budget_exhausted += u64::from(run.budget_exhausted);
@@ -79,6 +89,7 @@ impl GenStats {
         self.bodies += other.bodies;
         self.bodies_run += other.bodies_run;
         self.budget_exhausted += other.budget_exhausted;
+        self.model_panics += other.model_panics;
         for (k, v) in &other.operations {
             *self.operations.entry(k.clone()).or_insert(0) += v;
         }

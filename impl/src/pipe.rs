@@ -519,10 +519,22 @@ fn on_dest_errored(rt: &mut Rt, p: u32, error: Value) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1775-L1780>
 /// `forwardChunk`.
-fn forward_chunk(rt: &mut Rt, p: u32) {
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1009-L1012>
+/// `writableStreamDefaultWriterWriteWithRequest` asserts that the writer is still bound; a pipe
+/// finalized (its writer released) between the chunk steps and this microtask, as when a
+/// transform's `terminate()` errors the destination, fails that assertion: the
+/// ERR_INTERNAL_ASSERTION rejects the reaction's promise, an unhandled rejection, and the pump does
+/// not go on (a bug of Node 26.12.1, kept as Node has it).
+fn forward_chunk(rt: &mut Rt, p: u32) -> Completion {
     let chunk = std::mem::replace(&mut pd(rt, p).pending_chunk, Value::Undefined);
+    let writer = pd(rt, p).writer;
+    if !writable::writer_is_bound(rt, writer) {
+        return Err(rt.internal_assertion_error());
+    }
     write_with_tracker(rt, p, chunk);
     pump(rt, p);
+    Ok(Value::Undefined)
 }
 
 /// `writableStreamDefaultWriterWriteWithRequest(writer, chunk, writeTracker)`: a precondition
@@ -537,13 +549,14 @@ fn write_with_tracker(rt: &mut Rt, p: u32, chunk: Value) {
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1849-L1855>
-/// the read request's chunk steps: the chunk is forwarded a microtask later.
+/// the read request's chunk steps: the chunk is forwarded a microtask later, by
+/// `PromisePrototypeThen(kResolvedPromise, forwardChunk)` (a reaction, so that what it throws
+/// rejects a promise).
 pub(crate) fn read_chunk_steps(rt: &mut Rt, p: u32, chunk: Value) {
     pd(rt, p).pending_chunk = chunk;
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
-        forward_chunk(rt, p);
-        Ok(Value::Undefined)
-    }))));
+    let resolved = rt.promise_resolve(Value::Undefined);
+    let forward = rt.native_function(move |rt, _, _| forward_chunk(rt, p));
+    rt.promise_then(resolved, Some(forward), None);
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1766-L1773>

@@ -24,6 +24,18 @@ impl<L: Library> Runtime<L> {
         }))
     }
 
+    /// Node's `assert()` failing (lib/internal/assert.js): an `Error` with
+    /// code ERR_INTERNAL_ASSERTION and its fixed message, what a Node
+    /// internal invariant that does not hold throws.
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/assert.js#L9-L13>
+    pub fn internal_assertion_error(&mut self) -> Value {
+        self.node_error(
+            "Error",
+            "ERR_INTERNAL_ASSERTION",
+            "This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\nPlease open an issue with this stack trace at https://github.com/nodejs/node/issues\n",
+        )
+    }
+
     /// `new ERR_INVALID_ARG_TYPE(name, expected, actual)` for one expected
     /// class (`AbortSignal`: "must be an instance of AbortSignal") or one
     /// type (`function`: "must be of type function").
