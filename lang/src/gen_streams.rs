@@ -37,6 +37,11 @@
 //! - `from [...]` and `from async [...]` streams, whose values may include
 //!   a gate, and async iterators (`values S [preventCancel]`) driven by
 //!   `next` and `iterReturn`;
+//! - byte streams (`readable bytes`, sometimes with autoAllocateChunkSize),
+//!   whose `start` enqueues new Uint8Arrays and whose `pull` answers the
+//!   BYOB request (`respond`) when there is one and enqueues otherwise,
+//!   read through default or BYOB readers (`read R V [min N]` into a new
+//!   view), teed like the others;
 //! - an epilogue that lets every timer fire and reads every stream's
 //!   `locked`.
 //!
@@ -50,7 +55,8 @@
 use arbitrary::Unstructured;
 
 use crate::ast::{
-    Block, BuiltinError, Expr, Number, Op, PipeOptions, RunMode, Scenario, Stmt, Strategy,
+    Block, BuiltinError, BytesInit, Expr, Number, Op, PipeOptions, RunMode, Scenario, Stmt,
+    Strategy,
 };
 
 /// The most streams in one scenario.
@@ -96,6 +102,11 @@ struct StreamInfo {
     /// Whether a tee, a pipe or an async iterator holds it (locked for
     /// good, as far as the generator tracks it).
     held: bool,
+    /// Whether it is a byte stream (`readable bytes`, or a branch of one's
+    /// tee): its readers may be BYOB readers.
+    bytes: bool,
+    /// Which of its readers are BYOB readers.
+    byob: Vec<String>,
 }
 
 impl StreamInfo {
@@ -109,6 +120,8 @@ impl StreamInfo {
             released: false,
             cancel_pending,
             held: false,
+            bytes: false,
+            byob: Vec::new(),
         }
     }
 }
@@ -300,6 +313,9 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
 
     /// `let kN = 0` (a pull counter) and `let sN = readable ...`.
     fn stream(&mut self, out: &mut Vec<Stmt>) {
+        if !self.chance(80) {
+            return self.byte_stream(out);
+        }
         let name = self.fresh("s");
         let high_water_mark = match self.below(6) {
             0 => None,
@@ -346,6 +362,163 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         if self.chance(70) {
             let s = self.streams.len() - 1;
             self.get_reader(s, out);
+        }
+    }
+
+    /// `let kN = 0` and `let sN = readable bytes ...`: a byte source whose
+    /// `start` enqueues Uint8Arrays (each made just before: `enqueue`
+    /// detaches it) or closes or errors, and whose `pull` answers the BYOB
+    /// request when there is one (filling part of it) or enqueues, then
+    /// closes after a drawn number of calls.
+    fn byte_stream(&mut self, out: &mut Vec<Stmt>) {
+        let name = self.fresh("s");
+        let high_water_mark = match self.below(4) {
+            0 | 1 => None,
+            2 => Some(Number::new(1.0)),
+            _ => Some(Number::new(8.0)),
+        };
+        let auto_allocate_chunk_size = self
+            .chance(30)
+            .then(|| Number::new((1 + self.below(4)) as f64));
+        self.may_fail = false;
+        let start = self.chance(70).then(|| {
+            let mut body = vec![Stmt::Log(vec![
+                Expr::Str(format!("start {name}")),
+                Expr::var("controller").prop("desiredSize"),
+            ])];
+            for _ in 0..self.below(3) {
+                self.byte_controller_op(&mut body);
+            }
+            self.returned(&mut body);
+            Block::new(body)
+        });
+        let pull = self.chance(70).then(|| {
+            let counter = self.fresh("k");
+            out.push(Stmt::Let {
+                name: counter.as_str().into(),
+                op: Op::Value(Expr::Int(0)),
+            });
+            let request = self.fresh("q");
+            let limit = 1 + self.below(3) as i64;
+            let mut answer = Vec::new();
+            let filled = 1 + self.below(2) as i64;
+            answer.push(Stmt::Log(vec![
+                Expr::Str(format!("request {name}")),
+                Expr::var(request.as_str()).prop("view").prop("byteLength"),
+            ]));
+            answer.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::Respond {
+                request: Expr::var(request.as_str()),
+                bytes_written: Expr::Int(filled),
+            })])));
+            let mut enqueue = Vec::new();
+            self.byte_enqueue(&mut enqueue);
+            let act = Stmt::If {
+                cond: Expr::Less(
+                    Box::new(Expr::var(counter.as_str())),
+                    Box::new(Expr::Int(limit + 1)),
+                ),
+                then: Block::new(vec![Stmt::If {
+                    cond: Expr::var(request.as_str()),
+                    then: Block::new(answer),
+                    otherwise: Some(Block::new(enqueue)),
+                }]),
+                otherwise: Some(Block::new(vec![Stmt::Try(Block::new(vec![Stmt::Do(
+                    Op::CloseController {
+                        controller: Expr::var("controller"),
+                    },
+                )]))])),
+            };
+            let mut body = vec![
+                Stmt::Do(Op::Assign {
+                    target: Expr::var(counter.as_str()),
+                    value: Expr::Add(
+                        Box::new(Expr::var(counter.as_str())),
+                        Box::new(Expr::Int(1)),
+                    ),
+                }),
+                Stmt::Let {
+                    name: request.as_str().into(),
+                    op: Op::Value(Expr::var("controller").prop("byobRequest")),
+                },
+                Stmt::Log(vec![
+                    Expr::Str(format!("pull {name}")),
+                    Expr::var(counter.as_str()),
+                    Expr::var("controller").prop("desiredSize"),
+                ]),
+            ];
+            if self.chance(25) {
+                body.push(Stmt::Do(Op::SetTimeout {
+                    ms: 1 + self.below(2) as u32,
+                    body: Block::new(vec![act]),
+                }));
+            } else {
+                body.push(act);
+            }
+            self.returned(&mut body);
+            Block::new(body)
+        });
+        let may_error = self.may_fail;
+        self.may_fail = false;
+        let cancel = self.chance(50).then(|| self.cancel_body(&name));
+        let cancel_may_reject = self.may_fail;
+        let cancel_pending = cancel.is_some();
+        out.push(Stmt::Let {
+            name: name.as_str().into(),
+            op: Op::NewReadableBytes {
+                high_water_mark,
+                auto_allocate_chunk_size,
+                start,
+                pull,
+                cancel,
+            },
+        });
+        let mut info = StreamInfo::new(name, may_error, cancel_may_reject, cancel_pending);
+        info.bytes = true;
+        self.streams.push(info);
+        if self.chance(70) {
+            let s = self.streams.len() - 1;
+            self.get_reader(s, out);
+        }
+    }
+
+    /// `let bN = bytes [...]` and `enqueue controller bN` (in `try`), then
+    /// sometimes a log of the enqueued view, which `enqueue` detached.
+    fn byte_enqueue(&mut self, body: &mut Vec<Stmt>) {
+        let name = self.fresh("u");
+        let bytes: Vec<u8> = (0..1 + self.below(4))
+            .map(|_| self.below(256) as u8)
+            .collect();
+        body.push(Stmt::Let {
+            name: name.as_str().into(),
+            op: Op::NewBytes(BytesInit::Values(bytes)),
+        });
+        body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::Enqueue {
+            controller: Expr::var("controller"),
+            chunk: Expr::var(name.as_str()),
+        })])));
+        if self.chance(30) {
+            body.push(Stmt::Log(vec![
+                Expr::Str("enqueued".to_string()),
+                Expr::var(name.as_str()),
+            ]));
+        }
+    }
+
+    /// One of a byte controller's operations, inside `try`.
+    fn byte_controller_op(&mut self, body: &mut Vec<Stmt>) {
+        let controller = Expr::var("controller");
+        match self.below(6) {
+            0..=3 => self.byte_enqueue(body),
+            4 => body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::CloseController {
+                controller,
+            })]))),
+            _ => {
+                self.may_fail = true;
+                body.push(Stmt::Try(Block::new(vec![Stmt::Do(Op::ErrorController {
+                    controller,
+                    error: self.error_value(),
+                })])));
+            }
         }
     }
 
@@ -510,14 +683,34 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
         }));
     }
 
-    /// `let pN = read R` through stream `s`'s reader `reader`, watched.
+    /// `let pN = read R` through stream `s`'s reader `reader`, watched; a
+    /// BYOB reader reads into a new view (`let vN = bytes N`, `read R vN
+    /// [min M]`), which the log then shows detached.
     fn read(&mut self, s: usize, reader: &str, label: &str, out: &mut Vec<Stmt>) {
         let name = self.fresh("p");
+        let op = if self.streams[s].byob.iter().any(|r| r == reader) {
+            let view = self.fresh("v");
+            let length = 1 + self.below(4);
+            out.push(Stmt::Let {
+                name: view.as_str().into(),
+                op: Op::NewBytes(BytesInit::Zeros(length as u32)),
+            });
+            let min = self
+                .chance(30)
+                .then(|| Expr::Int(1 + self.below(length) as i64));
+            Op::ReadInto {
+                reader: Expr::var(reader),
+                view: Expr::var(view.as_str()),
+                min,
+            }
+        } else {
+            Op::Read {
+                reader: Expr::var(reader),
+            }
+        };
         out.push(Stmt::Let {
             name: name.as_str().into(),
-            op: Op::Read {
-                reader: Expr::var(reader),
-            },
+            op,
         });
         let outcome = self.read_outcome(s);
         self.watch(
@@ -621,9 +814,11 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
                 // with the source's once both branches cancelled.
                 let (may_error, cancel_may_reject) =
                     (self.streams[s].may_error, self.streams[s].cancel_may_reject);
+                let bytes = self.streams[s].bytes;
                 for name in branches {
-                    self.streams
-                        .push(StreamInfo::new(name, may_error, cancel_may_reject, false));
+                    let mut info = StreamInfo::new(name, may_error, cancel_may_reject, false);
+                    info.bytes = bytes;
+                    self.streams.push(info);
                     if self.chance(70) {
                         let b = self.streams.len() - 1;
                         self.get_reader(b, out);
@@ -1147,8 +1342,12 @@ impl<'u, 'a> StreamGenerator<'u, 'a> {
     /// (refused while it holds the lock; made after a `releaseLock`).
     fn get_reader(&mut self, s: usize, out: &mut Vec<Stmt>) {
         let name = self.fresh("r");
-        let op = Op::GetReader {
-            stream: Expr::var(self.streams[s].name.as_str()),
+        let stream = Expr::var(self.streams[s].name.as_str());
+        let op = if self.streams[s].bytes && self.chance(60) {
+            self.streams[s].byob.push(name.clone());
+            Op::GetByobReader { stream }
+        } else {
+            Op::GetReader { stream }
         };
         if self.streams[s].readers.is_empty() && !self.streams[s].held {
             out.push(Stmt::Let {
@@ -1201,6 +1400,9 @@ mod tests {
                 "values",
                 "next",
                 "iterReturn",
+                "readable bytes",
+                "respond",
+                "bytes",
             ] {
                 if text.contains(&format!("{word} ")) || text.contains(&format!("= {word}")) {
                     kinds.insert(word);
@@ -1208,7 +1410,7 @@ mod tests {
             }
         }
         // The steps are drawn among all the operations.
-        assert_eq!(kinds.len(), 19, "{kinds:?}");
+        assert_eq!(kinds.len(), 22, "{kinds:?}");
     }
 
     #[test]
