@@ -149,11 +149,19 @@ pub enum Mutant {
     /// readable and the source open (Node: it stays pending); a source
     /// cancel() that rejects no longer rejects the cancels.
     TeeCancelResolvedEarly,
+    /// `byte_streams.rs`, `clone_for_branch`: the byte tee forgets to clone
+    /// a chunk for the second branch, so both branches get the same
+    /// Uint8Array (on the same buffer). Observable: reading branch 1 with a
+    /// BYOB reader after branch 2 took the chunk... more simply, after
+    /// branch 1's enqueue transferred the chunk's buffer, branch 2's
+    /// enqueue of the same (now detached) view enqueues nothing readable:
+    /// its read gets an empty view, or the branches' chunks are `same`.
+    ByteTeeNoClone,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 21] = [
+    pub const ALL: [Mutant; 22] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -175,6 +183,7 @@ impl Mutant {
         Mutant::PullAgainLost,
         Mutant::LastChunkKeepsStreamOpen,
         Mutant::TeeCancelResolvedEarly,
+        Mutant::ByteTeeNoClone,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -201,6 +210,7 @@ impl Mutant {
             Mutant::PullAgainLost => "pull-again-lost",
             Mutant::LastChunkKeepsStreamOpen => "last-chunk-keeps-stream-open",
             Mutant::TeeCancelResolvedEarly => "tee-cancel-resolved-early",
+            Mutant::ByteTeeNoClone => "byte-tee-no-clone",
         }
     }
 
@@ -212,7 +222,8 @@ impl Mutant {
             | Mutant::StartShortcutIgnoresPromise
             | Mutant::PullAgainLost
             | Mutant::LastChunkKeepsStreamOpen
-            | Mutant::TeeCancelResolvedEarly => nodesem_lang::gen::Family::Streams,
+            | Mutant::TeeCancelResolvedEarly
+            | Mutant::ByteTeeNoClone => nodesem_lang::gen::Family::Streams,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }

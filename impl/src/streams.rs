@@ -39,6 +39,11 @@ use nodesem_runtime::{
 
 use crate::{alloc_host, Impl, Mutant, Slot};
 
+#[path = "byte_streams.rs"]
+pub(crate) mod byte_streams;
+
+use byte_streams::{ByteControllerData, ByteTeeData, ByobRequestData, ReadIntoRequest};
+
 type Rt = Runtime<Impl>;
 
 /// `kState.state` of a stream.
@@ -64,8 +69,18 @@ struct StreamData {
     /// `disturbed`. Nothing the language can do reads it (Node's
     /// `isDisturbed` is internal); kept because Node keeps it.
     disturbed: bool,
-    /// `controller`: the index of its default controller.
-    controller: u32,
+    /// `controller`: its default or byte controller.
+    controller: ControllerRef,
+}
+
+/// A stream's `kState.controller`: Node's `isReadableStreamDefaultController` /
+/// `isReadableByteStreamController` decide which, here the variant does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ControllerRef {
+    /// A ReadableStreamDefaultController (an index into `controllers`).
+    Default(u32),
+    /// A ReadableByteStreamController (an index into `byte_controllers`).
+    Byte(u32),
 }
 
 /// An underlying-source algorithm of a controller.
@@ -141,6 +156,9 @@ enum Closed {
     /// it runs the tee's watcher a microtask later, where the reaction to the promise would have
     /// run, and makes no promise. The tee has no close watcher, so resolving it does nothing.
     TeeHook(u32),
+    /// The same hook installed by a byte tee (its index) on one of the readers it holds (the
+    /// reader's index: `forwardReaderError(thisReader)`'s guard ignores a reader swapped out).
+    ByteTeeHook(u32, u32),
 }
 
 /// A read request parked on a default reader.
@@ -151,6 +169,9 @@ enum ReadRequest {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L905-L928>
     /// the `StepsReadRequest` of a tee (its index), whose steps are the tee's read request steps.
     Tee(u32),
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2129-L2161>
+    /// the `defaultReadRequest` of a byte tee (its index).
+    ByteTee(u32),
 }
 
 /// A default reader's `kState` record.
@@ -165,6 +186,12 @@ struct ReaderData {
     /// `close`, made by [`reader_closed_promise`] on first observation, or
     /// a tee's hook.
     close: Option<Closed>,
+    /// Whether this is a ReadableStreamBYOBReader (Node's `reader[kType]`).
+    byob: bool,
+    /// `readIntoRequests` of a BYOB reader (always empty for a default one).
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2759-L2773>:
+    /// it too starts as the shared empty queue.
+    read_into_requests: VecDeque<ReadIntoRequest>,
 }
 
 /// The tee's `cancelPromise`.
@@ -198,7 +225,7 @@ struct TeeData {
     canceled: [bool; 2],
     /// `reason1` and `reason2`.
     reasons: [Value; 2],
-    /// `branch1` and `branch2`: the streams' indices.
+    /// `branch1` and `branch2`: their controllers' indices.
     branches: [u32; 2],
     /// `cancelPromise`.
     cancel: CancelPromise,
@@ -215,6 +242,12 @@ pub struct Streams {
     readers: Vec<ReaderData>,
     /// Every tee's shared state.
     tees: Vec<TeeData>,
+    /// Every byte controller's `kState`.
+    byte_controllers: Vec<ByteControllerData>,
+    /// Every ReadableStreamBYOBRequest's `kState`.
+    byob_requests: Vec<ByobRequestData>,
+    /// Every byte tee's shared state.
+    byte_tees: Vec<ByteTeeData>,
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L352>
     /// `kResolvedPromise`: one resolved promise that chains the pull reaction of a non-object
     /// `pull()` result.
@@ -238,6 +271,9 @@ impl Streams {
         self.controllers.clear();
         self.readers.clear();
         self.tees.clear();
+        self.byte_controllers.clear();
+        self.byob_requests.clear();
+        self.byte_tees.clear();
         self.resolved = None;
         self.noop = None;
         self.released_error = None;
@@ -432,7 +468,7 @@ pub fn new_readable_stream(
 
 /// The stream and controller objects and their `kState` records, before
 /// `setupReadableStreamDefaultController` calls the start algorithm: the
-/// stream object and its index (its controller's too).
+/// stream object and its controller's index.
 fn alloc_stream(
     rt: &mut Rt,
     source: Value,
@@ -441,14 +477,15 @@ fn alloc_stream(
     high_water_mark: f64,
 ) -> (ObjectId, u32) {
     let index = rt.lib.streams.streams.len() as u32;
+    let c = rt.lib.streams.controllers.len() as u32;
     let stream_obj = alloc_host(rt, |_| Slot::ReadableStream(index));
-    let controller_obj = alloc_host(rt, |_| Slot::ReadableController(index));
+    let controller_obj = alloc_host(rt, |_| Slot::ReadableController(c));
     rt.lib.streams.streams.push(StreamData {
         state: StreamState::Readable,
         reader: None,
         stored_error: Value::Undefined,
         disturbed: false,
-        controller: index,
+        controller: ControllerRef::Default(c),
     });
     rt.lib.streams.controllers.push(ControllerData {
         obj: controller_obj,
@@ -465,7 +502,7 @@ fn alloc_stream(
         queue_total_size: 0.0,
         started: false,
     });
-    (stream_obj, index)
+    (stream_obj, c)
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2999-L3059>
@@ -805,9 +842,20 @@ fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
         }
         StreamState::Readable => {}
     }
-    let c = stream.controller;
+    let controller = stream.controller;
     readable_stream_close(rt, s);
-    let cancelled = default_controller_cancel_steps(rt, c, reason);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2407-L2414>:
+    // a BYOB reader's parked reads close with an undefined value.
+    if let Some(r) = rt.lib.streams.streams[s as usize].reader {
+        while let Some(request) = rt.lib.streams.readers[r as usize].read_into_requests.pop_front() {
+            byte_streams::read_into_request_close(rt, request, Value::Undefined);
+        }
+    }
+    // `stream[kState].controller[kCancel](reason)`.
+    let cancelled = match controller {
+        ControllerRef::Default(c) => default_controller_cancel_steps(rt, c, reason),
+        ControllerRef::Byte(b) => byte_streams::byte_controller_cancel_steps(rt, b, reason),
+    };
     // `PromisePrototypeThen(cancelPromise, () => {})`.
     let noop = match rt.lib.streams.noop {
         Some(f) => f,
@@ -858,10 +906,17 @@ fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
         }
         // `setPromiseHandled` skips the hook's shared pending promise.
         Some(Closed::TeeHook(t)) => tee_hook_reject(rt, t, error.clone()),
+        Some(Closed::ByteTeeHook(t, hooked)) => {
+            byte_streams::byte_tee_hook_reject(rt, t, hooked, error.clone());
+        }
         Some(Closed::Record(_)) | None => {}
     }
     while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
         read_request_error(rt, request, error.clone());
+    }
+    // A BYOB reader's read-into requests (a default reader has none).
+    while let Some(request) = rt.lib.streams.readers[r as usize].read_into_requests.pop_front() {
+        byte_streams::read_into_request_error(rt, request, error.clone());
     }
 }
 
@@ -903,6 +958,7 @@ fn read_request_chunk(rt: &mut Rt, request: ReadRequest, chunk: Value) {
             rt.resolve_promise_with(p, result);
         }
         ReadRequest::Tee(t) => tee_chunk_steps(rt, t, chunk),
+        ReadRequest::ByteTee(t) => byte_streams::byte_tee_chunk_steps(rt, t, chunk),
     }
 }
 
@@ -914,6 +970,7 @@ fn read_request_close(rt: &mut Rt, request: ReadRequest) {
             rt.resolve_promise_with(p, result);
         }
         ReadRequest::Tee(t) => tee_close_steps(rt, t),
+        ReadRequest::ByteTee(t) => byte_streams::byte_tee_close_steps(rt, t),
     }
 }
 
@@ -923,6 +980,7 @@ fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
         ReadRequest::Promise(p) => rt.reject_promise(p, error),
         // The tee's error steps: `reading = false`.
         ReadRequest::Tee(t) => rt.lib.streams.tees[t as usize].reading = false,
+        ReadRequest::ByteTee(t) => rt.lib.streams.byte_tees[t as usize].reading = false,
     }
 }
 
@@ -938,7 +996,7 @@ fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
         // Only a tee holds a reader with a hook, and nothing reads its
         // `closed`; Node's hook would give its shared forever-pending
         // promise.
-        Some(Closed::TeeHook(_)) => return rt.new_promise(),
+        Some(Closed::TeeHook(_) | Closed::ByteTeeHook(..)) => return rt.new_promise(),
         None => {}
     }
     let record = match rt.lib.streams.readers[r as usize].stream {
@@ -986,10 +1044,11 @@ fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
             let error = stream.stored_error.clone();
             read_request_error(rt, request, error);
         }
-        StreamState::Readable => {
-            let c = stream.controller;
-            default_controller_pull_steps(rt, c, request);
-        }
+        // `stream[kState].controller[kPull](readRequest)`.
+        StreamState::Readable => match stream.controller {
+            ControllerRef::Default(c) => default_controller_pull_steps(rt, c, request),
+            ControllerRef::Byte(b) => byte_streams::byte_controller_pull_steps(rt, b, request),
+        },
     }
 }
 
@@ -998,8 +1057,25 @@ fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
 /// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2621-L2633>
 /// `readableStreamDefaultReaderRelease`.
 fn default_reader_release(rt: &mut Rt, r: u32) {
-    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
+    if !generic_release(rt, r) {
         return;
+    }
+    // readableStreamDefaultReaderErrorReadRequests, after the detach.
+    if rt.lib.streams.readers[r as usize].read_requests.is_empty() {
+        return;
+    }
+    let error = releasing_error(rt);
+    while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
+        read_request_error(rt, request, error.clone());
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2649-L2673>
+/// `readableStreamReaderGenericRelease`, for default and BYOB readers; false when the reader was
+/// not attached.
+fn generic_release(rt: &mut Rt, r: u32) -> bool {
+    let Some(s) = rt.lib.streams.readers[r as usize].stream else {
+        return false;
     };
     debug_assert_eq!(rt.lib.streams.streams[s as usize].reader, Some(r));
     if rt.lib.streams.streams[s as usize].state == StreamState::Readable {
@@ -1014,6 +1090,12 @@ fn default_reader_release(rt: &mut Rt, r: u32) {
                 let error = released_error(rt);
                 tee_hook_reject(rt, t, error);
             }
+            // A byte tee swaps its reader: the hook's watcher runs and its
+            // guard ignores the released reader.
+            Some(Closed::ByteTeeHook(t, hooked)) => {
+                let error = released_error(rt);
+                byte_streams::byte_tee_hook_reject(rt, t, hooked, error);
+            }
             Some(Closed::Record(_)) | None => {}
         }
     } else {
@@ -1021,17 +1103,13 @@ fn default_reader_release(rt: &mut Rt, r: u32) {
         // next observation derives the released rejection.
         rt.lib.streams.readers[r as usize].close = None;
     }
-    // `controller[kRelease]()` is a no-op for a default controller.
+    // `controller[kRelease]()`: a no-op for a default controller.
+    if let ControllerRef::Byte(b) = rt.lib.streams.streams[s as usize].controller {
+        byte_streams::byte_controller_release(rt, b);
+    }
     rt.lib.streams.streams[s as usize].reader = None;
     rt.lib.streams.readers[r as usize].stream = None;
-    // readableStreamDefaultReaderErrorReadRequests, after the detach.
-    if rt.lib.streams.readers[r as usize].read_requests.is_empty() {
-        return;
-    }
-    let error = releasing_error(rt);
-    while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
-        read_request_error(rt, request, error.clone());
-    }
+    true
 }
 
 // ---- the operations ---------------------------------------------------
@@ -1106,6 +1184,8 @@ fn setup_default_reader(rt: &mut Rt, s: u32) -> Result<u32, Value> {
         stream: Some(s),
         read_requests: VecDeque::new(),
         close: None,
+        byob: false,
+        read_into_requests: VecDeque::new(),
     });
     rt.lib.streams.streams[s as usize].reader = Some(index);
     Ok(index)
@@ -1135,18 +1215,28 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
         Err(error) => return rejected(rt, error),
     };
     let stream = &rt.lib.streams.streams[s as usize];
-    let c = stream.controller;
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L986-L1010>:
     // with a chunk in the queue, no read request is made: the chunk is dequeued (closing or pulling
     // as the pull steps would) and `PromiseResolve({ done: false, value })` is returned, whose
     // reactions run a microtask later, as the request's would.
-    if stream.state == StreamState::Readable
-        && !rt.lib.streams.controllers[c as usize].queue.is_empty()
-    {
-        rt.lib.streams.streams[s as usize].disturbed = true;
-        let chunk = dequeue_for_read(rt, c);
-        let result = rt.create_iter_result(chunk, false);
-        return Ok(Value::Object(rt.promise_resolve(result)));
+    if stream.state == StreamState::Readable {
+        let chunk = match stream.controller {
+            ControllerRef::Default(c) if !rt.lib.streams.controllers[c as usize].queue.is_empty() => {
+                rt.lib.streams.streams[s as usize].disturbed = true;
+                Some(dequeue_for_read(rt, c))
+            }
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1011-L1020>:
+            // a byte controller with buffered bytes: the queue-filled arm of its pull steps.
+            ControllerRef::Byte(b) if rt.lib.streams.byte_controllers[b as usize].queue_total_size > 0 => {
+                rt.lib.streams.streams[s as usize].disturbed = true;
+                Some(byte_streams::byte_controller_dequeue_chunk(rt, b))
+            }
+            _ => None,
+        };
+        if let Some(chunk) = chunk {
+            let result = rt.create_iter_result(chunk, false);
+            return Ok(Value::Object(rt.promise_resolve(result)));
+        }
     }
     // `new DefaultReadRequest()`: its promise is all that is kept.
     let request = rt.new_promise();
@@ -1218,7 +1308,7 @@ pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
         Slot::ReadableStream(_) | Slot::ReadableController(_) | Slot::ReadableReader(_) => {
             Value::Undefined
         }
-        _ => return None,
+        _ => return byte_streams::get(rt, obj, prop),
     }))
 }
 
@@ -1228,7 +1318,7 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
         Slot::ReadableStream(_) => Some(HostClass::ReadableStream),
         Slot::ReadableController(_) => Some(HostClass::ReadableStreamDefaultController),
         Slot::ReadableReader(_) => Some(HostClass::ReadableStreamDefaultReader),
-        _ => None,
+        _ => byte_streams::host_class(rt, obj),
     }
 }
 
@@ -1248,6 +1338,11 @@ pub fn tee(rt: &mut Rt, stream: Value) -> Completion {
     let Some(s) = stream_of(rt, &stream) else {
         return Err(invalid_this(rt, "ReadableStream"));
     };
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1938-L1943>
+    // `readableStreamTee`: a byte stream gets `readableByteStreamTee`.
+    if matches!(rt.lib.streams.streams[s as usize].controller, ControllerRef::Byte(_)) {
+        return byte_streams::byte_tee(rt, s);
+    }
     // `new ReadableStreamDefaultReader(stream)`: throws on a locked stream.
     let reader = setup_default_reader(rt, s)?;
     let t = rt.lib.streams.tees.len() as u32;
@@ -1319,7 +1414,7 @@ fn tee_source_errored(rt: &mut Rt, t: u32, error: Value) {
     default_controller_error(rt, b1, error.clone());
     default_controller_error(rt, b2, error);
     if rt.lib.streams.tees[t as usize].canceled != [true, true] {
-        settle_cancel_promise(rt, t);
+        settle_cancel_promise(rt, AnyTee::Default(t));
     }
 }
 
@@ -1369,7 +1464,7 @@ fn tee_close_steps(rt: &mut Rt, t: u32) {
             }
         }
         if rt.lib.streams.tees[t as usize].canceled != [true, true] {
-            settle_cancel_promise(rt, t);
+            settle_cancel_promise(rt, AnyTee::Default(t));
         }
         Ok(Value::Undefined)
     })));
@@ -1378,24 +1473,42 @@ fn tee_close_steps(rt: &mut Rt, t: u32) {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1961-L1966>
 /// `settleCancelPromise`: resolve the cancel promise if a branch cancel made it, else remember
 /// that it would have been resolved.
-fn settle_cancel_promise(rt: &mut Rt, t: u32) {
-    match rt.lib.streams.tees[t as usize].cancel {
+fn settle_cancel_promise(rt: &mut Rt, t: AnyTee) {
+    match *cancel_of(rt, t) {
         CancelPromise::Unmade { .. } => {
-            rt.lib.streams.tees[t as usize].cancel = CancelPromise::Unmade { settled: true };
+            *cancel_of(rt, t) = CancelPromise::Unmade { settled: true };
         }
         CancelPromise::Made { .. } => resolve_cancel_promise(rt, t, Value::Undefined),
     }
 }
 
+/// A default tee or a byte tee: both keep their cancel promise the same way (Node's
+/// `readableByteStreamTee` says "See readableStreamDefaultTee").
+#[derive(Clone, Copy, Debug)]
+enum AnyTee {
+    /// A default tee's index.
+    Default(u32),
+    /// A byte tee's index.
+    Byte(u32),
+}
+
+/// The tee's `cancelPromise` (`cancelDeferred` in the byte tee).
+fn cancel_of(rt: &mut Rt, t: AnyTee) -> &mut CancelPromise {
+    match t {
+        AnyTee::Default(t) => &mut rt.lib.streams.tees[t as usize].cancel,
+        AnyTee::Byte(t) => &mut rt.lib.streams.byte_tees[t as usize].cancel,
+    }
+}
+
 /// `cancelPromise.resolve(value)`: ignored once it was called (the
 /// resolving functions' [[AlreadyResolved]]).
-fn resolve_cancel_promise(rt: &mut Rt, t: u32, value: Value) {
+fn resolve_cancel_promise(rt: &mut Rt, t: AnyTee, value: Value) {
     if let CancelPromise::Made {
         promise,
         resolved: false,
-    } = rt.lib.streams.tees[t as usize].cancel
+    } = *cancel_of(rt, t)
     {
-        rt.lib.streams.tees[t as usize].cancel = CancelPromise::Made {
+        *cancel_of(rt, t) = CancelPromise::Made {
             promise,
             resolved: true,
         };
@@ -1411,12 +1524,12 @@ fn resolve_cancel_promise(rt: &mut Rt, t: u32, value: Value) {
 /// resolved at once if the source already closed or errored (`cancelSettled`). Nothing can tell:
 /// before a branch cancel nothing holds the promise, and a promise resolved with undefined
 /// earlier or now runs its reactions at the same positions, since they are added now.
-fn cancel_promise_record(rt: &mut Rt, t: u32) -> ObjectId {
-    match rt.lib.streams.tees[t as usize].cancel {
+fn cancel_promise_record(rt: &mut Rt, t: AnyTee) -> ObjectId {
+    match *cancel_of(rt, t) {
         CancelPromise::Made { promise, .. } => promise,
         CancelPromise::Unmade { settled } => {
             let promise = rt.new_promise();
-            rt.lib.streams.tees[t as usize].cancel = CancelPromise::Made {
+            *cancel_of(rt, t) = CancelPromise::Made {
                 promise,
                 resolved: false,
             };
@@ -1437,16 +1550,16 @@ fn tee_cancel(rt: &mut Rt, t: u32, branch: u8, reason: Value) -> ObjectId {
     let tee = &mut rt.lib.streams.tees[t as usize];
     tee.canceled[branch] = true;
     tee.reasons[branch] = reason;
-    let promise = cancel_promise_record(rt, t);
+    let promise = cancel_promise_record(rt, AnyTee::Default(t));
     let tee = &rt.lib.streams.tees[t as usize];
     if tee.canceled[1 - branch] {
         let (s, reasons) = (tee.stream, tee.reasons.clone());
         let composite = rt.create_array_from_list(reasons.to_vec());
         // The teed stream is readable or not; its cancel never throws.
         let cancelled = readable_stream_cancel(rt, s, composite).unwrap_or(Value::Undefined);
-        resolve_cancel_promise(rt, t, cancelled);
+        resolve_cancel_promise(rt, AnyTee::Default(t), cancelled);
     } else if rt.lib.mutant == Some(Mutant::TeeCancelResolvedEarly) {
-        resolve_cancel_promise(rt, t, Value::Undefined);
+        resolve_cancel_promise(rt, AnyTee::Default(t), Value::Undefined);
     }
     promise
 }
