@@ -39,11 +39,10 @@ use nodesem_runtime::{Completion, HostClass, Job, ObjectId, Task, UnderlyingSour
 
 use super::{
     alloc_host, default_reader_read, fulfill_read_request, generic_release, invalid_state,
-    invalid_this, read_request_chunk, readable_stream_cancel,
-    readable_stream_close, readable_stream_error, reader_closed_promise, rejected,
-    releasing_error, setup_default_reader, stream_of, then_algorithm_result,
-    AnyTee, CancelPromise, Closed, ControllerRef, Mutant, ReadRequest, ReaderData, Rt, Slot,
-    StreamData, StreamState,
+    invalid_this, read_request_chunk, readable_stream_cancel, readable_stream_close,
+    readable_stream_error, reader_closed_promise, rejected, releasing_error, setup_default_reader,
+    stream_of, then_algorithm_result, AnyTee, CancelPromise, Closed, ControllerRef, Mutant,
+    ReadRequest, ReaderData, Rt, Slot, StreamData, StreamState,
 };
 
 /// An underlying byte source's algorithm.
@@ -333,8 +332,12 @@ pub fn new_byte_stream(
     let (obj, b) = alloc_byte_stream(
         rt,
         source.object.clone(),
-        source.pull.map_or(ByteAlgorithm::NonOp, ByteAlgorithm::Source),
-        source.cancel.map_or(ByteAlgorithm::NonOp, ByteAlgorithm::Source),
+        source
+            .pull
+            .map_or(ByteAlgorithm::NonOp, ByteAlgorithm::Source),
+        source
+            .cancel
+            .map_or(ByteAlgorithm::NonOp, ByteAlgorithm::Source),
         high_water_mark,
         auto_allocate_chunk_size.map(|n| n as usize),
     );
@@ -618,9 +621,7 @@ fn desired_size(rt: &Rt, b: u32) -> Value {
     match rt.lib.streams.streams[data.stream as usize].state {
         StreamState::Errored => Value::Null,
         StreamState::Closed => Value::Number(0.0),
-        StreamState::Readable => {
-            Value::Number(data.high_water_mark - data.queue_total_size as f64)
-        }
+        StreamState::Readable => Value::Number(data.high_water_mark - data.queue_total_size as f64),
     }
 }
 
@@ -736,7 +737,10 @@ fn fill_pull_into_descriptor_from_queue(
         total_remaining -= bytes_to_copy;
     }
     if !ready {
-        debug_assert_eq!(rt.lib.streams.byte_controllers[b as usize].queue_total_size, 0);
+        debug_assert_eq!(
+            rt.lib.streams.byte_controllers[b as usize].queue_total_size,
+            0
+        );
     }
     ready
 }
@@ -774,7 +778,11 @@ fn convert_pull_into_descriptor(rt: &mut Rt, desc: &PullIntoDescriptor) -> Compl
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3119-L3138>
 /// `readableByteStreamControllerCommitPullIntoDescriptor`.
-fn commit_pull_into_descriptor(rt: &mut Rt, s: u32, desc: &PullIntoDescriptor) -> Result<(), Value> {
+fn commit_pull_into_descriptor(
+    rt: &mut Rt,
+    s: u32,
+    desc: &PullIntoDescriptor,
+) -> Result<(), Value> {
     debug_assert_ne!(desc.kind, PullIntoType::None);
     let done = rt.lib.streams.streams[s as usize].state == StreamState::Closed;
     let filled = convert_pull_into_descriptor(rt, desc)?;
@@ -804,7 +812,10 @@ fn fulfill_read_into_request(rt: &mut Rt, s: u32, chunk: Value, done: bool) {
     let Some(r) = rt.lib.streams.streams[s as usize].reader else {
         return;
     };
-    let Some(request) = rt.lib.streams.readers[r as usize].read_into_requests.pop_front() else {
+    let Some(request) = rt.lib.streams.readers[r as usize]
+        .read_into_requests
+        .pop_front()
+    else {
         return;
     };
     if done {
@@ -890,7 +901,9 @@ pub(super) fn byte_controller_dequeue_chunk(rt: &mut Rt, b: u32) -> Value {
 /// before the loop; it stops here when the queue runs dry (where Node's dequeue would assert).
 fn process_read_requests_using_queue(rt: &mut Rt, b: u32) {
     let s = ctl(rt, b).stream;
-    let r = rt.lib.streams.streams[s as usize].reader.expect("a default reader");
+    let r = rt.lib.streams.streams[s as usize]
+        .reader
+        .expect("a default reader");
     let queue_total_size = ctl(rt, b).queue_total_size;
     while !rt.lib.streams.readers[r as usize].read_requests.is_empty() {
         if queue_total_size == 0 || ctl(rt, b).queue_total_size == 0 {
@@ -1021,15 +1034,33 @@ fn byte_controller_respond(rt: &mut Rt, b: u32, bytes_written: &Value) -> Result
     let desc = ctl(rt, b).pending_pull_intos[0];
     if stream_state(rt, b) == StreamState::Closed {
         if n != 0.0 {
-            return Err(invalid_arg_value(rt, "TypeError", "bytesWritten", bytes_written, "is invalid"));
+            return Err(invalid_arg_value(
+                rt,
+                "TypeError",
+                "bytesWritten",
+                bytes_written,
+                "is invalid",
+            ));
         }
     } else {
         debug_assert_eq!(stream_state(rt, b), StreamState::Readable);
         if n == 0.0 || n.is_nan() {
-            return Err(invalid_arg_value(rt, "TypeError", "bytesWritten", bytes_written, "is invalid"));
+            return Err(invalid_arg_value(
+                rt,
+                "TypeError",
+                "bytesWritten",
+                bytes_written,
+                "is invalid",
+            ));
         }
         if desc.bytes_filled as f64 + n > desc.byte_length as f64 {
-            return Err(invalid_arg_value(rt, "RangeError", "bytesWritten", bytes_written, "is invalid"));
+            return Err(invalid_arg_value(
+                rt,
+                "RangeError",
+                "bytesWritten",
+                bytes_written,
+                "is invalid",
+            ));
         }
     }
     let moved = transfer(rt, desc.buffer)?;
@@ -1128,7 +1159,13 @@ fn byte_controller_respond_with_new_view(rt: &mut Rt, b: u32, view: &Value) -> R
         || desc.bytes_filled + view_byte_length > desc.byte_length
         || desc.buffer_byte_length != view_buffer_byte_length
     {
-        return Err(invalid_arg_value(rt, "RangeError", "view", view, "is invalid"));
+        return Err(invalid_arg_value(
+            rt,
+            "RangeError",
+            "view",
+            view,
+            "is invalid",
+        ));
     }
     let moved = transfer(rt, v.buffer)?;
     ctl(rt, b).pending_pull_intos[0].buffer = moved;
@@ -1179,7 +1216,10 @@ pub fn controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Compl
     validate_buffer(rt, &chunk, "buffer")?;
     let view = rt.uint8_array(&chunk).expect("validated");
     if rt.view_length(view) == 0 || rt.array_buffer_byte_length(view.buffer) == 0 {
-        return Err(invalid_state(rt, "chunk ArrayBuffer is zero-length or detached"));
+        return Err(invalid_state(
+            rt,
+            "chunk ArrayBuffer is zero-length or detached",
+        ));
     }
     if ctl(rt, b).close_requested {
         return Err(invalid_state(rt, "Controller is already closed"));
@@ -1276,8 +1316,17 @@ fn setup_byob_reader(rt: &mut Rt, s: u32, stream: &Value) -> Result<u32, Value> 
     if rt.lib.streams.streams[s as usize].reader.is_some() {
         return Err(invalid_state(rt, "ReadableStream is locked"));
     }
-    if !matches!(rt.lib.streams.streams[s as usize].controller, ControllerRef::Byte(_)) {
-        return Err(invalid_arg_value(rt, "TypeError", "stream", stream, "must be a byte stream"));
+    if !matches!(
+        rt.lib.streams.streams[s as usize].controller,
+        ControllerRef::Byte(_)
+    ) {
+        return Err(invalid_arg_value(
+            rt,
+            "TypeError",
+            "stream",
+            stream,
+            "must be a byte stream",
+        ));
     }
     let r = rt.lib.streams.readers.len() as u32;
     rt.lib.streams.readers.push(ReaderData {
@@ -1303,7 +1352,12 @@ pub fn byob_reader_read(rt: &mut Rt, reader: Value, view: Value, min: Option<Val
     }
 }
 
-fn read_view(rt: &mut Rt, reader: &Value, view: &Value, min: Option<Value>) -> Result<ObjectId, Value> {
+fn read_view(
+    rt: &mut Rt,
+    reader: &Value,
+    view: &Value,
+    min: Option<Value>,
+) -> Result<ObjectId, Value> {
     let Some(r) = byob_reader_of(rt, reader) else {
         return Err(invalid_this(rt, "ReadableStreamBYOBReader"));
     };
@@ -1311,7 +1365,10 @@ fn read_view(rt: &mut Rt, reader: &Value, view: &Value, min: Option<Value>) -> R
     let v = rt.uint8_array(view).expect("validated");
     let view_byte_length = rt.view_length(v);
     if view_byte_length == 0 || rt.array_buffer_byte_length(v.buffer) == 0 {
-        return Err(invalid_state(rt, "View or Viewed ArrayBuffer is zero-length or detached"));
+        return Err(invalid_state(
+            rt,
+            "View or Viewed ArrayBuffer is zero-length or detached",
+        ));
     }
     // `options?.min ?? 1`.
     let min = match min {
@@ -1322,10 +1379,22 @@ fn read_view(rt: &mut Rt, reader: &Value, view: &Value, min: Option<Value>) -> R
         return Err(rt.err_invalid_arg_type("options.min", "number", &min));
     };
     if !(n.is_finite() && n.fract() == 0.0) {
-        return Err(invalid_arg_value(rt, "TypeError", "options.min", &min, "must be an integer"));
+        return Err(invalid_arg_value(
+            rt,
+            "TypeError",
+            "options.min",
+            &min,
+            "must be an integer",
+        ));
     }
     if n <= 0.0 {
-        return Err(invalid_arg_value(rt, "TypeError", "options.min", &min, "must be greater than 0"));
+        return Err(invalid_arg_value(
+            rt,
+            "TypeError",
+            "options.min",
+            &min,
+            "must be greater than 0",
+        ));
     }
     if n > view_byte_length as f64 {
         return Err(rt.err_out_of_range("options.min", "<= view.length", n));
@@ -1377,11 +1446,17 @@ fn byob_reader_release(rt: &mut Rt, r: u32) {
     if !generic_release(rt, r) {
         return;
     }
-    if rt.lib.streams.readers[r as usize].read_into_requests.is_empty() {
+    if rt.lib.streams.readers[r as usize]
+        .read_into_requests
+        .is_empty()
+    {
         return;
     }
     let error = releasing_error(rt);
-    while let Some(request) = rt.lib.streams.readers[r as usize].read_into_requests.pop_front() {
+    while let Some(request) = rt.lib.streams.readers[r as usize]
+        .read_into_requests
+        .pop_front()
+    {
         read_into_request_error(rt, request, error.clone());
     }
 }
@@ -1437,7 +1512,9 @@ pub(super) fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> 
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1130-L1134>
         Slot::ByobReader(r) if prop == "closed" => Value::Object(reader_closed_promise(rt, r)),
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L610-L614>
-        Slot::ByobRequest(q) if prop == "view" => rt.lib.streams.byob_requests[q as usize].view.clone(),
+        Slot::ByobRequest(q) if prop == "view" => {
+            rt.lib.streams.byob_requests[q as usize].view.clone()
+        }
         Slot::ByteController(_) | Slot::ByobReader(_) | Slot::ByobRequest(_) => Value::Undefined,
         _ => return None,
     }))

@@ -566,12 +566,7 @@ impl Library for Impl {
         byte_streams::get_byob_reader(rt, stream)
     }
 
-    fn byob_reader_read(
-        rt: &mut Rt,
-        reader: Value,
-        view: Value,
-        min: Option<Value>,
-    ) -> Completion {
+    fn byob_reader_read(rt: &mut Rt, reader: Value, view: Value, min: Option<Value>) -> Completion {
         byte_streams::byob_reader_read(rt, reader, view, min)
     }
 

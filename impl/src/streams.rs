@@ -42,7 +42,7 @@ use crate::{alloc_host, Impl, Mutant, Slot};
 #[path = "byte_streams.rs"]
 pub(crate) mod byte_streams;
 
-use byte_streams::{ByteControllerData, ByteTeeData, ByobRequestData, ReadIntoRequest};
+use byte_streams::{ByobRequestData, ByteControllerData, ByteTeeData, ReadIntoRequest};
 
 type Rt = Runtime<Impl>;
 
@@ -847,7 +847,10 @@ fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2407-L2414>:
     // a BYOB reader's parked reads close with an undefined value.
     if let Some(r) = rt.lib.streams.streams[s as usize].reader {
-        while let Some(request) = rt.lib.streams.readers[r as usize].read_into_requests.pop_front() {
+        while let Some(request) = rt.lib.streams.readers[r as usize]
+            .read_into_requests
+            .pop_front()
+        {
             byte_streams::read_into_request_close(rt, request, Value::Undefined);
         }
     }
@@ -915,7 +918,10 @@ fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
         read_request_error(rt, request, error.clone());
     }
     // A BYOB reader's read-into requests (a default reader has none).
-    while let Some(request) = rt.lib.streams.readers[r as usize].read_into_requests.pop_front() {
+    while let Some(request) = rt.lib.streams.readers[r as usize]
+        .read_into_requests
+        .pop_front()
+    {
         byte_streams::read_into_request_error(rt, request, error.clone());
     }
 }
@@ -1221,13 +1227,17 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
     // reactions run a microtask later, as the request's would.
     if stream.state == StreamState::Readable {
         let chunk = match stream.controller {
-            ControllerRef::Default(c) if !rt.lib.streams.controllers[c as usize].queue.is_empty() => {
+            ControllerRef::Default(c)
+                if !rt.lib.streams.controllers[c as usize].queue.is_empty() =>
+            {
                 rt.lib.streams.streams[s as usize].disturbed = true;
                 Some(dequeue_for_read(rt, c))
             }
             // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1011-L1020>:
             // a byte controller with buffered bytes: the queue-filled arm of its pull steps.
-            ControllerRef::Byte(b) if rt.lib.streams.byte_controllers[b as usize].queue_total_size > 0 => {
+            ControllerRef::Byte(b)
+                if rt.lib.streams.byte_controllers[b as usize].queue_total_size > 0 =>
+            {
                 rt.lib.streams.streams[s as usize].disturbed = true;
                 Some(byte_streams::byte_controller_dequeue_chunk(rt, b))
             }
@@ -1340,7 +1350,10 @@ pub fn tee(rt: &mut Rt, stream: Value) -> Completion {
     };
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1938-L1943>
     // `readableStreamTee`: a byte stream gets `readableByteStreamTee`.
-    if matches!(rt.lib.streams.streams[s as usize].controller, ControllerRef::Byte(_)) {
+    if matches!(
+        rt.lib.streams.streams[s as usize].controller,
+        ControllerRef::Byte(_)
+    ) {
         return byte_streams::byte_tee(rt, s);
     }
     // `new ReadableStreamDefaultReader(stream)`: throws on a locked stream.
