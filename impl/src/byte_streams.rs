@@ -189,7 +189,7 @@ fn inspect(rt: &Rt, value: &Value) -> String {
     if let Some(view) = rt.uint8_array(value) {
         let bytes = rt.view_bytes(view);
         if bytes.is_empty() {
-            return format!("Uint8Array(0) []");
+            return "Uint8Array(0) []".to_string();
         }
         let items: Vec<String> = bytes.iter().map(u8::to_string).collect();
         return format!("Uint8Array({}) [ {} ]", bytes.len(), items.join(", "));
@@ -1811,4 +1811,104 @@ fn byte_tee_cancel(rt: &mut Rt, t: u32, branch: usize, reason: Value) -> ObjectI
         super::resolve_cancel_promise(rt, AnyTee::Byte(t), cancelled);
     }
     promise
+}
+
+#[cfg(test)]
+mod tests {
+    //! The seed's items for byte streams, which no log shows: when the
+    //! started flag is set, what a byte tee allocates, and its hooks.
+
+    use nodesem_lang::RunConfig;
+    use nodesem_runtime::{Library, ObjectData, QueuingStrategy, Runtime, UnderlyingSource, Value};
+
+    use super::super::{CancelPromise, Closed};
+    use crate::Impl;
+
+    fn source(rt: &mut super::Rt, pull: bool) -> UnderlyingSource {
+        let pull = pull.then(|| rt.native_function(|_, _, _| Ok(Value::Undefined)));
+        UnderlyingSource {
+            object: Value::Object(rt.heap.alloc(ObjectData::Plain)),
+            start: None,
+            pull,
+            cancel: None,
+        }
+    }
+
+    /// A new byte stream: whether its controller is started when the
+    /// constructor returns, and the heap objects made.
+    fn after_construction(pull: bool) -> (bool, usize) {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let src = source(&mut rt, pull);
+        let before = rt.heap.len();
+        Impl::new_readable_byte_stream(&mut rt, src, QueuingStrategy::default(), None).unwrap();
+        let made = rt.heap.len() - before;
+        (rt.lib.streams.byte_controllers[0].started, made)
+    }
+
+    #[test]
+    fn a_byte_source_without_pull_starts_synchronously() {
+        // Seed ("Byte streams get the same treatment"): the stream and the
+        // controller, nothing for a post-start step.
+        assert_eq!(after_construction(false), (true, 2));
+        // With pull(): the microtask (a native task, no heap object), not run yet.
+        assert_eq!(after_construction(true), (false, 2));
+    }
+
+    #[test]
+    fn a_byte_tee_makes_its_cancel_promise_on_the_first_branch_cancel_and_hooks_its_reader() {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let src = source(&mut rt, false);
+        let s =
+            Impl::new_readable_byte_stream(&mut rt, src, QueuingStrategy::default(), None).unwrap();
+        let before = rt.heap.len();
+        let branches = Impl::readable_tee(&mut rt, s).unwrap();
+        // Two streams, two controllers and the array: no promise, no
+        // resolvers, no reader object, no watcher reaction.
+        assert_eq!(rt.heap.len() - before, 5);
+        let tee = &rt.lib.streams.byte_tees[0];
+        assert!(matches!(
+            tee.cancel,
+            CancelPromise::Unmade { settled: false }
+        ));
+        let r = tee.reader;
+        assert!(matches!(
+            rt.lib.streams.readers[r as usize].close,
+            Some(Closed::ByteTeeHook(0, hooked)) if hooked == r
+        ));
+        let ObjectData::Array(items) = rt.heap.get(branches.as_object().unwrap()) else {
+            panic!("not an array");
+        };
+        let b1 = items[0].clone();
+        Impl::readable_cancel(&mut rt, b1, None).unwrap();
+        assert!(matches!(
+            rt.lib.streams.byte_tees[0].cancel,
+            CancelPromise::Made {
+                resolved: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn wrong_kinds_get_node_errors_not_panics() {
+        let mut rt = Runtime::<Impl>::pooled(RunConfig::default());
+        let plain = Value::Object(rt.heap.alloc(ObjectData::Plain));
+        for v in [Value::Undefined, Value::Number(1.0), plain] {
+            assert!(Impl::byte_controller_enqueue(&mut rt, v.clone(), Value::Null).is_err());
+            assert!(Impl::byte_controller_close(&mut rt, v.clone()).is_err());
+            assert!(Impl::byte_controller_error(&mut rt, v.clone(), Value::Null).is_err());
+            assert!(Impl::byob_request_respond(&mut rt, v.clone(), Value::Null).is_err());
+            assert!(
+                Impl::byob_request_respond_with_new_view(&mut rt, v.clone(), Value::Null).is_err()
+            );
+            assert!(Impl::readable_get_byob_reader(&mut rt, v.clone()).is_err());
+            assert!(Impl::byob_reader_release_lock(&mut rt, v.clone()).is_err());
+            for p in [
+                Impl::byob_reader_read(&mut rt, v.clone(), Value::Null, None),
+                Impl::byob_reader_cancel(&mut rt, v.clone(), None),
+            ] {
+                assert!(rt.is_promise(&p.unwrap()));
+            }
+        }
+    }
 }
