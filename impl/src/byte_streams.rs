@@ -154,7 +154,7 @@ pub(super) struct ByobRequestData {
 pub(super) enum ReadIntoRequest {
     /// `ReadIntoRequest` of `reader.read(view)`: its promise.
     Promise(ObjectId),
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2164-L2263>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2223-L2309>
     /// the `readIntoRequest` of the byte tee's `pullWithBYOBReader` (the tee, `forBranch2`).
     Tee(u32, bool),
 }
@@ -239,7 +239,7 @@ fn invalid_state_range(rt: &mut Rt, message: &str) -> Value {
     )
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js#L406-L412>
 /// `validateBuffer(value, name)`: an ArrayBufferView, else ERR_INVALID_ARG_TYPE.
 fn validate_buffer(rt: &mut Rt, value: &Value, name: &str) -> Result<(), Value> {
     if rt.uint8_array(value).is_some() {
@@ -287,7 +287,7 @@ fn stream_state(rt: &Rt, b: u32) -> StreamState {
 
 /// `new ReadableStream({ type: 'bytes', ... }, { highWaterMark })`.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L281-L287>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L277-L287>
 /// (the constructor's bytes arm, `extractHighWaterMark(highWaterMark, 0)`) and
 /// <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3948-L3982>
 /// `setupReadableByteStreamControllerFromSource`.
@@ -603,7 +603,7 @@ pub(super) fn byte_controller_cancel_steps(rt: &mut Rt, b: u32, reason: Value) -
     promise
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1336-L1347>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1332-L1343>
 /// `ReadableByteStreamController.prototype[kRelease]`: a released reader's first pending pull-into
 /// stays, as type `'none'`, alone in a new queue.
 pub(super) fn byte_controller_release(rt: &mut Rt, b: u32) {
@@ -849,7 +849,7 @@ fn byte_controller_enqueue(rt: &mut Rt, b: u32, chunk: &Value) -> Result<(), Val
     let s = ctl(rt, b).stream;
     let reader = rt.lib.streams.streams[s as usize].reader;
     match reader.map(|r| (r, rt.lib.streams.readers[r as usize].byob)) {
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3423-L3450>
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3428-L3460>
         // a default reader.
         Some((r, false)) => {
             if !rt.lib.streams.readers[r as usize].read_requests.is_empty()
@@ -1570,7 +1570,7 @@ pub(super) fn byte_tee(rt: &mut Rt, s: u32) -> Completion {
     Ok(rt.create_array_from_list(vec![branch1, branch2]))
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2106-L2122>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2115-L2126>
 /// `forwardReaderError(thisReader)` through `watchReaderErrored` (L1565-L1573).
 ///
 /// Seed ("Closed watchers as records instead of promises"): the tee holds the only reference to
@@ -1621,7 +1621,7 @@ fn clone_for_branch(rt: &mut Rt, chunk: &Value) -> Value {
     clone_as_uint8_array(rt, chunk)
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2310-L2334>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2313-L2341>
 /// `pull1Algorithm` and `pull2Algorithm`.
 fn byte_tee_pull(rt: &mut Rt, t: u32, branch: usize) {
     let tee = &mut rt.lib.streams.byte_tees[t as usize];
@@ -1642,7 +1642,7 @@ fn byte_tee_pull(rt: &mut Rt, t: u32, branch: usize) {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2173-L2208>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2177-L2212>
 /// `pullWithDefaultReader`: swaps a BYOB reader for a default one, then reads with the shared
 /// `defaultReadRequest`.
 fn pull_with_default_reader(rt: &mut Rt, t: u32) {
@@ -1657,7 +1657,7 @@ fn pull_with_default_reader(rt: &mut Rt, t: u32) {
     default_reader_read(rt, s, ReadRequest::ByteTee(t));
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2180-L2183>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2185-L2188>
 /// the default read request's chunk steps: `pendingChunk = chunk`, then `forwardChunk` a
 /// microtask later.
 pub(super) fn byte_tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
@@ -1668,7 +1668,7 @@ pub(super) fn byte_tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
     }))));
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2127-L2171>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2132-L2174>
 /// `forwardChunk`.
 fn forward_chunk(rt: &mut Rt, t: u32) {
     let tee = &mut rt.lib.streams.byte_tees[t as usize];
@@ -1702,7 +1702,7 @@ fn tee_read_again(rt: &mut Rt, t: u32) {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2184-L2203>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2189-L2207>
 /// the default read request's close steps.
 pub(super) fn byte_tee_close_steps(rt: &mut Rt, t: u32) {
     rt.lib.streams.byte_tees[t as usize].reading = false;
@@ -1724,7 +1724,7 @@ pub(super) fn byte_tee_close_steps(rt: &mut Rt, t: u32) {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2210-L2308>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2214-L2311>
 /// `pullWithBYOBReader(view, forBranch2)`: swaps a default reader for a BYOB one, then reads into
 /// the branch's BYOB request view with `min` 1.
 fn pull_with_byob_reader(rt: &mut Rt, t: u32, view: Value, for_branch2: bool) {
@@ -1747,7 +1747,7 @@ fn byob_branches(rt: &Rt, t: u32, for_branch2: bool) -> ((usize, u32), (usize, u
     ((byob, tee.branches[byob]), (other, tee.branches[other]))
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2221-L2266>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2224-L2273>
 /// the read-into request's chunk steps: a `queueMicrotask`, then the BYOB branch responds with the
 /// chunk and the other branch gets a clone.
 fn byob_tee_chunk_steps(rt: &mut Rt, t: u32, for_branch2: bool, chunk: Value) {
@@ -1770,7 +1770,7 @@ fn byob_tee_chunk_steps(rt: &mut Rt, t: u32, for_branch2: bool, chunk: Value) {
     }))));
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2267-L2303>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2274-L2306>
 /// the read-into request's close steps.
 fn byob_tee_close_steps(rt: &mut Rt, t: u32, for_branch2: bool, chunk: Value) {
     rt.lib.streams.byte_tees[t as usize].reading = false;
@@ -1796,7 +1796,7 @@ fn byob_tee_close_steps(rt: &mut Rt, t: u32, for_branch2: bool, chunk: Value) {
     }
 }
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2336-L2354>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2343-L2361>
 /// `cancel1Algorithm` and `cancel2Algorithm`.
 fn byte_tee_cancel(rt: &mut Rt, t: u32, branch: usize, reason: Value) -> ObjectId {
     let tee = &mut rt.lib.streams.byte_tees[t as usize];

@@ -169,7 +169,7 @@ enum ReadRequest {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L905-L928>
     /// the `StepsReadRequest` of a tee (its index), whose steps are the tee's read request steps.
     Tee(u32),
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2129-L2161>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2184-L2210>
     /// the `defaultReadRequest` of a byte tee (its index).
     ByteTee(u32),
 }
@@ -844,7 +844,7 @@ fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Completion {
     }
     let controller = stream.controller;
     readable_stream_close(rt, s);
-    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2407-L2414>:
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2410-L2415>:
     // a BYOB reader's parked reads close with an undefined value.
     if let Some(r) = rt.lib.streams.streams[s as usize].reader {
         while let Some(request) = rt.lib.streams.readers[r as usize]
