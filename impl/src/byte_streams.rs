@@ -207,7 +207,10 @@ fn inspect(rt: &Rt, value: &Value) -> String {
             stream.reader.is_some()
         );
     }
-    rt.fmt(value)
+    match value {
+        Value::String(s) => format!("'{s}'"),
+        _ => rt.fmt(value),
+    }
 }
 
 /// `new ERR_INVALID_ARG_VALUE(name, value, reason)` (a TypeError, or a

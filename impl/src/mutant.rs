@@ -151,11 +151,10 @@ pub enum Mutant {
     TeeCancelResolvedEarly,
     /// `byte_streams.rs`, `clone_for_branch`: the byte tee forgets to clone
     /// a chunk for the second branch, so both branches get the same
-    /// Uint8Array (on the same buffer). Observable: reading branch 1 with a
-    /// BYOB reader after branch 2 took the chunk... more simply, after
-    /// branch 1's enqueue transferred the chunk's buffer, branch 2's
-    /// enqueue of the same (now detached) view enqueues nothing readable:
-    /// its read gets an empty view, or the branches' chunks are `same`.
+    /// Uint8Array. Observable: branch 1's enqueue transfers the chunk's
+    /// buffer, so the view branch 2 gets is detached and enqueues nothing:
+    /// a read of branch 2 stays pending (Node: it gets a copy of the bytes,
+    /// a view that is not branch 1's).
     ByteTeeNoClone,
 }
 

@@ -27,6 +27,10 @@
 //! only" ([`cancel_promise_record`]) and, for the reader only the tee holds,
 //! "Closed watchers as records instead of promises" ([`watch_reader_errored`]).
 //!
+//! Byte streams (a stream whose `kState.controller` is a
+//! ReadableByteStreamController, BYOB readers and requests, the byte tee)
+//! are in the child module [`byte_streams`], which shares these records.
+//!
 //! Every chunk's size is 1 (the default size algorithm, the only one the
 //! language has), so the queue keeps chunks without their sizes.
 
