@@ -1021,6 +1021,11 @@ fn add_read_into_request(rt: &mut Rt, s: u32, request: ReadIntoRequest) {
 }
 
 /// The bytes written a script passed, as Node's comparisons read a number.
+///
+/// FIXME: Node does not convert `bytesWritten`: a string goes through its `+`, `>` and `%` as
+/// JavaScript evaluates them (`respond("x")` fills nothing and fulfils the read with an empty
+/// view); here anything but a number, boolean or null is NaN and refused
+/// (impl/tests/byte_streams.rs, `respond_with_a_string_is_refused`).
 fn bytes_written_number(value: &Value) -> f64 {
     match value {
         Value::Number(n) => *n,
