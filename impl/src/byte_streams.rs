@@ -858,7 +858,7 @@ fn byte_controller_enqueue(rt: &mut Rt, b: u32, chunk: &Value) -> Result<(), Val
             if !rt.lib.streams.readers[r as usize].read_requests.is_empty()
                 && ctl(rt, b).queue_total_size > 0
             {
-                process_read_requests_using_queue(rt, b);
+                process_read_requests_using_queue(rt, b)?;
             }
             if rt.lib.streams.readers[r as usize].read_requests.is_empty() {
                 enqueue_chunk_to_queue(rt, b, transferred, byte_offset, byte_length);
@@ -900,25 +900,42 @@ pub(super) fn byte_controller_dequeue_chunk(rt: &mut Rt, b: u32) -> Value {
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3827-L3844>
-/// `readableByteStreamControllerProcessReadRequestsUsingQueue`. Node reads `queueTotalSize` once,
-/// before the loop; it stops here when the queue runs dry (where Node's dequeue would assert).
-fn process_read_requests_using_queue(rt: &mut Rt, b: u32) {
+/// `readableByteStreamControllerProcessReadRequestsUsingQueue`, with Node's bug kept: it reads
+/// `queueTotalSize` once, before the loop, so with more read requests than queued chunks it
+/// shifts one more request (which never settles) and `readableByteStreamControllerDequeueChunk`'s
+/// `assert(controller[kState].queueTotalSize > 0)` (L3811) throws ERR_INTERNAL_ASSERTION.
+fn process_read_requests_using_queue(rt: &mut Rt, b: u32) -> Result<(), Value> {
     let s = ctl(rt, b).stream;
     let r = rt.lib.streams.streams[s as usize]
         .reader
         .expect("a default reader");
     let queue_total_size = ctl(rt, b).queue_total_size;
     while !rt.lib.streams.readers[r as usize].read_requests.is_empty() {
-        if queue_total_size == 0 || ctl(rt, b).queue_total_size == 0 {
-            return;
+        if queue_total_size == 0 {
+            return Ok(());
         }
         let request = rt.lib.streams.readers[r as usize]
             .read_requests
             .pop_front()
             .expect("a parked read");
+        if ctl(rt, b).queue_total_size == 0 {
+            return Err(internal_assertion(rt));
+        }
         let chunk = byte_controller_dequeue_chunk(rt, b);
         read_request_chunk(rt, request, chunk);
     }
+    Ok(())
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/assert.js#L9-L13>
+/// a failed `assert()`: `new ERR_INTERNAL_ASSERTION()`.
+fn internal_assertion(rt: &mut Rt) -> Value {
+    rt.node_error(
+        "Error",
+        "ERR_INTERNAL_ASSERTION",
+        "This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\n\
+         Please open an issue with this stack trace at https://github.com/nodejs/node/issues\n",
+    )
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3846-L3886>
@@ -1691,9 +1708,12 @@ fn forward_chunk(rt: &mut Rt, t: u32) {
         let tee = &rt.lib.streams.byte_tees[t as usize];
         if !tee.canceled[branch] {
             let b = tee.branches[branch];
-            // An enqueue that throws would reject forwardChunk's reaction promise, which
-            // nothing observes but an unhandled rejection.
-            let _ = byte_controller_enqueue(rt, b, &chunk);
+            // An enqueue that throws rejects the promise of forwardChunk's reaction to
+            // `kResolvedPromise`, which nothing handles, and skips the rest.
+            if let Err(error) = byte_controller_enqueue(rt, b, &chunk) {
+                rt.promise_reject_new(error);
+                return;
+            }
         }
     }
     tee_read_again(rt, t);
@@ -1766,12 +1786,13 @@ fn byob_tee_chunk_steps(rt: &mut Rt, t: u32, for_branch2: bool, chunk: Value) {
         let (byob_canceled, other_canceled) = (canceled[byob], canceled[other]);
         if !other_canceled {
             let cloned = clone_for_branch(rt, &chunk);
+            // A throw here is the `queueMicrotask` callback's: reported as uncaught.
             if !byob_canceled {
-                let _ = byte_controller_respond_with_new_view(rt, byob_b, &chunk);
+                byte_controller_respond_with_new_view(rt, byob_b, &chunk)?;
             }
-            let _ = byte_controller_enqueue(rt, other_b, &cloned);
+            byte_controller_enqueue(rt, other_b, &cloned)?;
         } else if !byob_canceled {
-            let _ = byte_controller_respond_with_new_view(rt, byob_b, &chunk);
+            byte_controller_respond_with_new_view(rt, byob_b, &chunk)?;
         }
         tee_read_again(rt, t);
         Ok(Value::Undefined)
