@@ -1110,3 +1110,63 @@ ruler 2
         ]
     );
 }
+
+/// Node's bug, kept: `readableByteStreamControllerProcessReadRequestsUsingQueue` reads
+/// `queueTotalSize` once, so the second parked read is shifted (it never settles) and the
+/// enqueue throws ERR_INTERNAL_ASSERTION.
+#[test]
+fn node_process_read_requests_bug() {
+    let text = r#"# Node's processReadRequestsUsingQueue reads queueTotalSize once: a released BYOB
+# reader's partly filled pull-into goes back to the queue on the next enqueue, one
+# parked default read takes it, the next is shifted and dequeueing asserts.
+let rs = readable bytes start {
+  setTimeout 1 {
+    let a = bytes [1, 2]
+    enqueue controller a
+    log "desired" controller.desiredSize
+  }
+  setTimeout 2 {
+    let b = bytes [3]
+    try {
+      enqueue controller b
+    }
+    log "desired" controller.desiredSize b
+    ruler 2
+  }
+}
+let r = getReader rs byob
+let v = bytes 4
+let p = read r v min 4
+catch p {
+  log "p rejected" reason.code
+}
+run advance 1
+releaseLock r
+let r2 = getReader rs
+let q1 = read r2
+then q1 {
+  log "q1" value.value
+}
+let q2 = read r2
+then q2 {
+  log "q2 (never)" value.value
+}
+catch q2 {
+  log "q2 rejected (never)" reason
+}
+run advance 1
+ruler 2
+"#;
+    let node: &[&str] = &[
+        "desired 0",
+        "p rejected ERR_INVALID_STATE",
+        "caught Error: This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\\nPlease open an issue with this stack trace at https://github.com/nodejs/node/issues\\n",
+        "desired 0 Uint8Array()",
+        "q1 Uint8Array(1, 2)",
+        "t1",
+        "t2",
+        "t1",
+        "t2",
+    ];
+    assert_eq!(impl_log(text), node);
+}
