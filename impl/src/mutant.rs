@@ -152,9 +152,10 @@ pub enum Mutant {
     /// `byte_streams.rs`, `clone_for_branch`: the byte tee forgets to clone
     /// a chunk for the second branch, so both branches get the same
     /// Uint8Array. Observable: branch 1's enqueue transfers the chunk's
-    /// buffer, so the view branch 2 gets is detached and enqueues nothing:
-    /// a read of branch 2 stays pending (Node: it gets a copy of the bytes,
-    /// a view that is not branch 1's).
+    /// buffer, so the view branch 2 gets is detached: its enqueue's
+    /// transfer throws out of the tee's forwarding reaction (an unhandled
+    /// rejection) and a read of branch 2 stays pending (Node: it gets a
+    /// copy of the bytes, a view that is not branch 1's).
     ByteTeeNoClone,
 }
 

@@ -404,10 +404,11 @@ fn byte_tee_no_clone() {
             "t1",
             "branch1 Uint8Array(1, 2, 3)",
             "t2",
-            // mutant: branch 2 got the view branch 1's enqueue detached, which enqueues nothing:
-            // its read stays pending
+            // mutant: branch 2 got the view branch 1's enqueue detached: its read stays pending
             "t3",
             "t4",
+            // mutant: and the enqueue's transfer throws out of forwardChunk's reaction
+            "unhandled rejection TypeError: Cannot perform ArrayBuffer.prototype.transfer on a detached ArrayBuffer",
             "t1",
             "t2",
         ],
