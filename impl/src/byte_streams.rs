@@ -1042,7 +1042,9 @@ fn add_read_into_request(rt: &mut Rt, s: u32, request: ReadIntoRequest) {
 /// FIXME: Node does not convert `bytesWritten`: a string goes through its `+`, `>` and `%` as
 /// JavaScript evaluates them (`respond("x")` fills nothing and fulfils the read with an empty
 /// view); here anything but a number, boolean or null is NaN and refused
-/// (impl/tests/byte_streams.rs, `respond_with_a_string_is_refused`).
+/// (impl/tests/byte_streams.rs, `respond_with_a_string_is_refused`). A fractional number is
+/// truncated here, where Node keeps it in `bytesFilled` and queues a zero-length remainder
+/// (`bytesFilled % elementSize` is not 0), which a later default read can dequeue.
 fn bytes_written_number(value: &Value) -> f64 {
     match value {
         Value::Number(n) => *n,
