@@ -113,23 +113,24 @@ pub fn readable_from(rt: &mut Rt, iterable: Value) -> Completion {
     let f = rt.lib.streams.iterate.froms.len() as u32;
     // `createReadableStream(nonOpCallback, pullAlgorithm, cancelAlgorithm, 0)`.
     let algorithm = Algorithm::From(f);
-    let (obj, index) = streams::alloc_stream(rt, Value::Undefined, algorithm, algorithm, 0.0);
+    let (obj, stream, controller) =
+        streams::alloc_stream(rt, Value::Undefined, algorithm, algorithm, 0.0);
     rt.lib.streams.iterate.froms.push(FromData {
-        stream: index,
+        stream,
         iterator,
         next_method,
         pending_iter_result: Value::Undefined,
     });
     // The start algorithm returns undefined; with a pull algorithm the
     // post-start step is a microtask.
-    streams::setup_default_controller(rt, index, None)?;
+    streams::setup_default_controller(rt, controller, None)?;
     Ok(Value::Object(obj))
 }
 
 /// `stream[kState].controller` of a from() stream.
 fn from_controller(rt: &mut Rt, f: u32) -> u32 {
     let s = from_data(rt, f).stream;
-    rt.lib.streams.streams[s as usize].controller
+    streams::controller_index(rt, s)
 }
 
 /// `rejectPull(error)`: `readableStreamDefaultControllerError(controller, error)`.
@@ -394,9 +395,11 @@ pub fn next(rt: &mut Rt, iterator: Value) -> Completion {
     let (done, reader) = (data.done, data.reader);
     if let Some(s) = reader_stream(rt, reader).filter(|_| !done) {
         let stream = &rt.lib.streams.streams[s as usize];
-        let c = stream.controller;
-        if stream.state == StreamState::Readable
-            && !rt.lib.streams.controllers[c as usize].queue.is_empty()
+        let readable = stream.state == StreamState::Readable;
+        // (`isReadableStreamDefaultController(controller)`: a byte stream takes the slow path.)
+        let default = streams::default_controller_index(rt, s);
+        if let Some(c) = default
+            .filter(|&c| readable && !rt.lib.streams.controllers[c as usize].queue.is_empty())
         {
             rt.lib.streams.streams[s as usize].disturbed = true;
             let chunk = streams::dequeue_for_read(rt, c);

@@ -59,6 +59,7 @@ use abort::{Disposable, Registration, SignalData};
 use event::EventData;
 use event_target::TargetData;
 use listeners::Listeners;
+use streams::byte_streams;
 
 /// The runtime with this library.
 pub(crate) type Rt = Runtime<Impl>;
@@ -99,6 +100,12 @@ pub(crate) enum Slot {
     TransformStream(u32),
     /// A TransformStreamDefaultController (its stream's index).
     TransformController(u32),
+    /// A ReadableByteStreamController (`streams::byte_streams`).
+    ByteController(u32),
+    /// A ReadableStreamBYOBReader (its index among the readers).
+    ByobReader(u32),
+    /// A ReadableStreamBYOBRequest.
+    ByobRequest(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -574,47 +581,52 @@ impl Library for Impl {
 
     fn new_readable_byte_stream(
         rt: &mut Rt,
-        _: UnderlyingSource,
-        _: QueuingStrategy,
-        _: Option<f64>,
+        source: UnderlyingSource,
+        strategy: QueuingStrategy,
+        auto_allocate_chunk_size: Option<f64>,
     ) -> Completion {
-        not_yet(rt, "a byte stream")
+        byte_streams::new_byte_stream(
+            rt,
+            source,
+            strategy.high_water_mark,
+            auto_allocate_chunk_size,
+        )
     }
 
-    fn byte_controller_enqueue(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "enqueue")
+    fn byte_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
+        byte_streams::controller_enqueue(rt, controller, chunk)
     }
 
-    fn byte_controller_close(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn byte_controller_close(rt: &mut Rt, controller: Value) -> Completion {
+        byte_streams::controller_close(rt, controller)
     }
 
-    fn byte_controller_error(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn byte_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
+        byte_streams::controller_error(rt, controller, error)
     }
 
-    fn byob_request_respond(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "respond")
+    fn byob_request_respond(rt: &mut Rt, request: Value, bytes_written: Value) -> Completion {
+        byte_streams::request_respond(rt, request, bytes_written)
     }
 
-    fn byob_request_respond_with_new_view(rt: &mut Rt, _: Value, _: Value) -> Completion {
-        not_yet(rt, "respondWithNewView")
+    fn byob_request_respond_with_new_view(rt: &mut Rt, request: Value, view: Value) -> Completion {
+        byte_streams::request_respond_with_new_view(rt, request, view)
     }
 
-    fn readable_get_byob_reader(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "a BYOB reader")
+    fn readable_get_byob_reader(rt: &mut Rt, stream: Value) -> Completion {
+        byte_streams::get_byob_reader(rt, stream)
     }
 
-    fn byob_reader_read(rt: &mut Rt, _: Value, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "read")
+    fn byob_reader_read(rt: &mut Rt, reader: Value, view: Value, min: Option<Value>) -> Completion {
+        byte_streams::byob_reader_read(rt, reader, view, min)
     }
 
-    fn byob_reader_release_lock(rt: &mut Rt, _: Value) -> Completion {
-        not_yet(rt, "releaseLock")
+    fn byob_reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
+        byte_streams::byob_reader_release_lock(rt, reader)
     }
 
-    fn byob_reader_cancel(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "cancel")
+    fn byob_reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Completion {
+        byte_streams::byob_reader_cancel(rt, reader, reason)
     }
 
     fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {
@@ -677,6 +689,9 @@ impl Library for Impl {
             Slot::WritableWriter(_) => HostClass::WritableStreamDefaultWriter,
             Slot::TransformStream(_) => HostClass::TransformStream,
             Slot::TransformController(_) => HostClass::TransformStreamDefaultController,
+            Slot::ByteController(_) => HostClass::ReadableByteStreamController,
+            Slot::ByobReader(_) => HostClass::ReadableStreamBYOBReader,
+            Slot::ByobRequest(_) => HostClass::ReadableStreamBYOBRequest,
             Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }
     }

@@ -156,11 +156,19 @@ pub enum Mutant {
     /// Observable: after the source closes, the destination's `close()`
     /// (its sink's `close`) runs a tick later against a ruler.
     PipeWatcherLate,
+    /// `byte_streams.rs`, `clone_for_branch`: the byte tee forgets to clone
+    /// a chunk for the second branch, so both branches get the same
+    /// Uint8Array. Observable: branch 1's enqueue transfers the chunk's
+    /// buffer, so the view branch 2 gets is detached: its enqueue's
+    /// transfer throws out of the tee's forwarding reaction (an unhandled
+    /// rejection) and a read of branch 2 stays pending (Node: it gets a
+    /// copy of the bytes, a view that is not branch 1's).
+    ByteTeeNoClone,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 22] = [
+    pub const ALL: [Mutant; 23] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -183,6 +191,7 @@ impl Mutant {
         Mutant::LastChunkKeepsStreamOpen,
         Mutant::TeeCancelResolvedEarly,
         Mutant::PipeWatcherLate,
+        Mutant::ByteTeeNoClone,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -210,6 +219,7 @@ impl Mutant {
             Mutant::LastChunkKeepsStreamOpen => "last-chunk-keeps-stream-open",
             Mutant::TeeCancelResolvedEarly => "tee-cancel-resolved-early",
             Mutant::PipeWatcherLate => "pipe-watcher-late",
+            Mutant::ByteTeeNoClone => "byte-tee-no-clone",
         }
     }
 
@@ -222,7 +232,8 @@ impl Mutant {
             | Mutant::PullAgainLost
             | Mutant::LastChunkKeepsStreamOpen
             | Mutant::TeeCancelResolvedEarly
-            | Mutant::PipeWatcherLate => nodesem_lang::gen::Family::Streams,
+            | Mutant::PipeWatcherLate
+            | Mutant::ByteTeeNoClone => nodesem_lang::gen::Family::Streams,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }

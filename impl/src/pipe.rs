@@ -577,10 +577,12 @@ pub(crate) fn pump(rt: &mut Rt, p: u32) {
         park_on_ready(rt, p);
         return;
     }
-    let c = streams::controller_index(rt, s);
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1792-L1844>:
     // the batch over the chunks queued in a default controller.
-    if streams::state(rt, s) == StreamState::Readable && streams::queue_len(rt, c) > 0 {
+    let default = streams::default_controller_index(rt, s);
+    if let Some(c) = default.filter(|&c| {
+        streams::state(rt, s) == StreamState::Readable && streams::queue_len(rt, c) > 0
+    }) {
         while streams::queue_len(rt, c) > 0 {
             if pd(rt, p).shutting_down {
                 return;

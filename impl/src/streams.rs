@@ -32,6 +32,10 @@
 //! `enqueueValueWithSize` ([`enqueue_value_with_size`]). The transform stream's readable side
 //! ([`Algorithm::Transform`]) and the pipe's read request ([`ReadRequest::Pipe`]) and closed
 //! watcher ([`Closed::PipeHook`]) are the other modules' hooks into these records.
+//!
+//! Byte streams (a stream whose `kState.controller` is a
+//! ReadableByteStreamController, BYOB readers and requests, the byte tee)
+//! are in the child module [`byte_streams`], which shares these records.
 
 use std::collections::VecDeque;
 
@@ -41,6 +45,11 @@ use nodesem_runtime::{
 };
 
 use crate::{alloc_host, Impl, Mutant, Slot};
+
+#[path = "byte_streams.rs"]
+pub(crate) mod byte_streams;
+
+use byte_streams::{ByobRequestData, ByteControllerData, ByteTeeData, ReadIntoRequest};
 
 type Rt = Runtime<Impl>;
 
@@ -67,8 +76,18 @@ pub(crate) struct StreamData {
     /// `disturbed`. Nothing the language can do reads it (Node's
     /// `isDisturbed` is internal); kept because Node keeps it.
     pub(crate) disturbed: bool,
-    /// `controller`: the index of its default controller.
-    pub(crate) controller: u32,
+    /// `controller`: its default or byte controller.
+    pub(crate) controller: ControllerRef,
+}
+
+/// A stream's `kState.controller`: Node's `isReadableStreamDefaultController` /
+/// `isReadableByteStreamController` decide which, here the variant does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ControllerRef {
+    /// A ReadableStreamDefaultController (an index into `controllers`).
+    Default(u32),
+    /// A ReadableByteStreamController (an index into `byte_controllers`).
+    Byte(u32),
 }
 
 /// An underlying-source algorithm of a controller.
@@ -169,6 +188,9 @@ enum Closed {
     /// it runs the tee's watcher a microtask later, where the reaction to the promise would have
     /// run, and makes no promise. The tee has no close watcher, so resolving it does nothing.
     TeeHook(u32),
+    /// The same hook installed by a byte tee (its index) on one of the readers it holds (the
+    /// reader's index: `forwardReaderError(thisReader)`'s guard ignores a reader swapped out).
+    ByteTeeHook(u32, u32),
 }
 
 /// A read request parked on a default reader.
@@ -185,6 +207,9 @@ pub(crate) enum ReadRequest {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1848-L1858>
     /// the pipe's (its index) one reused `StepsReadRequest`.
     Pipe(u32),
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2184-L2210>
+    /// the `defaultReadRequest` of a byte tee (its index).
+    ByteTee(u32),
 }
 
 /// A default reader's `kState` record.
@@ -199,6 +224,12 @@ pub(crate) struct ReaderData {
     /// `close`, made by [`reader_closed_promise`] on first observation, or
     /// a tee's hook.
     close: Option<Closed>,
+    /// Whether this is a ReadableStreamBYOBReader (Node's `reader[kType]`).
+    byob: bool,
+    /// `readIntoRequests` of a BYOB reader (always empty for a default one).
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2759-L2773>:
+    /// it too starts as the shared empty queue.
+    read_into_requests: VecDeque<ReadIntoRequest>,
 }
 
 /// The tee's `cancelPromise`.
@@ -232,7 +263,7 @@ struct TeeData {
     canceled: [bool; 2],
     /// `reason1` and `reason2`.
     reasons: [Value; 2],
-    /// `branch1` and `branch2`: the streams' indices.
+    /// `branch1` and `branch2`: their controllers' indices.
     branches: [u32; 2],
     /// `cancelPromise`.
     cancel: CancelPromise,
@@ -251,6 +282,12 @@ pub struct Streams {
     pub(crate) iterate: crate::iterate::IterateState,
     /// Every tee's shared state.
     tees: Vec<TeeData>,
+    /// Every byte controller's `kState`.
+    byte_controllers: Vec<ByteControllerData>,
+    /// Every ReadableStreamBYOBRequest's `kState`.
+    byob_requests: Vec<ByobRequestData>,
+    /// Every byte tee's shared state.
+    byte_tees: Vec<ByteTeeData>,
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L352>
     /// `kResolvedPromise`: one resolved promise that chains the pull reaction of a non-object
     /// `pull()` result.
@@ -279,6 +316,9 @@ impl Streams {
         self.readers.clear();
         self.tees.clear();
         self.iterate.clear();
+        self.byte_controllers.clear();
+        self.byob_requests.clear();
+        self.byte_tees.clear();
         self.resolved = None;
         self.noop = None;
         self.released_error = None;
@@ -595,7 +635,7 @@ pub fn new_readable_stream(
             }
         }
     }
-    let (stream_obj, index) = alloc_stream(
+    let (stream_obj, _, index) = alloc_stream(
         rt,
         source.object.clone(),
         source.pull.map_or(Algorithm::NonOp, Algorithm::Source),
@@ -609,23 +649,25 @@ pub fn new_readable_stream(
 
 /// The stream and controller objects and their `kState` records, before
 /// `setupReadableStreamDefaultController` calls the start algorithm: the
-/// stream object and its index (its controller's too).
+/// stream object, its index and its controller's (which differ once byte
+/// streams, whose controllers are kept apart, exist).
 pub(crate) fn alloc_stream(
     rt: &mut Rt,
     source: Value,
     pull: Algorithm,
     cancel: Algorithm,
     high_water_mark: f64,
-) -> (ObjectId, u32) {
+) -> (ObjectId, u32, u32) {
     let index = rt.lib.streams.streams.len() as u32;
+    let c = rt.lib.streams.controllers.len() as u32;
     let stream_obj = alloc_host(rt, |_| Slot::ReadableStream(index));
-    let controller_obj = alloc_host(rt, |_| Slot::ReadableController(index));
+    let controller_obj = alloc_host(rt, |_| Slot::ReadableController(c));
     rt.lib.streams.streams.push(StreamData {
         state: StreamState::Readable,
         reader: None,
         stored_error: Value::Undefined,
         disturbed: false,
-        controller: index,
+        controller: ControllerRef::Default(c),
     });
     rt.lib.streams.controllers.push(ControllerData {
         obj: controller_obj,
@@ -643,7 +685,7 @@ pub(crate) fn alloc_stream(
         queue_total_size: 0.0,
         started: false,
     });
-    (stream_obj, index)
+    (stream_obj, index, c)
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2999-L3059>
@@ -1051,9 +1093,23 @@ pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Comp
         }
         StreamState::Readable => {}
     }
-    let c = stream.controller;
+    let controller = stream.controller;
     readable_stream_close(rt, s);
-    let cancelled = default_controller_cancel_steps(rt, c, reason);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2410-L2415>:
+    // a BYOB reader's parked reads close with an undefined value.
+    if let Some(r) = rt.lib.streams.streams[s as usize].reader {
+        while let Some(request) = rt.lib.streams.readers[r as usize]
+            .read_into_requests
+            .pop_front()
+        {
+            byte_streams::read_into_request_close(rt, request, Value::Undefined);
+        }
+    }
+    // `stream[kState].controller[kCancel](reason)`.
+    let cancelled = match controller {
+        ControllerRef::Default(c) => default_controller_cancel_steps(rt, c, reason),
+        ControllerRef::Byte(b) => byte_streams::byte_controller_cancel_steps(rt, b, reason),
+    };
     // `PromisePrototypeThen(cancelPromise, () => {})`.
     let noop = match rt.lib.streams.noop {
         Some(f) => f,
@@ -1108,10 +1164,20 @@ fn readable_stream_error(rt: &mut Rt, s: u32, error: Value) {
         // `setPromiseHandled` skips the hook's shared pending promise.
         Some(Closed::TeeHook(t)) => tee_hook_reject(rt, t, error.clone()),
         Some(Closed::PipeHook(p)) => crate::pipe::source_hook_reject(rt, p, error.clone()),
+        Some(Closed::ByteTeeHook(t, hooked)) => {
+            byte_streams::byte_tee_hook_reject(rt, t, hooked, error.clone());
+        }
         Some(Closed::Record(_)) | None => {}
     }
     while let Some(request) = rt.lib.streams.readers[r as usize].read_requests.pop_front() {
         read_request_error(rt, request, error.clone());
+    }
+    // A BYOB reader's read-into requests (a default reader has none).
+    while let Some(request) = rt.lib.streams.readers[r as usize]
+        .read_into_requests
+        .pop_front()
+    {
+        byte_streams::read_into_request_error(rt, request, error.clone());
     }
 }
 
@@ -1155,6 +1221,7 @@ fn read_request_chunk(rt: &mut Rt, request: ReadRequest, chunk: Value) {
         ReadRequest::Tee(t) => tee_chunk_steps(rt, t, chunk),
         ReadRequest::Iterator(i) => crate::iterate::iterator_chunk_steps(rt, i, chunk),
         ReadRequest::Pipe(p) => crate::pipe::read_chunk_steps(rt, p, chunk),
+        ReadRequest::ByteTee(t) => byte_streams::byte_tee_chunk_steps(rt, t, chunk),
     }
 }
 
@@ -1169,6 +1236,7 @@ fn read_request_close(rt: &mut Rt, request: ReadRequest) {
         ReadRequest::Iterator(i) => crate::iterate::iterator_close_steps(rt, i),
         // `nonOpCallback`: the pipe's source watchers see the close.
         ReadRequest::Pipe(_) => {}
+        ReadRequest::ByteTee(t) => byte_streams::byte_tee_close_steps(rt, t),
     }
 }
 
@@ -1181,6 +1249,7 @@ fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
         ReadRequest::Iterator(i) => crate::iterate::iterator_error_steps(rt, i, error),
         // `nonOpCallback`.
         ReadRequest::Pipe(_) => {}
+        ReadRequest::ByteTee(t) => rt.lib.streams.byte_tees[t as usize].reading = false,
     }
 }
 
@@ -1193,10 +1262,9 @@ fn read_request_error(rt: &mut Rt, request: ReadRequest, error: Value) {
 fn reader_closed_promise(rt: &mut Rt, r: u32) -> ObjectId {
     match rt.lib.streams.readers[r as usize].close {
         Some(Closed::Record(close)) => return close.promise,
-        // Only a tee or a pipe holds a reader with a hook, and nothing
-        // reads its `closed`; the hook's promise is the shared
-        // forever-pending one.
-        Some(Closed::TeeHook(_) | Closed::PipeHook(_)) => return pending_promise(rt),
+        Some(Closed::TeeHook(_) | Closed::PipeHook(_) | Closed::ByteTeeHook(..)) => {
+            return pending_promise(rt)
+        }
         None => {}
     }
     let record = match rt.lib.streams.readers[r as usize].stream {
@@ -1244,10 +1312,11 @@ pub(crate) fn default_reader_read(rt: &mut Rt, s: u32, request: ReadRequest) {
             let error = stream.stored_error.clone();
             read_request_error(rt, request, error);
         }
-        StreamState::Readable => {
-            let c = stream.controller;
-            default_controller_pull_steps(rt, c, request);
-        }
+        // `stream[kState].controller[kPull](readRequest)`.
+        StreamState::Readable => match stream.controller {
+            ControllerRef::Default(c) => default_controller_pull_steps(rt, c, request),
+            ControllerRef::Byte(b) => byte_streams::byte_controller_pull_steps(rt, b, request),
+        },
     }
 }
 
@@ -1293,6 +1362,12 @@ pub(crate) fn reader_generic_release(rt: &mut Rt, r: u32) -> bool {
                 let error = released_error(rt);
                 crate::pipe::source_hook_reject(rt, p, error);
             }
+            // A byte tee swaps its reader: the hook's watcher runs and its
+            // guard ignores the released reader.
+            Some(Closed::ByteTeeHook(t, hooked)) => {
+                let error = released_error(rt);
+                byte_streams::byte_tee_hook_reject(rt, t, hooked, error);
+            }
             Some(Closed::Record(_)) | None => {}
         }
     } else {
@@ -1300,7 +1375,10 @@ pub(crate) fn reader_generic_release(rt: &mut Rt, r: u32) -> bool {
         // next observation derives the released rejection.
         rt.lib.streams.readers[r as usize].close = None;
     }
-    // `controller[kRelease]()` is a no-op for a default controller.
+    // `controller[kRelease]()`: a no-op for a default controller.
+    if let ControllerRef::Byte(b) = rt.lib.streams.streams[s as usize].controller {
+        byte_streams::byte_controller_release(rt, b);
+    }
     rt.lib.streams.streams[s as usize].reader = None;
     rt.lib.streams.readers[r as usize].stream = None;
     true
@@ -1378,6 +1456,8 @@ pub(crate) fn setup_default_reader(rt: &mut Rt, s: u32) -> Result<u32, Value> {
         stream: Some(s),
         read_requests: VecDeque::new(),
         close: None,
+        byob: false,
+        read_into_requests: VecDeque::new(),
     });
     rt.lib.streams.streams[s as usize].reader = Some(index);
     Ok(index)
@@ -1407,18 +1487,32 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
         Err(error) => return rejected(rt, error),
     };
     let stream = &rt.lib.streams.streams[s as usize];
-    let c = stream.controller;
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L986-L1010>:
     // with a chunk in the queue, no read request is made: the chunk is dequeued (closing or pulling
     // as the pull steps would) and `PromiseResolve({ done: false, value })` is returned, whose
     // reactions run a microtask later, as the request's would.
-    if stream.state == StreamState::Readable
-        && !rt.lib.streams.controllers[c as usize].queue.is_empty()
-    {
-        rt.lib.streams.streams[s as usize].disturbed = true;
-        let chunk = dequeue_for_read(rt, c);
-        let result = rt.create_iter_result(chunk, false);
-        return Ok(Value::Object(rt.promise_resolve(result)));
+    if stream.state == StreamState::Readable {
+        let chunk = match stream.controller {
+            ControllerRef::Default(c)
+                if !rt.lib.streams.controllers[c as usize].queue.is_empty() =>
+            {
+                rt.lib.streams.streams[s as usize].disturbed = true;
+                Some(dequeue_for_read(rt, c))
+            }
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1011-L1020>:
+            // a byte controller with buffered bytes: the queue-filled arm of its pull steps.
+            ControllerRef::Byte(b)
+                if rt.lib.streams.byte_controllers[b as usize].queue_total_size > 0 =>
+            {
+                rt.lib.streams.streams[s as usize].disturbed = true;
+                Some(byte_streams::byte_controller_dequeue_chunk(rt, b))
+            }
+            _ => None,
+        };
+        if let Some(chunk) = chunk {
+            let result = rt.create_iter_result(chunk, false);
+            return Ok(Value::Object(rt.promise_resolve(result)));
+        }
     }
     // `new DefaultReadRequest()`: its promise is all that is kept.
     let request = rt.new_promise();
@@ -1481,7 +1575,7 @@ pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
         Slot::ReadableStream(_) | Slot::ReadableController(_) | Slot::ReadableReader(_) => {
             Value::Undefined
         }
-        _ => return None,
+        _ => return byte_streams::get(rt, obj, prop),
     }))
 }
 
@@ -1491,7 +1585,7 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
         Slot::ReadableStream(_) => Some(HostClass::ReadableStream),
         Slot::ReadableController(_) => Some(HostClass::ReadableStreamDefaultController),
         Slot::ReadableReader(_) => Some(HostClass::ReadableStreamDefaultReader),
-        _ => None,
+        _ => byte_streams::host_class(rt, obj),
     }
 }
 
@@ -1522,9 +1616,19 @@ pub(crate) fn set_disturbed(rt: &mut Rt, s: u32) {
     rt.lib.streams.streams[s as usize].disturbed = true;
 }
 
-/// A stream's controller index.
+/// A stream's default controller's index; `None` when its controller is a byte controller
+/// (`isReadableStreamDefaultController` is false).
+pub(crate) fn default_controller_index(rt: &Rt, s: u32) -> Option<u32> {
+    match rt.lib.streams.streams[s as usize].controller {
+        ControllerRef::Default(c) => Some(c),
+        ControllerRef::Byte(_) => None,
+    }
+}
+
+/// The default controller's index of a stream that has one (a TransformStream's readable side,
+/// a `ReadableStream.from` stream).
 pub(crate) fn controller_index(rt: &Rt, s: u32) -> u32 {
-    rt.lib.streams.streams[s as usize].controller
+    default_controller_index(rt, s).expect("a stream with a default controller")
 }
 
 /// The length of a controller's queue.
@@ -1602,6 +1706,14 @@ pub fn tee(rt: &mut Rt, stream: Value) -> Completion {
     let Some(s) = stream_of(rt, &stream) else {
         return Err(invalid_this(rt, "ReadableStream"));
     };
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1938-L1943>
+    // `readableStreamTee`: a byte stream gets `readableByteStreamTee`.
+    if matches!(
+        rt.lib.streams.streams[s as usize].controller,
+        ControllerRef::Byte(_)
+    ) {
+        return byte_streams::byte_tee(rt, s);
+    }
     // `new ReadableStreamDefaultReader(stream)`: throws on a locked stream.
     let reader = setup_default_reader(rt, s)?;
     let t = rt.lib.streams.tees.len() as u32;
@@ -1623,7 +1735,7 @@ pub fn tee(rt: &mut Rt, stream: Value) -> Completion {
     let mut objects = [Value::Undefined, Value::Undefined];
     for branch in 0..2u8 {
         let algorithm = Algorithm::Tee(t, branch);
-        let (obj, index) = alloc_stream(rt, Value::Undefined, algorithm, algorithm, 1.0);
+        let (obj, _, index) = alloc_stream(rt, Value::Undefined, algorithm, algorithm, 1.0);
         rt.lib.streams.tees[t as usize].branches[branch as usize] = index;
         setup_default_controller(rt, index, None)?;
         objects[branch as usize] = Value::Object(obj);
@@ -1673,7 +1785,7 @@ fn tee_source_errored(rt: &mut Rt, t: u32, error: Value) {
     default_controller_error(rt, b1, error.clone());
     default_controller_error(rt, b2, error);
     if rt.lib.streams.tees[t as usize].canceled != [true, true] {
-        settle_cancel_promise(rt, t);
+        settle_cancel_promise(rt, AnyTee::Default(t));
     }
 }
 
@@ -1724,7 +1836,7 @@ fn tee_close_steps(rt: &mut Rt, t: u32) {
             }
         }
         if rt.lib.streams.tees[t as usize].canceled != [true, true] {
-            settle_cancel_promise(rt, t);
+            settle_cancel_promise(rt, AnyTee::Default(t));
         }
         Ok(Value::Undefined)
     })));
@@ -1733,24 +1845,42 @@ fn tee_close_steps(rt: &mut Rt, t: u32) {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1961-L1966>
 /// `settleCancelPromise`: resolve the cancel promise if a branch cancel made it, else remember
 /// that it would have been resolved.
-fn settle_cancel_promise(rt: &mut Rt, t: u32) {
-    match rt.lib.streams.tees[t as usize].cancel {
+fn settle_cancel_promise(rt: &mut Rt, t: AnyTee) {
+    match *cancel_of(rt, t) {
         CancelPromise::Unmade { .. } => {
-            rt.lib.streams.tees[t as usize].cancel = CancelPromise::Unmade { settled: true };
+            *cancel_of(rt, t) = CancelPromise::Unmade { settled: true };
         }
         CancelPromise::Made { .. } => resolve_cancel_promise(rt, t, Value::Undefined),
     }
 }
 
+/// A default tee or a byte tee: both keep their cancel promise the same way (Node's
+/// `readableByteStreamTee` says "See readableStreamDefaultTee").
+#[derive(Clone, Copy, Debug)]
+enum AnyTee {
+    /// A default tee's index.
+    Default(u32),
+    /// A byte tee's index.
+    Byte(u32),
+}
+
+/// The tee's `cancelPromise` (`cancelDeferred` in the byte tee).
+fn cancel_of(rt: &mut Rt, t: AnyTee) -> &mut CancelPromise {
+    match t {
+        AnyTee::Default(t) => &mut rt.lib.streams.tees[t as usize].cancel,
+        AnyTee::Byte(t) => &mut rt.lib.streams.byte_tees[t as usize].cancel,
+    }
+}
+
 /// `cancelPromise.resolve(value)`: ignored once it was called (the
 /// resolving functions' [[AlreadyResolved]]).
-fn resolve_cancel_promise(rt: &mut Rt, t: u32, value: Value) {
+fn resolve_cancel_promise(rt: &mut Rt, t: AnyTee, value: Value) {
     if let CancelPromise::Made {
         promise,
         resolved: false,
-    } = rt.lib.streams.tees[t as usize].cancel
+    } = *cancel_of(rt, t)
     {
-        rt.lib.streams.tees[t as usize].cancel = CancelPromise::Made {
+        *cancel_of(rt, t) = CancelPromise::Made {
             promise,
             resolved: true,
         };
@@ -1766,12 +1896,12 @@ fn resolve_cancel_promise(rt: &mut Rt, t: u32, value: Value) {
 /// resolved at once if the source already closed or errored (`cancelSettled`). Nothing can tell:
 /// before a branch cancel nothing holds the promise, and a promise resolved with undefined
 /// earlier or now runs its reactions at the same positions, since they are added now.
-fn cancel_promise_record(rt: &mut Rt, t: u32) -> ObjectId {
-    match rt.lib.streams.tees[t as usize].cancel {
+fn cancel_promise_record(rt: &mut Rt, t: AnyTee) -> ObjectId {
+    match *cancel_of(rt, t) {
         CancelPromise::Made { promise, .. } => promise,
         CancelPromise::Unmade { settled } => {
             let promise = rt.new_promise();
-            rt.lib.streams.tees[t as usize].cancel = CancelPromise::Made {
+            *cancel_of(rt, t) = CancelPromise::Made {
                 promise,
                 resolved: false,
             };
@@ -1792,16 +1922,16 @@ fn tee_cancel(rt: &mut Rt, t: u32, branch: u8, reason: Value) -> ObjectId {
     let tee = &mut rt.lib.streams.tees[t as usize];
     tee.canceled[branch] = true;
     tee.reasons[branch] = reason;
-    let promise = cancel_promise_record(rt, t);
+    let promise = cancel_promise_record(rt, AnyTee::Default(t));
     let tee = &rt.lib.streams.tees[t as usize];
     if tee.canceled[1 - branch] {
         let (s, reasons) = (tee.stream, tee.reasons.clone());
         let composite = rt.create_array_from_list(reasons.to_vec());
         // The teed stream is readable or not; its cancel never throws.
         let cancelled = readable_stream_cancel(rt, s, composite).unwrap_or(Value::Undefined);
-        resolve_cancel_promise(rt, t, cancelled);
+        resolve_cancel_promise(rt, AnyTee::Default(t), cancelled);
     } else if rt.lib.mutant == Some(Mutant::TeeCancelResolvedEarly) {
-        resolve_cancel_promise(rt, t, Value::Undefined);
+        resolve_cancel_promise(rt, AnyTee::Default(t), Value::Undefined);
     }
     promise
 }

@@ -127,10 +127,10 @@ pub fn new_transform_stream(
     );
     writable::setup_controller(rt, w, Start::Result(Value::Object(start_promise)))?;
     let algorithm = Algorithm::Transform(t);
-    let (readable_obj, r) =
+    let (readable_obj, r, c) =
         streams::alloc_stream(rt, Value::Undefined, algorithm, algorithm, readable_hwm);
-    streams::set_size(rt, r, readable_size);
-    streams::setup_default_controller_started(rt, r, Value::Object(start_promise));
+    streams::set_size(rt, c, readable_size);
+    streams::setup_default_controller_started(rt, c, Value::Object(start_promise));
     let obj = alloc_host(rt, |_| Slot::TransformStream(t));
     let controller_obj = alloc_host(rt, |_| Slot::TransformController(t));
     let method = |m: Option<ObjectId>| m.map_or(Method::Default, Method::Script);

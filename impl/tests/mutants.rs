@@ -409,6 +409,39 @@ fn pipe_watcher_late() {
 }
 
 #[test]
+fn byte_tee_no_clone() {
+    exposes(
+        Mutant::ByteTeeNoClone,
+        "a_byte_tee_gives_each_branch_its_own_copy.scn",
+        &[
+            "enqueued Uint8Array()",
+            "t1",
+            "branch1 Uint8Array(1, 2, 3)",
+            "t2",
+            "branch2 Uint8Array(1, 2, 3)",
+            "same view false",
+            "t3",
+            "t4",
+            "t1",
+            "t2",
+        ],
+        &[
+            "enqueued Uint8Array()",
+            "t1",
+            "branch1 Uint8Array(1, 2, 3)",
+            "t2",
+            // mutant: branch 2 got the view branch 1's enqueue detached: its read stays pending
+            "t3",
+            "t4",
+            // mutant: and the enqueue's transfer throws out of forwardChunk's reaction
+            "unhandled rejection TypeError: Cannot perform ArrayBuffer.prototype.transfer on a detached ArrayBuffer",
+            "t1",
+            "t2",
+        ],
+    );
+}
+
+#[test]
 fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     let tested = [
         "dependants-aborted-late",
@@ -433,6 +466,7 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "last-chunk-keeps-stream-open",
         "tee-cancel-resolved-early",
         "pipe-watcher-late",
+        "byte-tee-no-clone",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);
