@@ -45,8 +45,11 @@ pub mod abort;
 pub mod abort_listener;
 pub mod event;
 pub mod event_target;
+pub mod pipe;
 pub mod slots;
 pub mod streams;
+pub mod transform;
+pub mod writable;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
@@ -81,6 +84,12 @@ pub struct Model {
     roots: Vec<ListenerRoot>,
     /// ReadableStreams, their controllers and readers.
     streams: streams::Streams,
+    /// WritableStreams, their controllers and writers.
+    writable: writable::Writables,
+    /// TransformStreams and their controllers.
+    transform: transform::Transforms,
+    /// Every pipe (ReadableStreamPipeTo), by [`pipe::PipeId`].
+    pipes: Vec<pipe::Pipe>,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -133,6 +142,9 @@ impl Library for Model {
             listeners,
             roots,
             streams,
+            writable,
+            transform,
+            pipes,
         } = self;
         controllers.clear();
         targets.clear();
@@ -142,6 +154,9 @@ impl Library for Model {
         listeners.clear();
         roots.clear();
         streams.clear();
+        writable.clear();
+        transform.clear();
+        pipes.clear();
     }
 
     // ---- abort ----
@@ -414,7 +429,7 @@ impl Library for Model {
         source: UnderlyingSource,
         strategy: QueuingStrategy,
     ) -> Completion {
-        streams::new_readable_stream(rt, source, strategy.high_water_mark)
+        streams::new_readable_stream(rt, source, strategy)
     }
 
     fn readable_controller_enqueue(
@@ -463,20 +478,20 @@ impl Library for Model {
 
     fn readable_pipe_to(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: StreamPipeOptions,
+        source: Value,
+        dest: Value,
+        options: StreamPipeOptions,
     ) -> Completion {
-        not_yet(rt, "pipeTo")
+        pipe::pipe_to(rt, source, dest, options)
     }
 
     fn readable_pipe_through(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: StreamPipeOptions,
+        source: Value,
+        transform: Value,
+        options: StreamPipeOptions,
     ) -> Completion {
-        not_yet(rt, "pipeThrough")
+        pipe::pipe_through(rt, source, transform, options)
     }
 
     fn readable_from(rt: &mut Runtime<Self>, _: Value) -> Completion {
@@ -499,65 +514,77 @@ impl Library for Model {
 
     fn new_writable_stream(
         rt: &mut Runtime<Self>,
-        _: UnderlyingSink,
-        _: QueuingStrategy,
+        sink: UnderlyingSink,
+        strategy: QueuingStrategy,
     ) -> Completion {
-        not_yet(rt, "WritableStream")
+        writable::new_writable_stream(rt, sink, strategy)
     }
 
-    fn writable_abort(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "abort")
+    fn writable_abort(rt: &mut Runtime<Self>, stream: Value, reason: Option<Value>) -> Completion {
+        writable::stream_abort(rt, stream, reason)
     }
 
-    fn writable_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn writable_close(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        writable::stream_close(rt, stream)
     }
 
-    fn writable_get_writer(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "getWriter")
+    fn writable_get_writer(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        writable::get_writer(rt, stream)
     }
 
-    fn writable_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn writable_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion {
+        writable::controller_error(rt, controller, error)
     }
 
-    fn writer_write(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "write")
+    fn writer_write(rt: &mut Runtime<Self>, writer: Value, chunk: Value) -> Completion {
+        writable::writer_write(rt, writer, chunk)
     }
 
-    fn writer_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn writer_close(rt: &mut Runtime<Self>, writer: Value) -> Completion {
+        writable::writer_close(rt, writer)
     }
 
-    fn writer_abort(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "abort")
+    fn writer_abort(rt: &mut Runtime<Self>, writer: Value, reason: Option<Value>) -> Completion {
+        writable::writer_abort(rt, writer, reason)
     }
 
-    fn writer_release_lock(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "releaseLock")
+    fn writer_release_lock(rt: &mut Runtime<Self>, writer: Value) -> Completion {
+        writable::writer_release_lock(rt, writer)
     }
 
     // ---- TransformStream ----
 
     fn new_transform_stream(
         rt: &mut Runtime<Self>,
-        _: Transformer,
-        _: QueuingStrategy,
-        _: QueuingStrategy,
+        transformer: Transformer,
+        writable_strategy: QueuingStrategy,
+        readable_strategy: QueuingStrategy,
     ) -> Completion {
-        not_yet(rt, "TransformStream")
+        transform::new_transform_stream(rt, transformer, writable_strategy, readable_strategy)
     }
 
-    fn transform_controller_enqueue(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "enqueue")
+    fn transform_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion {
+        transform::controller_enqueue(rt, controller, chunk)
     }
 
-    fn transform_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn transform_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion {
+        transform::controller_error(rt, controller, error)
     }
 
-    fn transform_controller_terminate(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "terminate")
+    fn transform_controller_terminate(rt: &mut Runtime<Self>, controller: Value) -> Completion {
+        transform::controller_terminate(rt, controller)
     }
 
     // ---- what the runtime asks ----
@@ -583,6 +610,12 @@ impl Library for Model {
         if let Some(value) = streams::get(rt, obj, prop) {
             return value;
         }
+        if let Some(value) = writable::get(rt, obj, prop) {
+            return value;
+        }
+        if let Some(value) = transform::get(rt, obj, prop) {
+            return value;
+        }
         Ok(Value::Undefined)
     }
 
@@ -602,6 +635,10 @@ impl Library for Model {
                 HostClass::Event(e.event_type.clone())
             }
         } else if let Some(class) = streams::host_class(rt, obj) {
+            class
+        } else if let Some(class) = writable::host_class(rt, obj) {
+            class
+        } else if let Some(class) = transform::host_class(rt, obj) {
             class
         } else {
             // The Disposable of addAbortListener.

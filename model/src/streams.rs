@@ -33,11 +33,12 @@
 use std::collections::VecDeque;
 
 use nodesem_runtime::{
-    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, Runtime, Task,
-    UnderlyingSource, Value,
+    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime,
+    Task, UnderlyingSource, Value,
 };
 
 use crate::slots::Slots;
+use crate::writable::StartAlgorithm;
 use crate::Model;
 
 type Rt = Runtime<Model>;
@@ -85,6 +86,11 @@ pub enum PullAlgorithm {
         /// The tee.
         tee: TeeId,
     },
+    /// TransformStreamDefaultSourcePullAlgorithm ([`crate::transform`]).
+    Transform {
+        /// The TransformStream.
+        stream: ObjectId,
+    },
 }
 
 /// A controller's [[cancelAlgorithm]].
@@ -108,16 +114,21 @@ pub enum CancelAlgorithm {
         /// The tee.
         tee: TeeId,
     },
+    /// TransformStreamDefaultSourceCancelAlgorithm ([`crate::transform`]).
+    Transform {
+        /// The TransformStream.
+        stream: ObjectId,
+    },
 }
 
-/// A controller's [[strategySizeAlgorithm]].
-///
-/// MODEL: scenarios give no `size` in the strategy, so the size algorithm is
-/// ExtractSizeAlgorithm's default, which returns 1.
+/// A controller's [[strategySizeAlgorithm]] (a ReadableStream's or a
+/// WritableStream's), as ExtractSizeAlgorithm makes it.
 #[derive(Clone, Copy, Debug)]
 pub enum SizeAlgorithm {
     /// "an algorithm that returns 1".
     ReturnOne,
+    /// Invoking the strategy's `size` with « chunk » (`this` undefined).
+    Invoke(ObjectId),
 }
 
 /// A value-with-size of a queue-with-sizes
@@ -175,6 +186,11 @@ pub enum ReadRequest {
         /// The tee.
         tee: TeeId,
     },
+    /// The read request of a pipe's pump ([`crate::pipe`]).
+    Pipe {
+        /// The pipe.
+        pipe: crate::pipe::PipeId,
+    },
 }
 
 /// Which ReadableStreamDefaultTee: an index into [`Streams`]' tees.
@@ -231,9 +247,9 @@ pub struct ReadableStreamDefaultReader {
 #[derive(Debug, Default)]
 pub struct Streams {
     /// Every ReadableStream.
-    streams: Slots<ReadableStream>,
+    pub(crate) streams: Slots<ReadableStream>,
     /// Every ReadableStreamDefaultController.
-    controllers: Slots<ReadableStreamDefaultController>,
+    pub(crate) controllers: Slots<ReadableStreamDefaultController>,
     /// Every ReadableStreamDefaultReader.
     readers: Slots<ReadableStreamDefaultReader>,
     /// Every ReadableStreamDefaultTee, by [`TeeId`].
@@ -266,11 +282,11 @@ impl Streams {
 
 // ---- slot access ----------------------------------------------------------
 
-fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
+pub(crate) fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
     &rt.lib.streams.streams[&id]
 }
 
-fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
+pub(crate) fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
     rt.lib
         .streams
         .streams
@@ -278,7 +294,7 @@ fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
         .expect("a ReadableStream")
 }
 
-fn controller(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultController {
+pub(crate) fn controller(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultController {
     &rt.lib.streams.controllers[&id]
 }
 
@@ -290,11 +306,11 @@ fn controller_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultContro
         .expect("a ReadableStreamDefaultController")
 }
 
-fn reader(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultReader {
+pub(crate) fn reader(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultReader {
     &rt.lib.streams.readers[&id]
 }
 
-fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
+pub(crate) fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
     rt.lib
         .streams
         .readers
@@ -311,7 +327,7 @@ fn tee_state_mut(rt: &mut Rt, t: TeeId) -> &mut DefaultTee {
 }
 
 /// The controller of a stream that has been set up.
-fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
+pub(crate) fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
     stream(rt, s)
         .controller
         .expect("a stream's controller, set by its constructor")
@@ -320,7 +336,7 @@ fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
 // ---- promises, as the Web IDL Standard words them -------------------------
 
 /// "a new promise" (<https://webidl.spec.whatwg.org/#a-new-promise>).
-fn a_new_promise(rt: &mut Rt) -> ObjectId {
+pub(crate) fn a_new_promise(rt: &mut Rt) -> ObjectId {
     rt.new_promise()
 }
 
@@ -328,7 +344,7 @@ fn a_new_promise(rt: &mut Rt) -> ObjectId {
 /// (<https://webidl.spec.whatwg.org/#a-promise-resolved-with>): a new
 /// promise, resolved with x through its resolve function (a promise or
 /// thenable x is adopted, two microtasks later).
-fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
+pub(crate) fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
     let p = rt.new_promise();
     rt.resolve_promise_with(p, x);
     p
@@ -336,19 +352,19 @@ fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
 
 /// "a promise rejected with r"
 /// (<https://webidl.spec.whatwg.org/#a-promise-rejected-with>).
-fn a_promise_rejected_with(rt: &mut Rt, r: Value) -> ObjectId {
+pub(crate) fn a_promise_rejected_with(rt: &mut Rt, r: Value) -> ObjectId {
     rt.promise_reject_new(r)
 }
 
 /// "resolve p with x" (<https://webidl.spec.whatwg.org/#resolve>), for a
 /// promise made by [`a_new_promise`], which nothing else resolves.
-fn resolve(rt: &mut Rt, p: ObjectId, x: Value) {
+pub(crate) fn resolve(rt: &mut Rt, p: ObjectId, x: Value) {
     rt.resolve_promise_with(p, x);
 }
 
 /// "reject p with r" (<https://webidl.spec.whatwg.org/#reject>), for a
 /// promise made by [`a_new_promise`].
-fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
+pub(crate) fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
     rt.reject_promise(p, r);
 }
 
@@ -359,14 +375,14 @@ fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
 /// `setPromiseHandled(promise)` attaches empty reactions instead; either way
 /// the rejection is never reported, and the empty reactions' jobs log
 /// nothing.
-fn mark_as_handled(rt: &mut Rt, p: ObjectId) {
+pub(crate) fn mark_as_handled(rt: &mut Rt, p: ObjectId) {
     if let ObjectData::Promise(data) = rt.heap.get_mut(p) {
         data.is_handled = true;
     }
 }
 
 /// Whether a promise of the model's is still pending.
-fn is_pending(rt: &Rt, p: ObjectId) -> bool {
+pub(crate) fn is_pending(rt: &Rt, p: ObjectId) -> bool {
     matches!(rt.heap.get(p), ObjectData::Promise(d) if d.state == PromiseState::Pending)
 }
 
@@ -374,7 +390,7 @@ fn is_pending(rt: &Rt, p: ObjectId) -> bool {
 /// (<https://webidl.spec.whatwg.org/#upon-fulfillment>): PerformPromiseThen
 /// with built-in functions running the steps, and no derived promise (the
 /// steps' result is not used, and neither set of steps throws).
-fn upon_settlement(
+pub(crate) fn upon_settlement(
     rt: &mut Rt,
     p: ObjectId,
     on_fulfilled: impl Fn(&mut Rt, Value) + 'static,
@@ -397,7 +413,7 @@ fn upon_settlement(
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1567>
 /// `E('ERR_INVALID_STATE', 'Invalid state: %s', Error, TypeError, RangeError)`;
 /// the Streams Standard only says "a TypeError".
-fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
+pub(crate) fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
     rt.node_error(
         "TypeError",
         "ERR_INVALID_STATE",
@@ -435,12 +451,11 @@ fn reader_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Val
 // ---- the ReadableStream class ---------------------------------------------
 
 /// `new ReadableStream(underlyingSource, strategy)`
-/// (<https://streams.spec.whatwg.org/#rs-constructor>), with a strategy whose
-/// only member is `highWaterMark`.
+/// (<https://streams.spec.whatwg.org/#rs-constructor>).
 pub fn new_readable_stream(
     rt: &mut Rt,
     source: UnderlyingSource,
-    high_water_mark: Option<f64>,
+    strategy: QueuingStrategy,
 ) -> Completion {
     // 1. If underlyingSource is missing, set it to null.
     // 2. Let underlyingSourceDict be underlyingSource, converted to an IDL
@@ -455,9 +470,9 @@ pub fn new_readable_stream(
     // 5. Otherwise,
     //    1. Assert: underlyingSourceDict["type"] does not exist.
     //    2. Let sizeAlgorithm be ! ExtractSizeAlgorithm(strategy).
-    let size_algorithm = SizeAlgorithm::ReturnOne;
+    let size_algorithm = crate::writable::extract_size_algorithm(&strategy);
     //    3. Let highWaterMark be ? ExtractHighWaterMark(strategy, 1).
-    let high_water_mark = match extract_high_water_mark(rt, high_water_mark, 1.0) {
+    let high_water_mark = match extract_high_water_mark(rt, strategy.high_water_mark, 1.0) {
         Ok(hwm) => hwm,
         Err(e) => {
             // The object never reaches the script.
@@ -480,7 +495,7 @@ pub fn new_readable_stream(
 
 /// ExtractHighWaterMark(strategy, defaultHWM)
 /// (<https://streams.spec.whatwg.org/#validate-and-normalize-high-water-mark>).
-fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> Result<f64, Value> {
+pub(crate) fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> Result<f64, Value> {
     // 1. If strategy["highWaterMark"] does not exist, return defaultHWM.
     let Some(high_water_mark) = hwm else {
         return Ok(default_hwm);
@@ -506,7 +521,7 @@ fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> R
 
 /// InitializeReadableStream(stream)
 /// (<https://streams.spec.whatwg.org/#initialize-readable-stream>).
-fn initialize_readable_stream(rt: &mut Rt, s: ObjectId) {
+pub(crate) fn initialize_readable_stream(rt: &mut Rt, s: ObjectId) {
     rt.lib.streams.streams.insert(
         s,
         ReadableStream {
@@ -559,7 +574,7 @@ pub fn get_reader(rt: &mut Rt, s: Value) -> Completion {
 
 /// AcquireReadableStreamDefaultReader(stream)
 /// (<https://streams.spec.whatwg.org/#acquire-readable-stream-reader>).
-fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<ObjectId, Value> {
+pub(crate) fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<ObjectId, Value> {
     // 1. Let reader be a new ReadableStreamDefaultReader.
     let reader = rt.heap.alloc(ObjectData::Host);
     // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
@@ -570,7 +585,7 @@ fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<Ob
 
 /// IsReadableStreamLocked(stream)
 /// (<https://streams.spec.whatwg.org/#is-readable-stream-locked>).
-fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
+pub(crate) fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
     // 1. If stream.[[reader]] is undefined, return false.
     // 2. Return true.
     stream(rt, s).reader.is_some()
@@ -578,7 +593,7 @@ fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
 
 /// ReadableStreamCancel(stream, reason)
 /// (<https://streams.spec.whatwg.org/#readable-stream-cancel>).
-fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
+pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
     // 1. Set stream.[[disturbed]] to true.
     stream_mut(rt, s).disturbed = true;
     match stream(rt, s).state {
@@ -610,7 +625,7 @@ fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
 
 /// ReadableStreamClose(stream)
 /// (<https://streams.spec.whatwg.org/#readable-stream-close>).
-fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
+pub(crate) fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
     // 1. Assert: stream.[[state]] is "readable".
     assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
     // 2. Set stream.[[state]] to "closed".
@@ -714,6 +729,7 @@ fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value
             resolve(rt, promise, result);
         }
         ReadRequest::Tee { tee } => tee_chunk_steps(rt, tee, chunk),
+        ReadRequest::Pipe { pipe } => crate::pipe::read_request_chunk_steps(rt, pipe, chunk),
     }
 }
 
@@ -727,6 +743,10 @@ fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
             resolve(rt, promise, result);
         }
         ReadRequest::Tee { tee } => tee_close_steps(rt, tee),
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1866-L1876
+        // the pipe's close and error steps do nothing (`nonOpCallback`):
+        // the source watchers handle close and error.
+        ReadRequest::Pipe { .. } => {}
     }
 }
 
@@ -736,6 +756,7 @@ fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
         // error steps, given e: 1. Reject promise with e.
         ReadRequest::Read { promise } => reject(rt, promise, e),
         ReadRequest::Tee { tee } => tee_error_steps(rt, tee),
+        ReadRequest::Pipe { .. } => {}
     }
 }
 
@@ -853,7 +874,7 @@ fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: Object
 
 /// ReadableStreamReaderGenericRelease(reader)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-release>).
-fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
+pub(crate) fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -926,7 +947,7 @@ fn readable_stream_default_reader_error_read_requests(rt: &mut Rt, r: ObjectId, 
 
 /// ReadableStreamDefaultReaderRead(reader, readRequest)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-reader-read>).
-fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: ReadRequest) {
+pub(crate) fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: ReadRequest) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -1099,7 +1120,7 @@ fn release_steps(_rt: &mut Rt, _c: ObjectId) {
 
 /// ReadableStreamDefaultControllerCallPullIfNeeded(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-call-pull-if-needed>).
-fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt, c: ObjectId) {
+pub(crate) fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt, c: ObjectId) {
     // 1. Let shouldPull be ! ReadableStreamDefaultControllerShouldCallPull(controller).
     let should_pull = readable_stream_default_controller_should_call_pull(rt, c);
     // 2. If shouldPull is false, return.
@@ -1147,7 +1168,7 @@ fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt, c: Object
 
 /// ReadableStreamDefaultControllerShouldCallPull(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-should-call-pull>).
-fn readable_stream_default_controller_should_call_pull(rt: &Rt, c: ObjectId) -> bool {
+pub(crate) fn readable_stream_default_controller_should_call_pull(rt: &Rt, c: ObjectId) -> bool {
     // 1. Let stream be controller.[[stream]].
     let s = controller(rt, c).stream;
     // 2. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is
@@ -1175,7 +1196,7 @@ fn readable_stream_default_controller_should_call_pull(rt: &Rt, c: ObjectId) -> 
 
 /// ReadableStreamDefaultControllerClearAlgorithms(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-clear-algorithms>).
-fn readable_stream_default_controller_clear_algorithms(rt: &mut Rt, c: ObjectId) {
+pub(crate) fn readable_stream_default_controller_clear_algorithms(rt: &mut Rt, c: ObjectId) {
     let controller = controller_mut(rt, c);
     // 1. Set controller.[[pullAlgorithm]] to undefined.
     controller.pull_algorithm = None;
@@ -1187,7 +1208,7 @@ fn readable_stream_default_controller_clear_algorithms(rt: &mut Rt, c: ObjectId)
 
 /// ReadableStreamDefaultControllerClose(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-close>).
-fn readable_stream_default_controller_close(rt: &mut Rt, c: ObjectId) {
+pub(crate) fn readable_stream_default_controller_close(rt: &mut Rt, c: ObjectId) {
     // 1. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is
     //    false, return.
     if !readable_stream_default_controller_can_close_or_enqueue(rt, c) {
@@ -1208,7 +1229,7 @@ fn readable_stream_default_controller_close(rt: &mut Rt, c: ObjectId) {
 
 /// ReadableStreamDefaultControllerEnqueue(controller, chunk)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-enqueue>).
-fn readable_stream_default_controller_enqueue(
+pub(crate) fn readable_stream_default_controller_enqueue(
     rt: &mut Rt,
     c: ObjectId,
     chunk: Value,
@@ -1233,9 +1254,7 @@ fn readable_stream_default_controller_enqueue(
         let size_algorithm = controller(rt, c)
             .strategy_size_algorithm
             .expect("the size algorithm of a stream that can enqueue");
-        let result: Result<f64, Value> = match size_algorithm {
-            SizeAlgorithm::ReturnOne => Ok(1.0),
-        };
+        let result = crate::writable::perform_size_algorithm(rt, size_algorithm, chunk.clone());
         //    2. If result is an abrupt completion,
         //       1. Perform ! ReadableStreamDefaultControllerError(controller,
         //          result.[[Value]]).
@@ -1266,7 +1285,7 @@ fn readable_stream_default_controller_enqueue(
 
 /// ReadableStreamDefaultControllerError(controller, e)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-error>).
-fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
+pub(crate) fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
     // 1. Let stream be controller.[[stream]].
     let s = controller(rt, c).stream;
     // 2. If stream.[[state]] is not "readable", return.
@@ -1284,7 +1303,7 @@ fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId, e: Value) 
 /// ReadableStreamDefaultControllerGetDesiredSize(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-get-desired-size>):
 /// `None` is null.
-fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: ObjectId) -> Option<f64> {
+pub(crate) fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: ObjectId) -> Option<f64> {
     let controller = controller(rt, c);
     // 1. Let state be controller.[[stream]].[[state]].
     match stream(rt, controller.stream).state {
@@ -1301,7 +1320,7 @@ fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: ObjectId) -> 
 
 /// ReadableStreamDefaultControllerCanCloseOrEnqueue(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-can-close-or-enqueue>).
-fn readable_stream_default_controller_can_close_or_enqueue(rt: &Rt, c: ObjectId) -> bool {
+pub(crate) fn readable_stream_default_controller_can_close_or_enqueue(rt: &Rt, c: ObjectId) -> bool {
     let controller = controller(rt, c);
     // 1. Let state be controller.[[stream]].[[state]].
     let state = stream(rt, controller.stream).state;
@@ -1317,12 +1336,12 @@ fn readable_stream_default_controller_can_close_or_enqueue(rt: &Rt, c: ObjectId)
 /// with the start algorithm of SetUpReadableStreamDefaultControllerFromUnderlyingSource:
 /// the source's `start`, if any.
 #[allow(clippy::too_many_arguments)] // the spec's parameters, one for one
-fn set_up_readable_stream_default_controller(
+pub(crate) fn set_up_readable_stream_default_controller(
     rt: &mut Rt,
     s: ObjectId,
     c: ObjectId,
     underlying_source: Value,
-    start_algorithm: Option<ObjectId>,
+    start_algorithm: StartAlgorithm,
     pull_algorithm: PullAlgorithm,
     cancel_algorithm: CancelAlgorithm,
     high_water_mark: f64,
@@ -1364,8 +1383,11 @@ fn set_up_readable_stream_default_controller(
     // underlyingSourceDict["start"] with argument list « controller » and
     // callback this value underlyingSource".)
     let start_result = match start_algorithm {
-        None => Value::Undefined,
-        Some(start) => rt.call_function(start, underlying_source, &[Value::Object(c)])?,
+        StartAlgorithm::ReturnUndefined => Value::Undefined,
+        StartAlgorithm::Invoke(start) => {
+            rt.call_function(start, underlying_source, &[Value::Object(c)])?
+        }
+        StartAlgorithm::ReturnPromise(p) => Value::Object(p),
     };
     // 10. Let startPromise be a promise resolved with startResult.
     let start_promise = a_promise_resolved_with(rt, start_result);
@@ -1409,7 +1431,10 @@ fn set_up_readable_stream_default_controller_from_underlying_source(
     //    algorithm which returns the result of invoking
     //    underlyingSourceDict["start"] with argument list « controller » and
     //    callback this value underlyingSource.
-    let start_algorithm = source.start;
+    let start_algorithm = match source.start {
+        Some(start) => StartAlgorithm::Invoke(start),
+        None => StartAlgorithm::ReturnUndefined,
+    };
     // 3. Let pullAlgorithm be an algorithm that returns a promise resolved with
     //    undefined.
     // 6. If underlyingSourceDict["pull"] exists, then set pullAlgorithm to an
@@ -1453,6 +1478,7 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) ->
     match algorithm {
         PullAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
         PullAlgorithm::Tee { tee } => tee_pull_algorithm(rt, tee),
+        PullAlgorithm::Transform { stream } => crate::transform::source_pull_algorithm(rt, stream),
         PullAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[Value::Object(c)]) {
@@ -1487,6 +1513,9 @@ fn perform_cancel_algorithm(
         CancelAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
         CancelAlgorithm::Tee1 { tee } => tee_cancel1_algorithm(rt, tee, reason),
         CancelAlgorithm::Tee2 { tee } => tee_cancel2_algorithm(rt, tee, reason),
+        CancelAlgorithm::Transform { stream } => {
+            crate::transform::source_cancel_algorithm(rt, stream, reason)
+        }
         CancelAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[reason]) {
@@ -1505,7 +1534,7 @@ fn perform_cancel_algorithm(
 
 /// DequeueValue(container)
 /// (<https://streams.spec.whatwg.org/#dequeue-value>).
-fn dequeue_value(rt: &mut Rt, c: ObjectId) -> Value {
+pub(crate) fn dequeue_value(rt: &mut Rt, c: ObjectId) -> Value {
     let container = controller_mut(rt, c);
     // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
     // 2. Assert: container.[[queue]] is not empty.
@@ -1527,12 +1556,16 @@ fn dequeue_value(rt: &mut Rt, c: ObjectId) -> Value {
 
 /// EnqueueValueWithSize(container, value, size)
 /// (<https://streams.spec.whatwg.org/#enqueue-value-with-size>).
-fn enqueue_value_with_size(rt: &mut Rt, c: ObjectId, value: Value, size: f64) -> Result<(), Value> {
+fn enqueue_value_with_size(
+    rt: &mut Rt,
+    c: ObjectId,
+    value: Value,
+    size: Value,
+) -> Result<(), Value> {
     // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
     // 2. If ! IsNonNegativeNumber(size) is false, throw a RangeError exception.
     // 3. If size is +∞, throw a RangeError exception.
-    // MODEL: the size algorithm returns 1, so neither can happen.
-    assert!(size.is_finite() && size >= 0.0, "a chunk size of 1");
+    let size = crate::writable::check_chunk_size(rt, &size)?;
     let container = controller_mut(rt, c);
     // 4. Append a new value-with-size with value value and size size to
     //    container.[[queue]].
@@ -1632,7 +1665,7 @@ fn create_readable_stream(
         s,
         c,
         Value::Undefined,
-        None,
+        StartAlgorithm::ReturnUndefined,
         pull_algorithm,
         cancel_algorithm,
         high_water_mark,
