@@ -429,7 +429,7 @@ impl Library for Model {
         source: UnderlyingSource,
         strategy: QueuingStrategy,
     ) -> Completion {
-        streams::new_readable_stream(rt, source, strategy)
+        streams::new_readable_stream_with_strategy(rt, source, strategy)
     }
 
     fn readable_controller_enqueue(

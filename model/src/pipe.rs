@@ -25,9 +25,7 @@
 //! Streams Standard: <https://streams.spec.whatwg.org/#readable-stream-pipe-to>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1575-L1936>.
 
-use nodesem_runtime::{
-    Completion, Job, ObjectId, Runtime, StreamPipeOptions, Task, Value,
-};
+use nodesem_runtime::{Completion, Job, ObjectId, Runtime, StreamPipeOptions, Task, Value};
 
 use nodesem_lang::Combinator;
 
@@ -234,8 +232,8 @@ fn readable_stream_pipe_to(
 ) -> ObjectId {
     // 1-6. (Asserts on the arguments.)
     // 7. Let reader be ! AcquireReadableStreamDefaultReader(source).
-    let reader = streams::acquire_readable_stream_default_reader(rt, source)
-        .expect("an unlocked source");
+    let reader =
+        streams::acquire_readable_stream_default_reader(rt, source).expect("an unlocked source");
     // 8. Let writer be ! AcquireWritableStreamDefaultWriter(dest).
     let writer =
         writable::acquire_writable_stream_default_writer(rt, dest).expect("an unlocked dest");
@@ -317,7 +315,12 @@ fn readable_stream_pipe_to(
         on_dest_errored(rt, p, e);
     } else {
         let closed = writable::writer(rt, writer).closed_promise;
-        upon_settlement(rt, closed, |_, _| {}, move |rt, e| on_dest_errored(rt, p, e));
+        upon_settlement(
+            rt,
+            closed,
+            |_, _| {},
+            move |rt, e| on_dest_errored(rt, p, e),
+        );
     }
     //   3. Closing must be propagated forward: if source.[[state]] is or
     //      becomes "closed", then ...
@@ -337,7 +340,13 @@ fn readable_stream_pipe_to(
         //   3. If preventCancel is false, shutdown with an action of !
         //      ReadableStreamCancel(source, destClosed) and with destClosed.
         if !prevent_cancel {
-            shutdown_with_an_action(rt, p, Action::CancelSource(dest_closed.clone()), true, dest_closed);
+            shutdown_with_an_action(
+                rt,
+                p,
+                Action::CancelSource(dest_closed.clone()),
+                true,
+                dest_closed,
+            );
         } else {
             //   4. Otherwise, shutdown with destClosed.
             shutdown(rt, p, true, dest_closed);
@@ -414,7 +423,8 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
                 return;
             }
             let chunk = streams::dequeue_value(rt, c);
-            if streams::controller(rt, c).close_requested && streams::controller(rt, c).queue.is_empty()
+            if streams::controller(rt, c).close_requested
+                && streams::controller(rt, c).queue.is_empty()
             {
                 streams::readable_stream_default_controller_clear_algorithms(rt, c);
                 streams::readable_stream_close(rt, source);
@@ -464,7 +474,12 @@ pub(crate) fn read_request_chunk_steps(rt: &mut Rt, p: PipeId, chunk: Value) {
     on_resolved_promise(rt, move |rt| {
         let chunk = std::mem::replace(&mut pipe_mut(rt, p).pending_chunk, Value::Undefined);
         let writer = pipe(rt, p).writer;
-        writable::writable_stream_default_writer_write(rt, writer, chunk, WriteRequestKind::Pipe(p));
+        writable::writable_stream_default_writer_write(
+            rt,
+            writer,
+            chunk,
+            WriteRequestKind::Pipe(p),
+        );
         pump(rt, p);
     });
 }
@@ -742,4 +757,16 @@ fn finalize(rt: &mut Rt, p: PipeId, rejected: bool, error: Value) {
         // 6. Otherwise, resolve promise with undefined.
         resolve(rt, promise, Value::Undefined);
     }
+}
+
+/// Every pipe's shuttingDown, in the order the pipes were made (for tests
+/// and tools that inspect the model).
+pub fn shutting_down(rt: &Rt) -> Vec<bool> {
+    rt.lib.pipes.iter().map(|p| p.shutting_down).collect()
+}
+
+/// Every pipe's count of writes in flight or queued (Node's
+/// `writeTracker.pending`).
+pub fn pending_writes(rt: &Rt) -> Vec<u32> {
+    rt.lib.pipes.iter().map(|p| p.pending).collect()
 }

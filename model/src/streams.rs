@@ -4,12 +4,13 @@
 //! internal slot is a field named after it.
 //!
 //! What is covered: a ReadableStream made from an underlying source (`start`,
-//! `pull`, `cancel`, each optional) and a `highWaterMark`, whose size
-//! algorithm returns 1 for every chunk; its default controller
+//! `pull`, `cancel`, each optional) and a queuing strategy
+//! (`highWaterMark`, and `size`, called with `this` undefined: an invalid
+//! size is Node's `ERR_INVALID_ARG_VALUE` RangeError); its default controller
 //! (`enqueue`, `close`, `error`, `desiredSize`); its default reader (`read`,
 //! `releaseLock`, `cancel`, `closed`); `stream.cancel`, `stream.locked` and
 //! `stream.tee()` (ReadableStreamDefaultTee, without cloning). Byte streams,
-//! BYOB readers, piping and async iteration are not.
+//! BYOB readers and async iteration are not; piping is [`crate::pipe`]'s.
 //!
 //! Streams Standard: <https://streams.spec.whatwg.org/#rs-model>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>.
@@ -33,8 +34,8 @@
 use std::collections::VecDeque;
 
 use nodesem_runtime::{
-    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime,
-    Task, UnderlyingSource, Value,
+    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime, Task,
+    UnderlyingSource, Value,
 };
 
 use crate::slots::Slots;
@@ -450,9 +451,23 @@ fn reader_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Val
 
 // ---- the ReadableStream class ---------------------------------------------
 
+/// `new ReadableStream(underlyingSource, { highWaterMark })`: a strategy
+/// without `size` ([`new_readable_stream_with_strategy`]).
+pub fn new_readable_stream(
+    rt: &mut Rt,
+    source: UnderlyingSource,
+    high_water_mark: Option<f64>,
+) -> Completion {
+    let strategy = QueuingStrategy {
+        high_water_mark,
+        size: None,
+    };
+    new_readable_stream_with_strategy(rt, source, strategy)
+}
+
 /// `new ReadableStream(underlyingSource, strategy)`
 /// (<https://streams.spec.whatwg.org/#rs-constructor>).
-pub fn new_readable_stream(
+pub fn new_readable_stream_with_strategy(
     rt: &mut Rt,
     source: UnderlyingSource,
     strategy: QueuingStrategy,
@@ -495,7 +510,11 @@ pub fn new_readable_stream(
 
 /// ExtractHighWaterMark(strategy, defaultHWM)
 /// (<https://streams.spec.whatwg.org/#validate-and-normalize-high-water-mark>).
-pub(crate) fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> Result<f64, Value> {
+pub(crate) fn extract_high_water_mark(
+    rt: &mut Rt,
+    hwm: Option<f64>,
+    default_hwm: f64,
+) -> Result<f64, Value> {
     // 1. If strategy["highWaterMark"] does not exist, return defaultHWM.
     let Some(high_water_mark) = hwm else {
         return Ok(default_hwm);
@@ -574,7 +593,10 @@ pub fn get_reader(rt: &mut Rt, s: Value) -> Completion {
 
 /// AcquireReadableStreamDefaultReader(stream)
 /// (<https://streams.spec.whatwg.org/#acquire-readable-stream-reader>).
-pub(crate) fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<ObjectId, Value> {
+pub(crate) fn acquire_readable_stream_default_reader(
+    rt: &mut Rt,
+    s: ObjectId,
+) -> Result<ObjectId, Value> {
     // 1. Let reader be a new ReadableStreamDefaultReader.
     let reader = rt.heap.alloc(ObjectData::Host);
     // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
@@ -947,7 +969,11 @@ fn readable_stream_default_reader_error_read_requests(rt: &mut Rt, r: ObjectId, 
 
 /// ReadableStreamDefaultReaderRead(reader, readRequest)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-reader-read>).
-pub(crate) fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: ReadRequest) {
+pub(crate) fn readable_stream_default_reader_read(
+    rt: &mut Rt,
+    r: ObjectId,
+    read_request: ReadRequest,
+) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -1303,7 +1329,10 @@ pub(crate) fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId,
 /// ReadableStreamDefaultControllerGetDesiredSize(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-get-desired-size>):
 /// `None` is null.
-pub(crate) fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: ObjectId) -> Option<f64> {
+pub(crate) fn readable_stream_default_controller_get_desired_size(
+    rt: &Rt,
+    c: ObjectId,
+) -> Option<f64> {
     let controller = controller(rt, c);
     // 1. Let state be controller.[[stream]].[[state]].
     match stream(rt, controller.stream).state {
@@ -1320,7 +1349,10 @@ pub(crate) fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: Ob
 
 /// ReadableStreamDefaultControllerCanCloseOrEnqueue(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-can-close-or-enqueue>).
-pub(crate) fn readable_stream_default_controller_can_close_or_enqueue(rt: &Rt, c: ObjectId) -> bool {
+pub(crate) fn readable_stream_default_controller_can_close_or_enqueue(
+    rt: &Rt,
+    c: ObjectId,
+) -> bool {
     let controller = controller(rt, c);
     // 1. Let state be controller.[[stream]].[[state]].
     let state = stream(rt, controller.stream).state;

@@ -26,8 +26,8 @@
 //! - the errors are Node's `ERR_INVALID_STATE` TypeErrors.
 
 use nodesem_runtime::{
-    Completion, HostClass, Job, ObjectData, ObjectId, QueuingStrategy, Runtime, Task,
-    Transformer, Value,
+    Completion, HostClass, Job, ObjectData, ObjectId, QueuingStrategy, Runtime, Task, Transformer,
+    Value,
 };
 
 use crate::slots::Slots;
@@ -145,7 +145,9 @@ fn controller_mut(rt: &mut Rt, id: ObjectId) -> &mut TransformStreamDefaultContr
 }
 
 fn ts_controller(rt: &Rt, s: ObjectId) -> ObjectId {
-    ts(rt, s).controller.expect("the transform stream's controller")
+    ts(rt, s)
+        .controller
+        .expect("the transform stream's controller")
 }
 
 /// A TransformStream's [[readable]].
@@ -783,7 +785,7 @@ fn sink_abort_algorithm_steps(rt: &mut Rt, stream: ObjectId, reason: Value) -> O
     let algorithm = controller(rt, c)
         .cancel_algorithm
         .expect("the cancel algorithm, not yet cleared");
-    let cancel_promise = perform_promise_algorithm(rt, c, algorithm, &[reason.clone()]);
+    let cancel_promise = perform_promise_algorithm(rt, c, algorithm, std::slice::from_ref(&reason));
     // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).
     transform_stream_default_controller_clear_algorithms(rt, c);
     // 7. React to cancelPromise:
@@ -901,7 +903,7 @@ pub(crate) fn source_cancel_algorithm(rt: &mut Rt, stream: ObjectId, reason: Val
     let algorithm = controller(rt, c)
         .cancel_algorithm
         .expect("the cancel algorithm, not yet cleared");
-    let cancel_promise = perform_promise_algorithm(rt, c, algorithm, &[reason.clone()]);
+    let cancel_promise = perform_promise_algorithm(rt, c, algorithm, std::slice::from_ref(&reason));
     // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).
     transform_stream_default_controller_clear_algorithms(rt, c);
     // 7. React to cancelPromise:
@@ -994,4 +996,10 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     } else {
         None
     }
+}
+
+/// A TransformStream's [[backpressure]] (for tests and tools that inspect
+/// the model).
+pub fn backpressure(rt: &Rt, s: ObjectId) -> Option<bool> {
+    ts(rt, s).backpressure
 }

@@ -43,8 +43,8 @@ use nodesem_runtime::{
 
 use crate::slots::Slots;
 use crate::streams::{
-    a_new_promise, a_promise_rejected_with, a_promise_resolved_with, err_invalid_state,
-    is_pending, mark_as_handled, reject, resolve, upon_settlement, SizeAlgorithm, ValueWithSize,
+    a_new_promise, a_promise_rejected_with, a_promise_resolved_with, err_invalid_state, is_pending,
+    mark_as_handled, reject, resolve, upon_settlement, SizeAlgorithm, ValueWithSize,
 };
 use crate::{abort, pipe, transform, Model};
 
@@ -441,7 +441,8 @@ pub fn new_writable_stream(
     // both are extracted before the stream exists (the same order; nothing
     // between them is observable).
     let size_algorithm = extract_size_algorithm(&strategy);
-    let high_water_mark = crate::streams::extract_high_water_mark(rt, strategy.high_water_mark, 1.0)?;
+    let high_water_mark =
+        crate::streams::extract_high_water_mark(rt, strategy.high_water_mark, 1.0)?;
     let this = rt.heap.alloc(ObjectData::Host);
     // 4. Perform ! InitializeWritableStream(this).
     initialize_writable_stream(rt, this);
@@ -1177,10 +1178,12 @@ fn writer_desired_size(rt: &mut Rt, w: ObjectId) -> Completion {
         return Err(not_bound(rt));
     }
     // 2. Return ! WritableStreamDefaultWriterGetDesiredSize(this).
-    Ok(match writable_stream_default_writer_get_desired_size(rt, w) {
-        Some(n) => Value::Number(n),
-        None => Value::Null,
-    })
+    Ok(
+        match writable_stream_default_writer_get_desired_size(rt, w) {
+            Some(n) => Value::Number(n),
+            None => Value::Null,
+        },
+    )
 }
 
 /// The `ready` getter (<https://streams.spec.whatwg.org/#default-writer-ready>).
@@ -1360,10 +1363,7 @@ fn writable_stream_default_writer_ensure_ready_promise_rejected(
 /// WritableStreamDefaultWriterGetDesiredSize(writer)
 /// (<https://streams.spec.whatwg.org/#writable-stream-default-writer-get-desired-size>):
 /// `None` is null.
-pub(crate) fn writable_stream_default_writer_get_desired_size(
-    rt: &Rt,
-    w: ObjectId,
-) -> Option<f64> {
+pub(crate) fn writable_stream_default_writer_get_desired_size(rt: &Rt, w: ObjectId) -> Option<f64> {
     // 1. Let stream be writer.[[stream]].
     let s = writer(rt, w).stream.expect("the writer's stream");
     // 2. Let state be stream.[[state]].
@@ -1929,8 +1929,7 @@ pub(crate) fn write_fulfilled(rt: &mut Rt, c: ObjectId) {
     dequeue_value(rt, c);
     //   5. If ! WritableStreamCloseQueuedOrInFlight(stream) is false and
     //      state is "writable",
-    if !writable_stream_close_queued_or_in_flight(rt, s) && state == WritableStreamState::Writable
-    {
+    if !writable_stream_close_queued_or_in_flight(rt, s) && state == WritableStreamState::Writable {
         //  1. Let backpressure be !
         //     WritableStreamDefaultControllerGetBackpressure(controller).
         let backpressure = writable_stream_default_controller_get_backpressure(rt, c);
@@ -2080,7 +2079,12 @@ fn dequeue_value(rt: &mut Rt, c: ObjectId) {
 
 /// EnqueueValueWithSize(container, value, size)
 /// (<https://streams.spec.whatwg.org/#enqueue-value-with-size>).
-fn enqueue_value_with_size(rt: &mut Rt, c: ObjectId, value: Value, size: Value) -> Result<(), Value> {
+fn enqueue_value_with_size(
+    rt: &mut Rt,
+    c: ObjectId,
+    value: Value,
+    size: Value,
+) -> Result<(), Value> {
     // 2-3. (the checks)
     let size = check_chunk_size(rt, &size)?;
     let container = controller_mut(rt, c);
@@ -2134,4 +2138,19 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     } else {
         None
     }
+}
+
+/// A WritableStream's [[state]] (for tests and tools that inspect the model).
+pub fn state(rt: &Rt, s: ObjectId) -> WritableStreamState {
+    stream(rt, s).state
+}
+
+/// A WritableStream's [[backpressure]].
+pub fn backpressure(rt: &Rt, s: ObjectId) -> bool {
+    stream(rt, s).backpressure
+}
+
+/// How many write requests a WritableStream has queued (not in flight).
+pub fn queued_write_requests(rt: &Rt, s: ObjectId) -> usize {
+    stream(rt, s).write_requests.len()
 }
