@@ -29,11 +29,12 @@
 //!   TypeError, and the error of `releaseLock()` is one object, made once;
 //! - an invalid chunk size is Node's `ERR_INVALID_ARG_VALUE` RangeError.
 //!
-//! MODEL: Node makes a writer's `ready` and `closed` promises lazily, when
-//! they are first read, from the stream's state then; the model makes them
-//! eagerly as the spec does. The two differ only for a stream aborted
-//! while its close is in flight whose writer's `ready` is first read after
-//! the close completes (Node derives a fulfilled one from "closed").
+//! - Node makes a writer's `ready` and `closed` promises lazily, when they
+//!   are first read, from the stream's state then; the model makes them
+//!   eagerly as the spec does, and follows Node where the two differ: a
+//!   writer's `ready` that was dropped while erroring and is read once the
+//!   stream is "closed" (aborted while its close was in flight) is
+//!   fulfilled.
 
 use std::collections::VecDeque;
 
@@ -213,6 +214,18 @@ pub struct WritableStreamDefaultWriter {
     pub closed_promise: ObjectId,
     /// [[readyPromise]].
     pub ready_promise: ObjectId,
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L647-L672>
+    /// whether Node has materialized the ready record: the script read
+    /// `ready` since the promise was made. Node settles only a materialized
+    /// record; otherwise it makes one when `ready` is read, from the state
+    /// then.
+    pub ready_observed: bool,
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1054-L1066>
+    /// EnsureReadyPromiseRejected found no pending materialized record and
+    /// dropped the cache: the next read of `ready` derives it from the
+    /// stream's state (a stream aborted while its close was in flight is
+    /// "closed" by then, and its writer's ready fulfilled).
+    pub ready_dropped: bool,
     /// [[stream]]: undefined once released.
     pub stream: Option<ObjectId>,
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1791-L1798>
@@ -675,6 +688,8 @@ fn set_up_writable_stream_default_writer(
             ready_promise,
             // 2. Set writer.[[stream]] to stream.
             stream: Some(s),
+            ready_observed: false,
+            ready_dropped: false,
             ready_hook: None,
         },
     );
@@ -1150,6 +1165,7 @@ fn writable_stream_update_backpressure(rt: &mut Rt, s: ObjectId, backpressure: b
                 let ready = a_new_promise(rt);
                 let writer = writer_mut(rt, w);
                 writer.ready_promise = ready;
+                writer.ready_observed = false;
                 // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L746
                 // the new record replaces a pipe's ready hook too.
                 writer.ready_hook = None;
@@ -1187,7 +1203,22 @@ fn writer_desired_size(rt: &mut Rt, w: ObjectId) -> Completion {
 }
 
 /// The `ready` getter (<https://streams.spec.whatwg.org/#default-writer-ready>).
-fn writer_ready(rt: &Rt, w: ObjectId) -> ObjectId {
+fn writer_ready(rt: &mut Rt, w: ObjectId) -> ObjectId {
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L647-L672
+    // `writerReadyPromise(writer)`: a dropped record is derived from the
+    // stream's state now; of the states, only "closed" derives something
+    // else than the rejected promise the spec left (a fulfilled one).
+    if writer(rt, w).ready_dropped {
+        writer_mut(rt, w).ready_dropped = false;
+        let closed = writer(rt, w)
+            .stream
+            .is_some_and(|s| stream(rt, s).state == WritableStreamState::Closed);
+        if closed {
+            let p = a_promise_resolved_with(rt, Value::Undefined);
+            writer_mut(rt, w).ready_promise = p;
+        }
+    }
+    writer_mut(rt, w).ready_observed = true;
     // 1. Return this.[[readyPromise]].
     writer(rt, w).ready_promise
 }
@@ -1347,13 +1378,18 @@ fn writable_stream_default_writer_ensure_ready_promise_rejected(
     let ready = writer(rt, w).ready_promise;
     // 1. If writer.[[readyPromise]].[[PromiseState]] is "pending", reject
     //    writer.[[readyPromise]] with error.
-    if is_pending(rt, ready) {
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1054-L1066
+    // only a materialized (read) record is rejected; else the cache is
+    // dropped, and `ready` derives it when next read.
+    if is_pending(rt, ready) && writer(rt, w).ready_observed {
         reject(rt, ready, error);
     } else {
         // 2. Otherwise, set writer.[[readyPromise]] to a promise rejected
         //    with error.
         let p = a_promise_rejected_with(rt, error);
-        writer_mut(rt, w).ready_promise = p;
+        let writer = writer_mut(rt, w);
+        writer.ready_promise = p;
+        writer.ready_dropped = true;
     }
     // 3. Set writer.[[readyPromise]].[[PromiseIsHandled]] to true.
     let ready = writer(rt, w).ready_promise;
