@@ -1291,7 +1291,7 @@ pub fn writer_write(rt: &mut Rt, w: Value, chunk: Value) -> Completion {
         w,
         chunk,
         WriteRequestKind::Promise,
-    )))
+    )?))
 }
 
 // ---- writers' abstract operations ------------------------------------------
@@ -1471,7 +1471,7 @@ pub(crate) fn writable_stream_default_writer_write(
     w: ObjectId,
     chunk: Value,
     kind: WriteRequestKind,
-) -> ObjectId {
+) -> Result<ObjectId, Value> {
     let fail = |rt: &mut Rt, e: Value| match kind {
         WriteRequestKind::Promise => a_promise_rejected_with(rt, e),
         WriteRequestKind::Pipe(p) => {
@@ -1486,13 +1486,13 @@ pub(crate) fn writable_stream_default_writer_write(
     let c = stream_controller(rt, s);
     // 4. Let chunkSize be ! WritableStreamDefaultControllerGetChunkSize(
     //    controller, chunk).
-    let chunk_size = writable_stream_default_controller_get_chunk_size(rt, c, chunk.clone());
+    let chunk_size = writable_stream_default_controller_get_chunk_size(rt, c, chunk.clone())?;
     // 5. If stream is not equal to writer.[[stream]], return a promise
     //    rejected with a TypeError exception.
     if writer(rt, w).stream != Some(s) {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L978-L981
         let e = err_invalid_state(rt, "Mismatched WritableStreams");
-        return fail(rt, e);
+        return Ok(fail(rt, e));
     }
     // 6. Let state be stream.[[state]].
     let state = stream(rt, s).state;
@@ -1500,7 +1500,7 @@ pub(crate) fn writable_stream_default_writer_write(
     //    stream.[[storedError]].
     if state == WritableStreamState::Errored {
         let e = stream(rt, s).stored_error.clone();
-        return fail(rt, e);
+        return Ok(fail(rt, e));
     }
     // 8. If ! WritableStreamCloseQueuedOrInFlight(stream) is true or state
     //    is "closed", return a promise rejected with a TypeError exception
@@ -1508,13 +1508,13 @@ pub(crate) fn writable_stream_default_writer_write(
     if writable_stream_close_queued_or_in_flight(rt, s) || state == WritableStreamState::Closed {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L989-L992
         let e = err_invalid_state(rt, "WritableStream is closed");
-        return fail(rt, e);
+        return Ok(fail(rt, e));
     }
     // 9. If state is "erroring", return a promise rejected with
     //    stream.[[storedError]].
     if state == WritableStreamState::Erroring {
         let e = stream(rt, s).stored_error.clone();
-        return fail(rt, e);
+        return Ok(fail(rt, e));
     }
     // 10. Assert: state is "writable".
     assert_eq!(state, WritableStreamState::Writable);
@@ -1533,7 +1533,7 @@ pub(crate) fn writable_stream_default_writer_write(
     //     chunkSize).
     writable_stream_default_controller_write(rt, c, chunk, chunk_size);
     // 13. Return promise.
-    promise
+    Ok(promise)
 }
 
 // ---- the WritableStreamDefaultController class ----------------------------
@@ -1854,24 +1854,36 @@ fn writable_stream_default_controller_get_backpressure(rt: &Rt, c: ObjectId) -> 
 /// WritableStreamDefaultControllerGetChunkSize(controller, chunk)
 /// (<https://streams.spec.whatwg.org/#writable-stream-default-controller-get-chunk-size>):
 /// the chunk's size as the algorithm returned it (Node converts it only in
-/// EnqueueValueWithSize).
+/// EnqueueValueWithSize), or Node's failed assertion.
 fn writable_stream_default_controller_get_chunk_size(
     rt: &mut Rt,
     c: ObjectId,
     chunk: Value,
-) -> Value {
+) -> Result<Value, Value> {
     // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
-    //    1. Assert: controller.[[stream]].[[state]] is not "writable".
-    //    2. Return 1.
-    // MODEL: no assertion; the algorithms are also cleared while a close is
-    // in flight, and Node asserts only the states it expects.
     let Some(algorithm) = controller(rt, c).strategy_size_algorithm else {
-        return Value::Number(1.0);
+        //   1. Assert: controller.[[stream]].[[state]] is not "writable".
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1117-L1122
+        // the assertion is Node's `assert`, and it fails where the spec's
+        // would: ProcessClose clears the algorithms while the stream is
+        // still "writable", so a write while a close is in flight throws
+        // ERR_INTERNAL_ASSERTION out of `write()`.
+        let s = controller(rt, c).stream;
+        if stream(rt, s).state == WritableStreamState::Writable {
+            return Err(rt.node_error(
+                "Error",
+                "ERR_INTERNAL_ASSERTION",
+                "This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\n\
+                 Please open an issue with this stack trace at https://github.com/nodejs/node/issues\n",
+            ));
+        }
+        //   2. Return 1.
+        return Ok(Value::Number(1.0));
     };
     // 2. Let returnValue be the result of performing
     //    controller.[[strategySizeAlgorithm]], passing in chunk, and
     //    interpreting the result as a completion record.
-    match perform_size_algorithm(rt, algorithm, chunk) {
+    Ok(match perform_size_algorithm(rt, algorithm, chunk) {
         // 3. If returnValue is an abrupt completion,
         Err(e) => {
             //   1. Perform ! WritableStreamDefaultControllerErrorIfNeeded(
@@ -1882,7 +1894,7 @@ fn writable_stream_default_controller_get_chunk_size(
         }
         // 4. Return returnValue.[[Value]].
         Ok(size) => size,
-    }
+    })
 }
 
 /// WritableStreamDefaultControllerGetDesiredSize(controller)
