@@ -429,7 +429,14 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
                 streams::readable_stream_default_controller_clear_algorithms(rt, c);
                 streams::readable_stream_close(rt, source);
             }
-            pipe_write(rt, p, writer, chunk);
+            if let Err(e) = pipe_write(rt, p, writer, chunk) {
+                // MODEL: Node's failed assertion of a write while a close is
+                // in flight would be thrown out of the pump; the pump never
+                // writes then (the pipe closes the destination only after
+                // its writes), so it is reported as an uncaught exception.
+                rt.report_uncaught(&e);
+                return;
+            }
             if writable::stream(rt, dest).backpressure
                 || writable::stream(rt, dest).state != WritableStreamState::Writable
                 || writable::writable_stream_close_queued_or_in_flight(rt, dest)
@@ -466,27 +473,31 @@ pub(crate) fn read_request_chunk_steps(rt: &mut Rt, p: PipeId, chunk: Value) {
     // the chunk is written from a reaction on a resolved promise
     // (`forwardChunk`), then the pump goes on.
     pipe_mut(rt, p).pending_chunk = chunk;
-    on_resolved_promise(rt, move |rt| {
+    // (A throw from `forwardChunk` rejects the reaction's derived promise:
+    // Node reports it as an unhandled rejection.)
+    let forward_chunk = rt.native_function(move |rt, _, _| {
         let chunk = std::mem::replace(&mut pipe_mut(rt, p).pending_chunk, Value::Undefined);
         let writer = pipe(rt, p).writer;
-        pipe_write(rt, p, writer, chunk);
+        pipe_write(rt, p, writer, chunk)?;
         pump(rt, p);
+        Ok(Value::Undefined)
     });
+    let resolved = rt.promise_resolve(Value::Undefined);
+    rt.promise_then(resolved, Some(forward_chunk), None);
 }
 
 /// Node's `writableStreamDefaultWriterWriteWithRequest(writer, chunk,
 /// writeTracker)`.
-fn pipe_write(rt: &mut Rt, p: PipeId, writer: ObjectId, chunk: Value) {
-    if let Err(e) =
-        writable::writable_stream_default_writer_write(rt, writer, chunk, WriteRequestKind::Pipe(p))
-    {
-        // MODEL: Node's failed assertion of a write while a close is in
-        // flight would be thrown out of the pump; the pipe never writes
-        // then (it closes the destination only after its writes), so this
-        // is reported as an uncaught exception without a scenario to show
-        // where Node would throw it.
-        rt.report_uncaught(&e);
+fn pipe_write(rt: &mut Rt, p: PipeId, writer: ObjectId, chunk: Value) -> Result<(), Value> {
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1000-L1004
+    // `assert(stream !== undefined)`: a chunk read before the pipe
+    // finalized (the read request's, on its way to the write) meets a
+    // released writer, and Node's assertion throws.
+    if writable::writer(rt, writer).stream.is_none() {
+        return Err(writable::internal_assertion_error(rt));
     }
+    writable::writable_stream_default_writer_write(rt, writer, chunk, WriteRequestKind::Pipe(p))
+        .map(|_| ())
 }
 
 // ---- the shared write request ---------------------------------------------

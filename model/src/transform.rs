@@ -619,10 +619,11 @@ fn transform_stream_default_controller_perform_transform(
     // 1. Let transformPromise be the result of performing
     //    controller.[[transformAlgorithm]], passing chunk.
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L527-L531
-    // an algorithm cleared by a concurrent cancel, abort or close gives a
-    // resolved promise.
+    // an algorithm cleared by a concurrent cancel, abort or close: the
+    // shared resolved promise is returned as it is, without step 2's
+    // reaction (a microtask sooner).
     let transform_promise = match controller(rt, c).transform_algorithm {
-        None => a_promise_resolved_with(rt, Value::Undefined),
+        None => return a_promise_resolved_with(rt, Value::Undefined),
         Some(TransformAlgorithm::Enqueue) => {
             // 1. Let result be TransformStreamDefaultControllerEnqueue(
             //    controller, chunk).
