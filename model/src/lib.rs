@@ -1,8 +1,10 @@
 //! # nodesem-model: the reference model
 //!
 //! An executable transcription of Node.js 26.12.1's `EventTarget`, `Event`,
-//! `AbortController`, `AbortSignal`, `events.addAbortListener` and
-//! `ReadableStream` (with its default controller and reader). It exists
+//! `AbortController`, `AbortSignal`, `events.addAbortListener`,
+//! `ReadableStream` (with its default controller and reader),
+//! `WritableStream` (with its default controller and writer),
+//! `TransformStream` and `pipeTo`/`pipeThrough`. It exists
 //! so that the optimized implementation (and any Node build) can be diffed
 //! against something whose every step can be checked by reading: each
 //! algorithm is named after the DOM Standard's (the Streams Standard's, for
@@ -31,7 +33,14 @@
 //!   microtask with a trusted `abort` Event;
 //! - a ReadableStream's `pull` promise is taken as it is, two microtasks
 //!   sooner than the Streams Standard's conversion, and the streams' errors
-//!   are Node's coded ones ([`streams`]).
+//!   are Node's coded ones ([`streams`]); so are the promises of a sink's
+//!   `write` and a transformer's `transform` ([`writable`], [`transform`]);
+//! - a write parked on a TransformStream's backpressure resumes two
+//!   microtasks sooner than the spec's reaction chain, and its sink abort
+//!   algorithm is an async function, two microtasks later ([`transform`]);
+//! - `pipeTo`'s loop, which the spec leaves to the implementation, is
+//!   Node's: batched reads from the source's queue, a ready hook that runs
+//!   the pump inside the settle site, one shared write request ([`pipe`]).
 //!
 //! Invariants checked as the model runs (panics are bugs of the model): a
 //! listener about to run is still in its list; an aborted signal is never
