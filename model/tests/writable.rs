@@ -259,3 +259,66 @@ fn release_lock_unlocks_the_stream() {
     assert!(desired.is_err(), "a released writer's desiredSize throws");
     assert!(writable::get_writer(&mut rt, ws).is_ok());
 }
+
+/// `writable_ready_after_abort_during_close_is_fulfilled.scn`: abort()
+/// while the sink's close is in flight. The close completes, the abort
+/// fulfils, the stream is "closed", and a ready promise first read then is
+/// fulfilled: Node derives it from "closed" (the spec's stays rejected).
+#[test]
+fn ready_first_read_after_an_abort_during_close_is_fulfilled() {
+    let mut rt = runtime();
+    let gate = rt.new_promise();
+    let close = rt.native_function(move |rt, _, _| {
+        rt.log_line("sink close".into());
+        Ok(Value::Object(gate))
+    });
+    let abort = show(&mut rt, "sink abort (never)");
+    let sink = sink(&mut rt, None, Some(close), Some(abort));
+    let ws = writable::new_writable_stream(&mut rt, sink, strategy(1.0, None)).expect("a stream");
+    let s = ws.as_object().unwrap();
+    let w = writable::get_writer(&mut rt, ws).expect("a writer");
+    let c = writable::writer_close(&mut rt, w.clone()).unwrap();
+    then_show(&mut rt, &c, "close fulfilled");
+    drain(&mut rt);
+    let a = writable::writer_abort(&mut rt, w.clone(), Some(Value::string("why"))).unwrap();
+    then_show(&mut rt, &a, "abort fulfilled");
+    assert_eq!(writable::state(&rt, s), WritableStreamState::Erroring);
+    rt.resolve_promise_with(gate, Value::Undefined);
+    drain(&mut rt);
+    assert_eq!(writable::state(&rt, s), WritableStreamState::Closed);
+    let ready = wget(&mut rt, &w, "ready");
+    then_show(&mut rt, &ready, "ready fulfilled");
+    catch_show(&mut rt, &ready, "ready rejected");
+    drain(&mut rt);
+    assert_eq!(
+        lines(&rt),
+        [
+            "sink close",
+            "close fulfilled undefined",
+            "abort fulfilled undefined",
+            "ready fulfilled undefined"
+        ]
+    );
+}
+
+/// `writable_write_while_a_close_is_in_flight_fails_node_assertion.scn`:
+/// ProcessClose cleared the size algorithm while the stream is still
+/// "writable", and Node's GetChunkSize assertion throws out of `write()`.
+#[test]
+fn a_write_while_a_close_is_in_flight_throws_node_internal_assertion() {
+    let mut rt = runtime();
+    let size = rt.native_function(|_, _, _| Ok(Value::Number(1.0)));
+    let gate = rt.new_promise();
+    let close = rt.native_function(move |_, _, _| Ok(Value::Object(gate)));
+    let sink = sink(&mut rt, None, Some(close), None);
+    let ws =
+        writable::new_writable_stream(&mut rt, sink, strategy(1.0, Some(size))).expect("a stream");
+    let s = ws.as_object().unwrap();
+    let w = writable::get_writer(&mut rt, ws).expect("a writer");
+    drain(&mut rt);
+    writable::writer_close(&mut rt, w.clone()).unwrap();
+    assert_eq!(writable::state(&rt, s), WritableStreamState::Writable);
+    let e = writable::writer_write(&mut rt, w, Value::string("x")).expect_err("a throw");
+    let code = rt.get_property(&e, "code").unwrap();
+    assert_eq!(rt.fmt(&code), "ERR_INTERNAL_ASSERTION");
+}
