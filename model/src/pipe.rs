@@ -230,17 +230,19 @@ fn readable_stream_pipe_to(
     prevent_cancel: bool,
     signal: Option<ObjectId>,
 ) -> ObjectId {
-    // 1-6. (Asserts on the arguments.)
-    // 7. Let reader be ! AcquireReadableStreamDefaultReader(source).
+    // 1-7. (Asserts on the arguments; no signal is undefined.)
+    // 8. If source.[[controller]] implements ReadableByteStreamController,
+    //    ... (no byte streams here)
+    // 9. Otherwise, let reader be ! AcquireReadableStreamDefaultReader(source).
     let reader =
         streams::acquire_readable_stream_default_reader(rt, source).expect("an unlocked source");
-    // 8. Let writer be ! AcquireWritableStreamDefaultWriter(dest).
+    // 10. Let writer be ! AcquireWritableStreamDefaultWriter(dest).
     let writer =
         writable::acquire_writable_stream_default_writer(rt, dest).expect("an unlocked dest");
-    // 9. Set source.[[disturbed]] to true.
+    // 11. Set source.[[disturbed]] to true.
     streams::stream_mut(rt, source).disturbed = true;
-    // 10. Let shuttingDown be false.
-    // 11. Let promise be a new promise.
+    // 12. Let shuttingDown be false.
+    // 13. Let promise be a new promise.
     let promise = a_new_promise(rt);
     let p = PipeId(rt.lib.pipes.len());
     rt.lib.pipes.push(Pipe {
@@ -261,7 +263,7 @@ fn readable_stream_pipe_to(
         stall: None,
         pending_chunk: Value::Undefined,
     });
-    // 12. If signal is not undefined,
+    // 14. If signal is not undefined,
     if let Some(signal) = signal {
         //   1. Let abortAlgorithm be the following steps: (abort_algorithm)
         //   2. If signal is aborted, perform abortAlgorithm and return promise.
@@ -280,12 +282,13 @@ fn readable_stream_pipe_to(
         let disposable = abort_listener::add_abort_listener(rt, signal, listener);
         pipe_mut(rt, p).disposable = Some(disposable);
     }
-    // 13. In parallel (but not really; see #905), using reader and writer,
+    // 15. In parallel (but not really; see #905), using reader and writer,
     //     read all chunks from source and write them to dest.
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1889
     // the pump starts at once, before the shutdown conditions are checked.
     pump(rt, p);
-    // 14. (The conditions, processed in order.)
+    //     "Error and close states must be propagated: the following
+    //     conditions must be applied in order."
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1918-L1933
     // a source or destination already errored or closed is acted on now;
     // the watchers are reactions to the reader's and writer's closed
@@ -356,7 +359,7 @@ fn readable_stream_pipe_to(
     promise
 }
 
-/// The abortAlgorithm of step 12.
+/// The abortAlgorithm of step 14.1.
 fn abort_algorithm(rt: &mut Rt, p: PipeId) {
     let pipe = pipe(rt, p);
     let (source, dest, signal) = (pipe.source, pipe.dest, pipe.signal.expect("a signal"));
@@ -390,7 +393,7 @@ fn abort_algorithm(rt: &mut Rt, p: PipeId) {
 
 // ---- the pump ---------------------------------------------------------------
 
-/// Node's `pump()`: one step of step 13's loop.
+/// Node's `pump()`: one step of step 15's loop.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1807-L1877>
 pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
@@ -559,7 +562,7 @@ fn wait_for_pending_writes(rt: &mut Rt, p: PipeId) -> ObjectId {
 
 // ---- the shutdown conditions -----------------------------------------------
 
-/// Step 14.1: source.[[state]] is or becomes "errored".
+/// Step 15's first condition: source.[[state]] is or becomes "errored".
 fn on_source_errored(rt: &mut Rt, p: PipeId, error: Value) {
     // 1. If preventAbort is false, shutdown with an action of !
     //    WritableStreamAbort(dest, source.[[storedError]]) and with
@@ -572,7 +575,7 @@ fn on_source_errored(rt: &mut Rt, p: PipeId, error: Value) {
     }
 }
 
-/// Step 14.2: dest.[[state]] is or becomes "errored".
+/// Step 15's second condition: dest.[[state]] is or becomes "errored".
 fn on_dest_errored(rt: &mut Rt, p: PipeId, error: Value) {
     // 1. If preventCancel is false, shutdown with an action of !
     //    ReadableStreamCancel(source, dest.[[storedError]]) and with
@@ -585,7 +588,7 @@ fn on_dest_errored(rt: &mut Rt, p: PipeId, error: Value) {
     }
 }
 
-/// Step 14.3: source.[[state]] is or becomes "closed".
+/// Step 15's third condition: source.[[state]] is or becomes "closed".
 fn on_source_closed(rt: &mut Rt, p: PipeId) {
     // 1. If preventClose is false, shutdown with an action of !
     //    WritableStreamDefaultWriterCloseWithErrorPropagation(writer).

@@ -448,17 +448,21 @@ pub fn new_writable_stream(
     //    of type UnderlyingSink.
     // 3. If underlyingSinkDict["type"] exists, throw a RangeError exception.
     // MODEL: the scenario's sink has only start, write, close and abort.
-    // 5. Let sizeAlgorithm be ! ExtractSizeAlgorithm(strategy).
-    // 6. Let highWaterMark be ? ExtractHighWaterMark(strategy, 1).
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L206-L207
-    // both are extracted before the stream exists (the same order; nothing
-    // between them is observable).
-    let size_algorithm = extract_size_algorithm(&strategy);
-    let high_water_mark =
-        crate::streams::extract_high_water_mark(rt, strategy.high_water_mark, 1.0)?;
     let this = rt.heap.alloc(ObjectData::Host);
     // 4. Perform ! InitializeWritableStream(this).
     initialize_writable_stream(rt, this);
+    // 5. Let sizeAlgorithm be ! ExtractSizeAlgorithm(strategy).
+    let size_algorithm = extract_size_algorithm(&strategy);
+    // 6. Let highWaterMark be ? ExtractHighWaterMark(strategy, 1).
+    let high_water_mark =
+        match crate::streams::extract_high_water_mark(rt, strategy.high_water_mark, 1.0) {
+            Ok(hwm) => hwm,
+            Err(e) => {
+                // The object never reaches the script.
+                rt.lib.writable.streams.remove(&this);
+                return Err(e);
+            }
+        };
     // 7. Perform ? SetUpWritableStreamDefaultControllerFromUnderlyingSink(
     //    this, underlyingSink, underlyingSinkDict, highWaterMark,
     //    sizeAlgorithm).
