@@ -1,8 +1,10 @@
 //! # nodesem-model: the reference model
 //!
 //! An executable transcription of Node.js 26.12.1's `EventTarget`, `Event`,
-//! `AbortController`, `AbortSignal`, `events.addAbortListener` and
-//! `ReadableStream` (with its default controller and reader). It exists
+//! `AbortController`, `AbortSignal`, `events.addAbortListener`,
+//! `ReadableStream` (with its default controller and reader),
+//! `WritableStream` (with its default controller and writer),
+//! `TransformStream` and `pipeTo`/`pipeThrough`. It exists
 //! so that the optimized implementation (and any Node build) can be diffed
 //! against something whose every step can be checked by reading: each
 //! algorithm is named after the DOM Standard's (the Streams Standard's, for
@@ -31,7 +33,14 @@
 //!   microtask with a trusted `abort` Event;
 //! - a ReadableStream's `pull` promise is taken as it is, two microtasks
 //!   sooner than the Streams Standard's conversion, and the streams' errors
-//!   are Node's coded ones ([`streams`]).
+//!   are Node's coded ones ([`streams`]); so are the promises of a sink's
+//!   `write` and a transformer's `transform` ([`writable`], [`transform`]);
+//! - a write parked on a TransformStream's backpressure resumes two
+//!   microtasks sooner than the spec's reaction chain, and its sink abort
+//!   algorithm is an async function, two microtasks later ([`transform`]);
+//! - `pipeTo`'s loop, which the spec leaves to the implementation, is
+//!   Node's: batched reads from the source's queue, a ready hook that runs
+//!   the pump inside the settle site, one shared write request ([`pipe`]).
 //!
 //! Invariants checked as the model runs (panics are bugs of the model): a
 //! listener about to run is still in its list; an aborted signal is never
@@ -46,8 +55,11 @@ pub mod abort_listener;
 pub mod event;
 pub mod event_target;
 pub mod iterate;
+pub mod pipe;
 pub mod slots;
 pub mod streams;
+pub mod transform;
+pub mod writable;
 
 use nodesem_lang::{Engine, EngineError, Log, RunConfig, Scenario};
 use nodesem_runtime::{
@@ -82,6 +94,12 @@ pub struct Model {
     roots: Vec<ListenerRoot>,
     /// ReadableStreams, their controllers and readers.
     streams: streams::Streams,
+    /// WritableStreams, their controllers and writers.
+    writable: writable::Writables,
+    /// TransformStreams and their controllers.
+    transform: transform::Transforms,
+    /// Every pipe (ReadableStreamPipeTo), by [`pipe::PipeId`].
+    pipes: Vec<pipe::Pipe>,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -134,6 +152,9 @@ impl Library for Model {
             listeners,
             roots,
             streams,
+            writable,
+            transform,
+            pipes,
         } = self;
         controllers.clear();
         targets.clear();
@@ -143,6 +164,9 @@ impl Library for Model {
         listeners.clear();
         roots.clear();
         streams.clear();
+        writable.clear();
+        transform.clear();
+        pipes.clear();
     }
 
     // ---- abort ----
@@ -415,7 +439,7 @@ impl Library for Model {
         source: UnderlyingSource,
         strategy: QueuingStrategy,
     ) -> Completion {
-        streams::new_readable_stream(rt, source, strategy.high_water_mark)
+        streams::new_readable_stream_with_strategy(rt, source, strategy)
     }
 
     fn readable_controller_enqueue(
@@ -464,20 +488,20 @@ impl Library for Model {
 
     fn readable_pipe_to(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: StreamPipeOptions,
+        source: Value,
+        dest: Value,
+        options: StreamPipeOptions,
     ) -> Completion {
-        not_yet(rt, "pipeTo")
+        pipe::pipe_to(rt, source, dest, options)
     }
 
     fn readable_pipe_through(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: StreamPipeOptions,
+        source: Value,
+        transform: Value,
+        options: StreamPipeOptions,
     ) -> Completion {
-        not_yet(rt, "pipeThrough")
+        pipe::pipe_through(rt, source, transform, options)
     }
 
     fn readable_from(rt: &mut Runtime<Self>, iterable: Value) -> Completion {
@@ -504,65 +528,77 @@ impl Library for Model {
 
     fn new_writable_stream(
         rt: &mut Runtime<Self>,
-        _: UnderlyingSink,
-        _: QueuingStrategy,
+        sink: UnderlyingSink,
+        strategy: QueuingStrategy,
     ) -> Completion {
-        not_yet(rt, "WritableStream")
+        writable::new_writable_stream(rt, sink, strategy)
     }
 
-    fn writable_abort(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "abort")
+    fn writable_abort(rt: &mut Runtime<Self>, stream: Value, reason: Option<Value>) -> Completion {
+        writable::stream_abort(rt, stream, reason)
     }
 
-    fn writable_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn writable_close(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        writable::stream_close(rt, stream)
     }
 
-    fn writable_get_writer(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "getWriter")
+    fn writable_get_writer(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        writable::get_writer(rt, stream)
     }
 
-    fn writable_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn writable_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion {
+        writable::controller_error(rt, controller, error)
     }
 
-    fn writer_write(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "write")
+    fn writer_write(rt: &mut Runtime<Self>, writer: Value, chunk: Value) -> Completion {
+        writable::writer_write(rt, writer, chunk)
     }
 
-    fn writer_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn writer_close(rt: &mut Runtime<Self>, writer: Value) -> Completion {
+        writable::writer_close(rt, writer)
     }
 
-    fn writer_abort(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "abort")
+    fn writer_abort(rt: &mut Runtime<Self>, writer: Value, reason: Option<Value>) -> Completion {
+        writable::writer_abort(rt, writer, reason)
     }
 
-    fn writer_release_lock(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "releaseLock")
+    fn writer_release_lock(rt: &mut Runtime<Self>, writer: Value) -> Completion {
+        writable::writer_release_lock(rt, writer)
     }
 
     // ---- TransformStream ----
 
     fn new_transform_stream(
         rt: &mut Runtime<Self>,
-        _: Transformer,
-        _: QueuingStrategy,
-        _: QueuingStrategy,
+        transformer: Transformer,
+        writable_strategy: QueuingStrategy,
+        readable_strategy: QueuingStrategy,
     ) -> Completion {
-        not_yet(rt, "TransformStream")
+        transform::new_transform_stream(rt, transformer, writable_strategy, readable_strategy)
     }
 
-    fn transform_controller_enqueue(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "enqueue")
+    fn transform_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion {
+        transform::controller_enqueue(rt, controller, chunk)
     }
 
-    fn transform_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn transform_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion {
+        transform::controller_error(rt, controller, error)
     }
 
-    fn transform_controller_terminate(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "terminate")
+    fn transform_controller_terminate(rt: &mut Runtime<Self>, controller: Value) -> Completion {
+        transform::controller_terminate(rt, controller)
     }
 
     // ---- byte streams ----
@@ -647,6 +683,12 @@ impl Library for Model {
         if let Some(value) = iterate::get(rt, obj, prop) {
             return value;
         }
+        if let Some(value) = writable::get(rt, obj, prop) {
+            return value;
+        }
+        if let Some(value) = transform::get(rt, obj, prop) {
+            return value;
+        }
         Ok(Value::Undefined)
     }
 
@@ -668,6 +710,10 @@ impl Library for Model {
         } else if let Some(class) = streams::host_class(rt, obj) {
             class
         } else if let Some(class) = iterate::host_class(rt, obj) {
+            class
+        } else if let Some(class) = writable::host_class(rt, obj) {
+            class
+        } else if let Some(class) = transform::host_class(rt, obj) {
             class
         } else {
             // The Disposable of addAbortListener.

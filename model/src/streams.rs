@@ -4,12 +4,13 @@
 //! internal slot is a field named after it.
 //!
 //! What is covered: a ReadableStream made from an underlying source (`start`,
-//! `pull`, `cancel`, each optional) and a `highWaterMark`, whose size
-//! algorithm returns 1 for every chunk; its default controller
+//! `pull`, `cancel`, each optional) and a queuing strategy
+//! (`highWaterMark`, and `size`, called with `this` undefined: an invalid
+//! size is Node's `ERR_INVALID_ARG_VALUE` RangeError); its default controller
 //! (`enqueue`, `close`, `error`, `desiredSize`); its default reader (`read`,
 //! `releaseLock`, `cancel`, `closed`); `stream.cancel`, `stream.locked` and
 //! `stream.tee()` (ReadableStreamDefaultTee, without cloning). Byte streams,
-//! BYOB readers, piping and async iteration are not.
+//! BYOB readers and async iteration are not; piping is [`crate::pipe`]'s.
 //!
 //! Streams Standard: <https://streams.spec.whatwg.org/#rs-model>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>.
@@ -33,11 +34,12 @@
 use std::collections::VecDeque;
 
 use nodesem_runtime::{
-    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, Runtime, Task,
+    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime, Task,
     UnderlyingSource, Value,
 };
 
 use crate::slots::Slots;
+use crate::writable::StartAlgorithm;
 use crate::Model;
 
 type Rt = Runtime<Model>;
@@ -90,6 +92,11 @@ pub enum PullAlgorithm {
         /// The from() stream's variables.
         from: crate::iterate::FromId,
     },
+    /// TransformStreamDefaultSourcePullAlgorithm ([`crate::transform`]).
+    Transform {
+        /// The TransformStream.
+        stream: ObjectId,
+    },
 }
 
 /// A controller's [[cancelAlgorithm]].
@@ -118,16 +125,21 @@ pub enum CancelAlgorithm {
         /// The from() stream's variables.
         from: crate::iterate::FromId,
     },
+    /// TransformStreamDefaultSourceCancelAlgorithm ([`crate::transform`]).
+    Transform {
+        /// The TransformStream.
+        stream: ObjectId,
+    },
 }
 
-/// A controller's [[strategySizeAlgorithm]].
-///
-/// MODEL: scenarios give no `size` in the strategy, so the size algorithm is
-/// ExtractSizeAlgorithm's default, which returns 1.
+/// A controller's [[strategySizeAlgorithm]] (a ReadableStream's or a
+/// WritableStream's), as ExtractSizeAlgorithm makes it.
 #[derive(Clone, Copy, Debug)]
 pub enum SizeAlgorithm {
     /// "an algorithm that returns 1".
     ReturnOne,
+    /// Invoking the strategy's `size` with « chunk » (`this` undefined).
+    Invoke(ObjectId),
 }
 
 /// A value-with-size of a queue-with-sizes
@@ -191,6 +203,11 @@ pub enum ReadRequest {
         /// The iterator.
         iterator: ObjectId,
     },
+    /// The read request of a pipe's pump ([`crate::pipe`]).
+    Pipe {
+        /// The pipe.
+        pipe: crate::pipe::PipeId,
+    },
 }
 
 /// Which ReadableStreamDefaultTee: an index into [`Streams`]' tees.
@@ -247,9 +264,9 @@ pub struct ReadableStreamDefaultReader {
 #[derive(Debug, Default)]
 pub struct Streams {
     /// Every ReadableStream.
-    streams: Slots<ReadableStream>,
+    pub(crate) streams: Slots<ReadableStream>,
     /// Every ReadableStreamDefaultController.
-    controllers: Slots<ReadableStreamDefaultController>,
+    pub(crate) controllers: Slots<ReadableStreamDefaultController>,
     /// Every ReadableStreamDefaultReader.
     readers: Slots<ReadableStreamDefaultReader>,
     /// Every ReadableStreamDefaultTee, by [`TeeId`].
@@ -290,7 +307,7 @@ pub(crate) fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
     &rt.lib.streams.streams[&id]
 }
 
-fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
+pub(crate) fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
     rt.lib
         .streams
         .streams
@@ -298,7 +315,7 @@ fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
         .expect("a ReadableStream")
 }
 
-fn controller(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultController {
+pub(crate) fn controller(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultController {
     &rt.lib.streams.controllers[&id]
 }
 
@@ -379,14 +396,14 @@ pub(crate) fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
 /// `setPromiseHandled(promise)` attaches empty reactions instead; either way
 /// the rejection is never reported, and the empty reactions' jobs log
 /// nothing.
-fn mark_as_handled(rt: &mut Rt, p: ObjectId) {
+pub(crate) fn mark_as_handled(rt: &mut Rt, p: ObjectId) {
     if let ObjectData::Promise(data) = rt.heap.get_mut(p) {
         data.is_handled = true;
     }
 }
 
 /// Whether a promise of the model's is still pending.
-fn is_pending(rt: &Rt, p: ObjectId) -> bool {
+pub(crate) fn is_pending(rt: &Rt, p: ObjectId) -> bool {
     matches!(rt.heap.get(p), ObjectData::Promise(d) if d.state == PromiseState::Pending)
 }
 
@@ -394,7 +411,7 @@ fn is_pending(rt: &Rt, p: ObjectId) -> bool {
 /// (<https://webidl.spec.whatwg.org/#upon-fulfillment>): PerformPromiseThen
 /// with built-in functions running the steps, and no derived promise (the
 /// steps' result is not used, and neither set of steps throws).
-fn upon_settlement(
+pub(crate) fn upon_settlement(
     rt: &mut Rt,
     p: ObjectId,
     on_fulfilled: impl Fn(&mut Rt, Value) + 'static,
@@ -454,13 +471,26 @@ fn reader_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Val
 
 // ---- the ReadableStream class ---------------------------------------------
 
-/// `new ReadableStream(underlyingSource, strategy)`
-/// (<https://streams.spec.whatwg.org/#rs-constructor>), with a strategy whose
-/// only member is `highWaterMark`.
+/// `new ReadableStream(underlyingSource, { highWaterMark })`: a strategy
+/// without `size` ([`new_readable_stream_with_strategy`]).
 pub fn new_readable_stream(
     rt: &mut Rt,
     source: UnderlyingSource,
     high_water_mark: Option<f64>,
+) -> Completion {
+    let strategy = QueuingStrategy {
+        high_water_mark,
+        size: None,
+    };
+    new_readable_stream_with_strategy(rt, source, strategy)
+}
+
+/// `new ReadableStream(underlyingSource, strategy)`
+/// (<https://streams.spec.whatwg.org/#rs-constructor>).
+pub fn new_readable_stream_with_strategy(
+    rt: &mut Rt,
+    source: UnderlyingSource,
+    strategy: QueuingStrategy,
 ) -> Completion {
     // 1. If underlyingSource is missing, set it to null.
     // 2. Let underlyingSourceDict be underlyingSource, converted to an IDL
@@ -475,9 +505,9 @@ pub fn new_readable_stream(
     // 5. Otherwise,
     //    1. Assert: underlyingSourceDict["type"] does not exist.
     //    2. Let sizeAlgorithm be ! ExtractSizeAlgorithm(strategy).
-    let size_algorithm = SizeAlgorithm::ReturnOne;
+    let size_algorithm = crate::writable::extract_size_algorithm(&strategy);
     //    3. Let highWaterMark be ? ExtractHighWaterMark(strategy, 1).
-    let high_water_mark = match extract_high_water_mark(rt, high_water_mark, 1.0) {
+    let high_water_mark = match extract_high_water_mark(rt, strategy.high_water_mark, 1.0) {
         Ok(hwm) => hwm,
         Err(e) => {
             // The object never reaches the script.
@@ -500,7 +530,11 @@ pub fn new_readable_stream(
 
 /// ExtractHighWaterMark(strategy, defaultHWM)
 /// (<https://streams.spec.whatwg.org/#validate-and-normalize-high-water-mark>).
-fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> Result<f64, Value> {
+pub(crate) fn extract_high_water_mark(
+    rt: &mut Rt,
+    hwm: Option<f64>,
+    default_hwm: f64,
+) -> Result<f64, Value> {
     // 1. If strategy["highWaterMark"] does not exist, return defaultHWM.
     let Some(high_water_mark) = hwm else {
         return Ok(default_hwm);
@@ -526,7 +560,7 @@ fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> R
 
 /// InitializeReadableStream(stream)
 /// (<https://streams.spec.whatwg.org/#initialize-readable-stream>).
-fn initialize_readable_stream(rt: &mut Rt, s: ObjectId) {
+pub(crate) fn initialize_readable_stream(rt: &mut Rt, s: ObjectId) {
     rt.lib.streams.streams.insert(
         s,
         ReadableStream {
@@ -593,7 +627,7 @@ pub(crate) fn acquire_readable_stream_default_reader(
 
 /// IsReadableStreamLocked(stream)
 /// (<https://streams.spec.whatwg.org/#is-readable-stream-locked>).
-fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
+pub(crate) fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
     // 1. If stream.[[reader]] is undefined, return false.
     // 2. Return true.
     stream(rt, s).reader.is_some()
@@ -601,7 +635,7 @@ fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
 
 /// ReadableStreamCancel(stream, reason)
 /// (<https://streams.spec.whatwg.org/#readable-stream-cancel>).
-fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
+pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
     // 1. Set stream.[[disturbed]] to true.
     stream_mut(rt, s).disturbed = true;
     match stream(rt, s).state {
@@ -740,6 +774,7 @@ fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value
         ReadRequest::AsyncIterator { iterator } => {
             crate::iterate::iterator_chunk_steps(rt, iterator, chunk)
         }
+        ReadRequest::Pipe { pipe } => crate::pipe::read_request_chunk_steps(rt, pipe, chunk),
     }
 }
 
@@ -756,6 +791,10 @@ fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
         ReadRequest::AsyncIterator { iterator } => {
             crate::iterate::iterator_close_steps(rt, iterator)
         }
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1866-L1876
+        // the pipe's close and error steps do nothing (`nonOpCallback`):
+        // the source watchers handle close and error.
+        ReadRequest::Pipe { .. } => {}
     }
 }
 
@@ -768,6 +807,7 @@ fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
         ReadRequest::AsyncIterator { iterator } => {
             crate::iterate::iterator_error_steps(rt, iterator, e)
         }
+        ReadRequest::Pipe { .. } => {}
     }
 }
 
@@ -889,7 +929,7 @@ fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: Object
 
 /// ReadableStreamReaderGenericRelease(reader)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-release>).
-fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
+pub(crate) fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -1227,7 +1267,7 @@ pub(crate) fn pull_promise_fulfilled(rt: &mut Rt, c: ObjectId) {
 
 /// ReadableStreamDefaultControllerShouldCallPull(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-should-call-pull>).
-fn readable_stream_default_controller_should_call_pull(rt: &Rt, c: ObjectId) -> bool {
+pub(crate) fn readable_stream_default_controller_should_call_pull(rt: &Rt, c: ObjectId) -> bool {
     // 1. Let stream be controller.[[stream]].
     let s = controller(rt, c).stream;
     // 2. If ! ReadableStreamDefaultControllerCanCloseOrEnqueue(controller) is
@@ -1255,7 +1295,7 @@ fn readable_stream_default_controller_should_call_pull(rt: &Rt, c: ObjectId) -> 
 
 /// ReadableStreamDefaultControllerClearAlgorithms(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-clear-algorithms>).
-fn readable_stream_default_controller_clear_algorithms(rt: &mut Rt, c: ObjectId) {
+pub(crate) fn readable_stream_default_controller_clear_algorithms(rt: &mut Rt, c: ObjectId) {
     let controller = controller_mut(rt, c);
     // 1. Set controller.[[pullAlgorithm]] to undefined.
     controller.pull_algorithm = None;
@@ -1313,9 +1353,7 @@ pub(crate) fn readable_stream_default_controller_enqueue(
         let size_algorithm = controller(rt, c)
             .strategy_size_algorithm
             .expect("the size algorithm of a stream that can enqueue");
-        let result: Result<f64, Value> = match size_algorithm {
-            SizeAlgorithm::ReturnOne => Ok(1.0),
-        };
+        let result = crate::writable::perform_size_algorithm(rt, size_algorithm, chunk.clone());
         //    2. If result is an abrupt completion,
         //       1. Perform ! ReadableStreamDefaultControllerError(controller,
         //          result.[[Value]]).
@@ -1364,7 +1402,10 @@ pub(crate) fn readable_stream_default_controller_error(rt: &mut Rt, c: ObjectId,
 /// ReadableStreamDefaultControllerGetDesiredSize(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-get-desired-size>):
 /// `None` is null.
-fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: ObjectId) -> Option<f64> {
+pub(crate) fn readable_stream_default_controller_get_desired_size(
+    rt: &Rt,
+    c: ObjectId,
+) -> Option<f64> {
     let controller = controller(rt, c);
     // 1. Let state be controller.[[stream]].[[state]].
     match stream(rt, controller.stream).state {
@@ -1381,7 +1422,10 @@ fn readable_stream_default_controller_get_desired_size(rt: &Rt, c: ObjectId) -> 
 
 /// ReadableStreamDefaultControllerCanCloseOrEnqueue(controller)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-controller-can-close-or-enqueue>).
-fn readable_stream_default_controller_can_close_or_enqueue(rt: &Rt, c: ObjectId) -> bool {
+pub(crate) fn readable_stream_default_controller_can_close_or_enqueue(
+    rt: &Rt,
+    c: ObjectId,
+) -> bool {
     let controller = controller(rt, c);
     // 1. Let state be controller.[[stream]].[[state]].
     let state = stream(rt, controller.stream).state;
@@ -1397,12 +1441,12 @@ fn readable_stream_default_controller_can_close_or_enqueue(rt: &Rt, c: ObjectId)
 /// with the start algorithm of SetUpReadableStreamDefaultControllerFromUnderlyingSource:
 /// the source's `start`, if any.
 #[allow(clippy::too_many_arguments)] // the spec's parameters, one for one
-fn set_up_readable_stream_default_controller(
+pub(crate) fn set_up_readable_stream_default_controller(
     rt: &mut Rt,
     s: ObjectId,
     c: ObjectId,
     underlying_source: Value,
-    start_algorithm: Option<ObjectId>,
+    start_algorithm: StartAlgorithm,
     pull_algorithm: PullAlgorithm,
     cancel_algorithm: CancelAlgorithm,
     high_water_mark: f64,
@@ -1444,8 +1488,11 @@ fn set_up_readable_stream_default_controller(
     // underlyingSourceDict["start"] with argument list « controller » and
     // callback this value underlyingSource".)
     let start_result = match start_algorithm {
-        None => Value::Undefined,
-        Some(start) => rt.call_function(start, underlying_source, &[Value::Object(c)])?,
+        StartAlgorithm::ReturnUndefined => Value::Undefined,
+        StartAlgorithm::Invoke(start) => {
+            rt.call_function(start, underlying_source, &[Value::Object(c)])?
+        }
+        StartAlgorithm::ReturnPromise(p) => Value::Object(p),
     };
     // 10. Let startPromise be a promise resolved with startResult.
     let start_promise = a_promise_resolved_with(rt, start_result);
@@ -1489,7 +1536,10 @@ fn set_up_readable_stream_default_controller_from_underlying_source(
     //    algorithm which returns the result of invoking
     //    underlyingSourceDict["start"] with argument list « controller » and
     //    callback this value underlyingSource.
-    let start_algorithm = source.start;
+    let start_algorithm = match source.start {
+        Some(start) => StartAlgorithm::Invoke(start),
+        None => StartAlgorithm::ReturnUndefined,
+    };
     // 3. Let pullAlgorithm be an algorithm that returns a promise resolved with
     //    undefined.
     // 6. If underlyingSourceDict["pull"] exists, then set pullAlgorithm to an
@@ -1537,6 +1587,7 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) ->
         PullAlgorithm::FromIterable { from } => {
             return crate::iterate::from_pull_algorithm(rt, from)
         }
+        PullAlgorithm::Transform { stream } => crate::transform::source_pull_algorithm(rt, stream),
         PullAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[Value::Object(c)]) {
@@ -1573,6 +1624,9 @@ fn perform_cancel_algorithm(
         CancelAlgorithm::Tee2 { tee } => tee_cancel2_algorithm(rt, tee, reason),
         CancelAlgorithm::FromIterable { from } => {
             crate::iterate::from_cancel_algorithm(rt, from, reason)
+        }
+        CancelAlgorithm::Transform { stream } => {
+            crate::transform::source_cancel_algorithm(rt, stream, reason)
         }
         CancelAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
@@ -1614,12 +1668,16 @@ pub(crate) fn dequeue_value(rt: &mut Rt, c: ObjectId) -> Value {
 
 /// EnqueueValueWithSize(container, value, size)
 /// (<https://streams.spec.whatwg.org/#enqueue-value-with-size>).
-fn enqueue_value_with_size(rt: &mut Rt, c: ObjectId, value: Value, size: f64) -> Result<(), Value> {
+fn enqueue_value_with_size(
+    rt: &mut Rt,
+    c: ObjectId,
+    value: Value,
+    size: Value,
+) -> Result<(), Value> {
     // 1. Assert: container has [[queue]] and [[queueTotalSize]] internal slots.
     // 2. If ! IsNonNegativeNumber(size) is false, throw a RangeError exception.
     // 3. If size is +∞, throw a RangeError exception.
-    // MODEL: the size algorithm returns 1, so neither can happen.
-    assert!(size.is_finite() && size >= 0.0, "a chunk size of 1");
+    let size = crate::writable::check_chunk_size(rt, &size)?;
     let container = controller_mut(rt, c);
     // 4. Append a new value-with-size with value value and size size to
     //    container.[[queue]].
@@ -1721,7 +1779,7 @@ pub(crate) fn create_readable_stream(
         s,
         c,
         Value::Undefined,
-        None,
+        StartAlgorithm::ReturnUndefined,
         pull_algorithm,
         cancel_algorithm,
         high_water_mark,
