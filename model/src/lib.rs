@@ -43,6 +43,7 @@
 
 pub mod abort;
 pub mod abort_listener;
+pub mod byte_streams;
 pub mod event;
 pub mod event_target;
 pub mod slots;
@@ -564,56 +565,77 @@ impl Library for Model {
 
     fn new_readable_byte_stream(
         rt: &mut Runtime<Self>,
-        _: UnderlyingSource,
-        _: QueuingStrategy,
-        _: Option<f64>,
+        source: UnderlyingSource,
+        strategy: QueuingStrategy,
+        auto_allocate_chunk_size: Option<f64>,
     ) -> Completion {
-        not_yet(rt, "a byte stream")
+        byte_streams::new_readable_byte_stream(
+            rt,
+            source,
+            strategy.high_water_mark,
+            auto_allocate_chunk_size,
+        )
     }
 
-    fn byte_controller_enqueue(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "enqueue")
+    fn byte_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion {
+        byte_streams::controller_enqueue(rt, controller, chunk)
     }
 
-    fn byte_controller_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn byte_controller_close(rt: &mut Runtime<Self>, controller: Value) -> Completion {
+        byte_streams::controller_close(rt, controller)
     }
 
-    fn byte_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn byte_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion {
+        byte_streams::controller_error(rt, controller, error)
     }
 
-    fn byob_request_respond(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "respond")
+    fn byob_request_respond(
+        rt: &mut Runtime<Self>,
+        request: Value,
+        bytes_written: Value,
+    ) -> Completion {
+        byte_streams::request_respond(rt, request, bytes_written)
     }
 
     fn byob_request_respond_with_new_view(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
+        request: Value,
+        view: Value,
     ) -> Completion {
-        not_yet(rt, "respondWithNewView")
+        byte_streams::request_respond_with_new_view(rt, request, view)
     }
 
-    fn readable_get_byob_reader(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "a BYOB reader")
+    fn readable_get_byob_reader(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        byte_streams::get_byob_reader(rt, stream)
     }
 
     fn byob_reader_read(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: Option<Value>,
+        reader: Value,
+        view: Value,
+        min: Option<Value>,
     ) -> Completion {
-        not_yet(rt, "read")
+        byte_streams::reader_read(rt, reader, view, min)
     }
 
-    fn byob_reader_release_lock(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "releaseLock")
+    fn byob_reader_release_lock(rt: &mut Runtime<Self>, reader: Value) -> Completion {
+        byte_streams::reader_release_lock(rt, reader)
     }
 
-    fn byob_reader_cancel(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "cancel")
+    fn byob_reader_cancel(
+        rt: &mut Runtime<Self>,
+        reader: Value,
+        reason: Option<Value>,
+    ) -> Completion {
+        byte_streams::reader_cancel(rt, reader, reason)
     }
 
     // ---- what the runtime asks ----

@@ -175,6 +175,11 @@ pub enum ReadRequest {
         /// The tee.
         tee: TeeId,
     },
+    /// The read request of a ReadableByteStreamTee's pullWithDefaultReader.
+    ByteTee {
+        /// The byte tee.
+        tee: crate::byte_streams::ByteTeeId,
+    },
 }
 
 /// Which ReadableStreamDefaultTee: an index into [`Streams`]' tees.
@@ -242,9 +247,17 @@ pub struct Streams {
     released_error: Option<Value>,
     /// Node's one "Releasing reader" error, once made.
     releasing_error: Option<Value>,
+    /// Byte stream controllers, BYOB readers and requests, byte tees.
+    pub(crate) bytes: crate::byte_streams::ByteStreams,
 }
 
 impl Streams {
+    /// Forgets a stream whose constructor threw (the object never reaches
+    /// the script).
+    pub(crate) fn remove_stream(&mut self, s: ObjectId) {
+        self.streams.remove(&s);
+    }
+
     /// Empties the state for another scenario.
     pub fn clear(&mut self) {
         let Streams {
@@ -254,7 +267,9 @@ impl Streams {
             tees,
             released_error,
             releasing_error,
+            bytes,
         } = self;
+        bytes.clear();
         streams.clear();
         controllers.clear();
         readers.clear();
@@ -266,11 +281,11 @@ impl Streams {
 
 // ---- slot access ----------------------------------------------------------
 
-fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
+pub(crate) fn stream(rt: &Rt, id: ObjectId) -> &ReadableStream {
     &rt.lib.streams.streams[&id]
 }
 
-fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
+pub(crate) fn stream_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStream {
     rt.lib
         .streams
         .streams
@@ -290,11 +305,11 @@ fn controller_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultContro
         .expect("a ReadableStreamDefaultController")
 }
 
-fn reader(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultReader {
+pub(crate) fn reader(rt: &Rt, id: ObjectId) -> &ReadableStreamDefaultReader {
     &rt.lib.streams.readers[&id]
 }
 
-fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
+pub(crate) fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaultReader {
     rt.lib
         .streams
         .readers
@@ -310,8 +325,56 @@ fn tee_state_mut(rt: &mut Rt, t: TeeId) -> &mut DefaultTee {
     &mut rt.lib.streams.tees[t.0]
 }
 
+/// A reader's [[closedPromise]], for a default or a BYOB reader (the slot
+/// of ReadableStreamGenericReader).
+pub(crate) fn generic_closed_promise(rt: &Rt, r: ObjectId) -> ObjectId {
+    match rt.lib.streams.readers.get(&r) {
+        Some(reader) => reader.closed_promise,
+        None => crate::byte_streams::byob_reader(rt, r).closed_promise,
+    }
+}
+
+fn set_generic_closed_promise(rt: &mut Rt, r: ObjectId, p: ObjectId) {
+    match rt.lib.streams.readers.get_mut(&r) {
+        Some(reader) => reader.closed_promise = p,
+        None => crate::byte_streams::byob_reader_mut(rt, r).closed_promise = p,
+    }
+}
+
+/// A reader's [[stream]], for a default or a BYOB reader.
+pub(crate) fn generic_reader_stream(rt: &Rt, r: ObjectId) -> Option<ObjectId> {
+    match rt.lib.streams.readers.get(&r) {
+        Some(reader) => reader.stream,
+        None => crate::byte_streams::byob_reader(rt, r).stream,
+    }
+}
+
+fn set_generic_reader_stream(rt: &mut Rt, r: ObjectId, s: Option<ObjectId>) {
+    match rt.lib.streams.readers.get_mut(&r) {
+        Some(reader) => reader.stream = s,
+        None => crate::byte_streams::byob_reader_mut(rt, r).stream = s,
+    }
+}
+
+/// ReadableStreamHasDefaultReader(stream)
+/// (<https://streams.spec.whatwg.org/#readable-stream-has-default-reader>).
+pub(crate) fn readable_stream_has_default_reader(rt: &Rt, s: ObjectId) -> bool {
+    // 1. Let reader be stream.[[reader]].
+    // 2. If reader is undefined, return false.
+    // 3. If reader implements ReadableStreamDefaultReader, return true.
+    // 4. Return false.
+    stream(rt, s)
+        .reader
+        .is_some_and(|r| rt.lib.streams.readers.contains_key(&r))
+}
+
+/// Whether a controller is a ReadableByteStreamController.
+pub(crate) fn is_byte_controller(rt: &Rt, c: ObjectId) -> bool {
+    rt.lib.streams.bytes.controllers.contains_key(&c)
+}
+
 /// The controller of a stream that has been set up.
-fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
+pub(crate) fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
     stream(rt, s)
         .controller
         .expect("a stream's controller, set by its constructor")
@@ -320,7 +383,7 @@ fn stream_controller(rt: &Rt, s: ObjectId) -> ObjectId {
 // ---- promises, as the Web IDL Standard words them -------------------------
 
 /// "a new promise" (<https://webidl.spec.whatwg.org/#a-new-promise>).
-fn a_new_promise(rt: &mut Rt) -> ObjectId {
+pub(crate) fn a_new_promise(rt: &mut Rt) -> ObjectId {
     rt.new_promise()
 }
 
@@ -328,7 +391,7 @@ fn a_new_promise(rt: &mut Rt) -> ObjectId {
 /// (<https://webidl.spec.whatwg.org/#a-promise-resolved-with>): a new
 /// promise, resolved with x through its resolve function (a promise or
 /// thenable x is adopted, two microtasks later).
-fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
+pub(crate) fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
     let p = rt.new_promise();
     rt.resolve_promise_with(p, x);
     p
@@ -336,19 +399,19 @@ fn a_promise_resolved_with(rt: &mut Rt, x: Value) -> ObjectId {
 
 /// "a promise rejected with r"
 /// (<https://webidl.spec.whatwg.org/#a-promise-rejected-with>).
-fn a_promise_rejected_with(rt: &mut Rt, r: Value) -> ObjectId {
+pub(crate) fn a_promise_rejected_with(rt: &mut Rt, r: Value) -> ObjectId {
     rt.promise_reject_new(r)
 }
 
 /// "resolve p with x" (<https://webidl.spec.whatwg.org/#resolve>), for a
 /// promise made by [`a_new_promise`], which nothing else resolves.
-fn resolve(rt: &mut Rt, p: ObjectId, x: Value) {
+pub(crate) fn resolve(rt: &mut Rt, p: ObjectId, x: Value) {
     rt.resolve_promise_with(p, x);
 }
 
 /// "reject p with r" (<https://webidl.spec.whatwg.org/#reject>), for a
 /// promise made by [`a_new_promise`].
-fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
+pub(crate) fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
     rt.reject_promise(p, r);
 }
 
@@ -359,14 +422,14 @@ fn reject(rt: &mut Rt, p: ObjectId, r: Value) {
 /// `setPromiseHandled(promise)` attaches empty reactions instead; either way
 /// the rejection is never reported, and the empty reactions' jobs log
 /// nothing.
-fn mark_as_handled(rt: &mut Rt, p: ObjectId) {
+pub(crate) fn mark_as_handled(rt: &mut Rt, p: ObjectId) {
     if let ObjectData::Promise(data) = rt.heap.get_mut(p) {
         data.is_handled = true;
     }
 }
 
 /// Whether a promise of the model's is still pending.
-fn is_pending(rt: &Rt, p: ObjectId) -> bool {
+pub(crate) fn is_pending(rt: &Rt, p: ObjectId) -> bool {
     matches!(rt.heap.get(p), ObjectData::Promise(d) if d.state == PromiseState::Pending)
 }
 
@@ -374,7 +437,7 @@ fn is_pending(rt: &Rt, p: ObjectId) -> bool {
 /// (<https://webidl.spec.whatwg.org/#upon-fulfillment>): PerformPromiseThen
 /// with built-in functions running the steps, and no derived promise (the
 /// steps' result is not used, and neither set of steps throws).
-fn upon_settlement(
+pub(crate) fn upon_settlement(
     rt: &mut Rt,
     p: ObjectId,
     on_fulfilled: impl Fn(&mut Rt, Value) + 'static,
@@ -397,7 +460,7 @@ fn upon_settlement(
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1567>
 /// `E('ERR_INVALID_STATE', 'Invalid state: %s', Error, TypeError, RangeError)`;
 /// the Streams Standard only says "a TypeError".
-fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
+pub(crate) fn err_invalid_state(rt: &mut Rt, message: &str) -> Value {
     rt.node_error(
         "TypeError",
         "ERR_INVALID_STATE",
@@ -411,7 +474,7 @@ fn wrong_kind(rt: &mut Rt, value: &Value, prop: &str) -> Value {
     crate::cannot_read(rt, value, prop)
 }
 
-fn stream_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
+pub(crate) fn stream_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
     match value {
         Value::Object(id) if rt.lib.streams.streams.contains_key(&id) => Ok(id),
         other => Err(wrong_kind(rt, &other, prop)),
@@ -480,7 +543,11 @@ pub fn new_readable_stream(
 
 /// ExtractHighWaterMark(strategy, defaultHWM)
 /// (<https://streams.spec.whatwg.org/#validate-and-normalize-high-water-mark>).
-fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> Result<f64, Value> {
+pub(crate) fn extract_high_water_mark(
+    rt: &mut Rt,
+    hwm: Option<f64>,
+    default_hwm: f64,
+) -> Result<f64, Value> {
     // 1. If strategy["highWaterMark"] does not exist, return defaultHWM.
     let Some(high_water_mark) = hwm else {
         return Ok(default_hwm);
@@ -506,7 +573,7 @@ fn extract_high_water_mark(rt: &mut Rt, hwm: Option<f64>, default_hwm: f64) -> R
 
 /// InitializeReadableStream(stream)
 /// (<https://streams.spec.whatwg.org/#initialize-readable-stream>).
-fn initialize_readable_stream(rt: &mut Rt, s: ObjectId) {
+pub(crate) fn initialize_readable_stream(rt: &mut Rt, s: ObjectId) {
     rt.lib.streams.streams.insert(
         s,
         ReadableStream {
@@ -559,7 +626,10 @@ pub fn get_reader(rt: &mut Rt, s: Value) -> Completion {
 
 /// AcquireReadableStreamDefaultReader(stream)
 /// (<https://streams.spec.whatwg.org/#acquire-readable-stream-reader>).
-fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<ObjectId, Value> {
+pub(crate) fn acquire_readable_stream_default_reader(
+    rt: &mut Rt,
+    s: ObjectId,
+) -> Result<ObjectId, Value> {
     // 1. Let reader be a new ReadableStreamDefaultReader.
     let reader = rt.heap.alloc(ObjectData::Host);
     // 2. Perform ? SetUpReadableStreamDefaultReader(reader, stream).
@@ -570,7 +640,7 @@ fn acquire_readable_stream_default_reader(rt: &mut Rt, s: ObjectId) -> Result<Ob
 
 /// IsReadableStreamLocked(stream)
 /// (<https://streams.spec.whatwg.org/#is-readable-stream-locked>).
-fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
+pub(crate) fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
     // 1. If stream.[[reader]] is undefined, return false.
     // 2. Return true.
     stream(rt, s).reader.is_some()
@@ -578,7 +648,7 @@ fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
 
 /// ReadableStreamCancel(stream, reason)
 /// (<https://streams.spec.whatwg.org/#readable-stream-cancel>).
-fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
+pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
     // 1. Set stream.[[disturbed]] to true.
     stream_mut(rt, s).disturbed = true;
     match stream(rt, s).state {
@@ -597,7 +667,24 @@ fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
     readable_stream_close(rt, s);
     // 5. Let reader be stream.[[reader]].
     // 6. If reader is not undefined and reader implements
-    //    ReadableStreamBYOBReader, ... (no BYOB readers here)
+    //    ReadableStreamBYOBReader,
+    if let Some(r) = stream(rt, s).reader {
+        if crate::byte_streams::is_byob_reader(rt, r) {
+            //   1. Let readIntoRequests be reader.[[readIntoRequests]].
+            //   2. Set reader.[[readIntoRequests]] to an empty list.
+            let read_into_requests =
+                std::mem::take(&mut crate::byte_streams::byob_reader_mut(rt, r).read_into_requests);
+            //   3. For each readIntoRequest of readIntoRequests,
+            for read_into_request in read_into_requests {
+                //  1. Perform readIntoRequest's close steps, given undefined.
+                crate::byte_streams::read_into_request_close_steps(
+                    rt,
+                    read_into_request,
+                    Value::Undefined,
+                );
+            }
+        }
+    }
     // 7. Let sourceCancelPromise be !
     //    stream.[[controller]].[[CancelSteps]](reason).
     let c = stream_controller(rt, s);
@@ -610,7 +697,7 @@ fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
 
 /// ReadableStreamClose(stream)
 /// (<https://streams.spec.whatwg.org/#readable-stream-close>).
-fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
+pub(crate) fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
     // 1. Assert: stream.[[state]] is "readable".
     assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
     // 2. Set stream.[[state]] to "closed".
@@ -621,9 +708,12 @@ fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
         return;
     };
     // 5. Resolve reader.[[closedPromise]] with undefined.
-    let closed = reader(rt, r).closed_promise;
+    let closed = generic_closed_promise(rt, r);
     resolve(rt, closed, Value::Undefined);
     // 6. If reader implements ReadableStreamDefaultReader,
+    if !rt.lib.streams.readers.contains_key(&r) {
+        return;
+    }
     //    1. Let readRequests be reader.[[readRequests]].
     //    2. Set reader.[[readRequests]] to an empty list.
     let read_requests = std::mem::take(&mut reader_mut(rt, r).read_requests);
@@ -636,7 +726,7 @@ fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
 
 /// ReadableStreamError(stream, e)
 /// (<https://streams.spec.whatwg.org/#readable-stream-error>).
-fn readable_stream_error(rt: &mut Rt, s: ObjectId, e: Value) {
+pub(crate) fn readable_stream_error(rt: &mut Rt, s: ObjectId, e: Value) {
     // 1. Assert: stream.[[state]] is "readable".
     assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
     // 2. Set stream.[[state]] to "errored".
@@ -649,19 +739,29 @@ fn readable_stream_error(rt: &mut Rt, s: ObjectId, e: Value) {
         return;
     };
     // 6. Reject reader.[[closedPromise]] with e.
-    let closed = reader(rt, r).closed_promise;
+    let closed = generic_closed_promise(rt, r);
     reject(rt, closed, e.clone());
     // 7. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
     mark_as_handled(rt, closed);
     // 8. If reader implements ReadableStreamDefaultReader,
-    //    1. Perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
-    readable_stream_default_reader_error_read_requests(rt, r, e);
-    // 9. Otherwise, ... (no BYOB readers here)
+    if rt.lib.streams.readers.contains_key(&r) {
+        //    1. Perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
+        readable_stream_default_reader_error_read_requests(rt, r, e);
+    } else {
+        // 9. Otherwise,
+        //    1. Assert: reader implements ReadableStreamBYOBReader.
+        //    2. Perform ! ReadableStreamBYOBReaderErrorReadIntoRequests(reader, e).
+        crate::byte_streams::readable_stream_byob_reader_error_read_into_requests(rt, r, e);
+    }
 }
 
 /// ReadableStreamAddReadRequest(stream, readRequest)
 /// (<https://streams.spec.whatwg.org/#readable-stream-add-read-request>).
-fn readable_stream_add_read_request(rt: &mut Rt, s: ObjectId, read_request: ReadRequest) {
+pub(crate) fn readable_stream_add_read_request(
+    rt: &mut Rt,
+    s: ObjectId,
+    read_request: ReadRequest,
+) {
     // 1. Assert: stream.[[reader]] implements ReadableStreamDefaultReader.
     let r = stream(rt, s).reader.expect("the stream's default reader");
     // 2. Assert: stream.[[state]] is "readable".
@@ -672,7 +772,12 @@ fn readable_stream_add_read_request(rt: &mut Rt, s: ObjectId, read_request: Read
 
 /// ReadableStreamFulfillReadRequest(stream, chunk, done)
 /// (<https://streams.spec.whatwg.org/#readable-stream-fulfill-read-request>).
-fn readable_stream_fulfill_read_request(rt: &mut Rt, s: ObjectId, chunk: Value, done: bool) {
+pub(crate) fn readable_stream_fulfill_read_request(
+    rt: &mut Rt,
+    s: ObjectId,
+    chunk: Value,
+    done: bool,
+) {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
     let r = stream(rt, s).reader.expect("the stream's default reader");
@@ -695,7 +800,7 @@ fn readable_stream_fulfill_read_request(rt: &mut Rt, s: ObjectId, chunk: Value, 
 
 /// ReadableStreamGetNumReadRequests(stream)
 /// (<https://streams.spec.whatwg.org/#readable-stream-get-num-read-requests>).
-fn readable_stream_get_num_read_requests(rt: &Rt, s: ObjectId) -> usize {
+pub(crate) fn readable_stream_get_num_read_requests(rt: &Rt, s: ObjectId) -> usize {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     let r = stream(rt, s).reader.expect("the stream's default reader");
     // 2. Return stream.[[reader]].[[readRequests]]'s size.
@@ -705,7 +810,7 @@ fn readable_stream_get_num_read_requests(rt: &Rt, s: ObjectId) -> usize {
 // ---- the read request of read() -------------------------------------------
 
 /// A read request's chunk steps, given chunk.
-fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value) {
+pub(crate) fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value) {
     match read_request {
         // chunk steps, given chunk: 1. Resolve promise with
         // «[ "value" → chunk, "done" → false ]».
@@ -714,11 +819,12 @@ fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value
             resolve(rt, promise, result);
         }
         ReadRequest::Tee { tee } => tee_chunk_steps(rt, tee, chunk),
+        ReadRequest::ByteTee { tee } => crate::byte_streams::byte_tee_chunk_steps(rt, tee, chunk),
     }
 }
 
 /// A read request's close steps.
-fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
+pub(crate) fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
     match read_request {
         // close steps: 1. Resolve promise with
         // «[ "value" → undefined, "done" → true ]».
@@ -727,15 +833,17 @@ fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
             resolve(rt, promise, result);
         }
         ReadRequest::Tee { tee } => tee_close_steps(rt, tee),
+        ReadRequest::ByteTee { tee } => crate::byte_streams::byte_tee_close_steps(rt, tee),
     }
 }
 
 /// A read request's error steps, given e.
-fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
+pub(crate) fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
     match read_request {
         // error steps, given e: 1. Reject promise with e.
         ReadRequest::Read { promise } => reject(rt, promise, e),
         ReadRequest::Tee { tee } => tee_error_steps(rt, tee),
+        ReadRequest::ByteTee { tee } => crate::byte_streams::byte_tee_error_steps(rt, tee),
     }
 }
 
@@ -806,10 +914,14 @@ pub fn reader_release_lock(rt: &mut Rt, r: Value) -> Completion {
 
 /// ReadableStreamReaderGenericCancel(reader, reason)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-cancel>).
-fn readable_stream_reader_generic_cancel(rt: &mut Rt, r: ObjectId, reason: Value) -> ObjectId {
+pub(crate) fn readable_stream_reader_generic_cancel(
+    rt: &mut Rt,
+    r: ObjectId,
+    reason: Value,
+) -> ObjectId {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
-    let s = reader(rt, r).stream.expect("the reader's stream");
+    let s = generic_reader_stream(rt, r).expect("the reader's stream");
     // 3. Return ! ReadableStreamCancel(stream, reason).
     readable_stream_cancel(rt, s, reason)
 }
@@ -817,8 +929,15 @@ fn readable_stream_reader_generic_cancel(rt: &mut Rt, r: ObjectId, reason: Value
 /// ReadableStreamReaderGenericInitialize(reader, stream)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-initialize>),
 /// which makes the reader's slots; SetUpReadableStreamDefaultReader's step 3
-/// (an empty [[readRequests]]) is done here too.
-fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: ObjectId) {
+/// (an empty [[readRequests]]) is done here too, or
+/// SetUpReadableStreamBYOBReader's step 4 (an empty [[readIntoRequests]])
+/// when `byob`.
+pub(crate) fn readable_stream_reader_generic_initialize(
+    rt: &mut Rt,
+    r: ObjectId,
+    s: ObjectId,
+    byob: bool,
+) {
     // 3. If stream.[[state]] is "readable",
     //    1. Set reader.[[closedPromise]] to a new promise.
     // 4. Otherwise, if stream.[[state]] is "closed",
@@ -838,25 +957,29 @@ fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: Object
             p
         }
     };
-    rt.lib.streams.readers.insert(
-        r,
-        ReadableStreamDefaultReader {
-            closed_promise,
-            // 1. Set reader.[[stream]] to stream.
-            stream: Some(s),
-            read_requests: VecDeque::new(),
-        },
-    );
+    if byob {
+        crate::byte_streams::insert_byob_reader(rt, r, closed_promise, s);
+    } else {
+        rt.lib.streams.readers.insert(
+            r,
+            ReadableStreamDefaultReader {
+                closed_promise,
+                // 1. Set reader.[[stream]] to stream.
+                stream: Some(s),
+                read_requests: VecDeque::new(),
+            },
+        );
+    }
     // 2. Set stream.[[reader]] to reader.
     stream_mut(rt, s).reader = Some(r);
 }
 
 /// ReadableStreamReaderGenericRelease(reader)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-release>).
-fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
+pub(crate) fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
-    let s = reader(rt, r).stream.expect("the reader's stream");
+    let s = generic_reader_stream(rt, r).expect("the reader's stream");
     // 3. Assert: stream.[[reader]] is reader.
     assert_eq!(stream(rt, s).reader, Some(r));
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L164-L173
@@ -867,7 +990,7 @@ fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 4. If stream.[[state]] is "readable", reject reader.[[closedPromise]]
     //    with a TypeError exception.
     if stream(rt, s).state == ReadableStreamState::Readable {
-        let closed = reader(rt, r).closed_promise;
+        let closed = generic_closed_promise(rt, r);
         assert!(
             is_pending(rt, closed),
             "a readable stream's reader's closed promise is pending"
@@ -877,10 +1000,10 @@ fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
         // 5. Otherwise, set reader.[[closedPromise]] to a promise rejected
         //    with a TypeError exception.
         let p = a_promise_rejected_with(rt, e);
-        reader_mut(rt, r).closed_promise = p;
+        set_generic_closed_promise(rt, r, p);
     }
     // 6. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
-    let closed = reader(rt, r).closed_promise;
+    let closed = generic_closed_promise(rt, r);
     mark_as_handled(rt, closed);
     // 7. Perform ! stream.[[controller]].[[ReleaseSteps]]().
     let c = stream_controller(rt, s);
@@ -888,7 +1011,7 @@ fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 8. Set stream.[[reader]] to undefined.
     stream_mut(rt, s).reader = None;
     // 9. Set reader.[[stream]] to undefined.
-    reader_mut(rt, r).stream = None;
+    set_generic_reader_stream(rt, r, None);
 }
 
 /// Node's one "Reader released" TypeError.
@@ -902,7 +1025,7 @@ fn released_error(rt: &mut Rt) -> Value {
 }
 
 /// Node's one "Releasing reader" TypeError.
-fn releasing_error(rt: &mut Rt) -> Value {
+pub(crate) fn releasing_error(rt: &mut Rt) -> Value {
     if let Some(e) = &rt.lib.streams.releasing_error {
         return e.clone();
     }
@@ -926,7 +1049,11 @@ fn readable_stream_default_reader_error_read_requests(rt: &mut Rt, r: ObjectId, 
 
 /// ReadableStreamDefaultReaderRead(reader, readRequest)
 /// (<https://streams.spec.whatwg.org/#readable-stream-default-reader-read>).
-fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: ReadRequest) {
+pub(crate) fn readable_stream_default_reader_read(
+    rt: &mut Rt,
+    r: ObjectId,
+    read_request: ReadRequest,
+) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = reader(rt, r).stream.expect("the reader's stream");
@@ -953,7 +1080,7 @@ fn readable_stream_default_reader_read(rt: &mut Rt, r: ObjectId, read_request: R
 
 /// ReadableStreamDefaultReaderRelease(reader)
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultreaderrelease>).
-fn readable_stream_default_reader_release(rt: &mut Rt, r: ObjectId) {
+pub(crate) fn readable_stream_default_reader_release(rt: &mut Rt, r: ObjectId) {
     // 1. Perform ! ReadableStreamReaderGenericRelease(reader).
     readable_stream_reader_generic_release(rt, r);
     // 2. Let e be a new TypeError exception.
@@ -982,7 +1109,7 @@ fn set_up_readable_stream_default_reader(
     }
     // 2. Perform ! ReadableStreamReaderGenericInitialize(reader, stream).
     // 3. Set reader.[[readRequests]] to a new empty list.
-    readable_stream_reader_generic_initialize(rt, r, s);
+    readable_stream_reader_generic_initialize(rt, r, s, false);
     Ok(())
 }
 
@@ -1044,6 +1171,9 @@ pub fn controller_error(rt: &mut Rt, c: Value, e: Value) -> Completion {
 /// [[CancelSteps]](reason)
 /// (<https://streams.spec.whatwg.org/#rs-default-controller-private-cancel>).
 fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
+    if is_byte_controller(rt, c) {
+        return crate::byte_streams::cancel_steps(rt, c, reason);
+    }
     // 1. Perform ! ResetQueue(this).
     reset_queue(rt, c);
     // 2. Let result be the result of performing this.[[cancelAlgorithm]],
@@ -1061,6 +1191,9 @@ fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
 /// [[PullSteps]](readRequest)
 /// (<https://streams.spec.whatwg.org/#rs-default-controller-private-pull>).
 fn pull_steps(rt: &mut Rt, c: ObjectId, read_request: ReadRequest) {
+    if is_byte_controller(rt, c) {
+        return crate::byte_streams::pull_steps(rt, c, read_request);
+    }
     // 1. Let stream be this.[[stream]].
     let s = controller(rt, c).stream;
     // 2. If this.[[queue]] is not empty,
@@ -1091,7 +1224,10 @@ fn pull_steps(rt: &mut Rt, c: ObjectId, read_request: ReadRequest) {
 
 /// [[ReleaseSteps]]()
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultcontroller-releasesteps>).
-fn release_steps(_rt: &mut Rt, _c: ObjectId) {
+fn release_steps(rt: &mut Rt, c: ObjectId) {
+    if is_byte_controller(rt, c) {
+        return crate::byte_streams::release_steps(rt, c);
+    }
     // 1. Return.
 }
 
@@ -1556,6 +1692,9 @@ fn reset_queue(rt: &mut Rt, c: ObjectId) {
 
 /// A property of a stream object, or `None` when `obj` is none.
 pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
+    if let Some(value) = crate::byte_streams::get(rt, obj, prop) {
+        return Some(value);
+    }
     let streams = &rt.lib.streams;
     if streams.streams.contains_key(&obj) {
         return Some(Ok(match prop {
@@ -1588,7 +1727,7 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     } else if streams.readers.contains_key(&obj) {
         Some(HostClass::ReadableStreamDefaultReader)
     } else {
-        None
+        crate::byte_streams::host_class(rt, obj)
     }
 }
 
@@ -1654,7 +1793,10 @@ fn readable_stream_tee(
     assert!(rt.lib.streams.streams.contains_key(&s));
     // 2. Assert: cloneForBranch2 is a boolean.
     // 3. If stream.[[controller]] implements ReadableByteStreamController,
-    //    return ? ReadableByteStreamTee(stream). (No byte streams here.)
+    //    return ? ReadableByteStreamTee(stream).
+    if is_byte_controller(rt, stream_controller(rt, s)) {
+        return crate::byte_streams::readable_byte_stream_tee(rt, s);
+    }
     // 4. Return ? ReadableStreamDefaultTee(stream, cloneForBranch2).
     readable_stream_default_tee(rt, s, clone_for_branch2)
 }

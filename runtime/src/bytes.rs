@@ -200,3 +200,26 @@ impl<L: Library> Runtime<L> {
         Ok(self.new_uint8_array(view.buffer, view.byte_offset + begin as usize, new_length))
     }
 }
+
+impl<L: Library> Runtime<L> {
+    /// A Uint8Array as Node's `util.inspect` shows it in an error message:
+    /// `Uint8Array(2) [ 1, 2 ]`, `Uint8Array(0) []`.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/util/inspect.js>
+    /// `formatTypedArray` and `reduceToSingleString`: with up to six
+    /// elements the array fits on one line; longer ones are grouped into
+    /// rows (`groupArrayElements`), which this does not model.
+    pub fn inspect_uint8_array(&self, view: View) -> String {
+        let bytes = self.view_bytes(view);
+        let bytes = if self.is_detached_buffer(view.buffer) {
+            Vec::new()
+        } else {
+            bytes
+        };
+        if bytes.is_empty() {
+            return format!("Uint8Array({}) []", bytes.len());
+        }
+        let items: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
+        format!("Uint8Array({}) [ {} ]", bytes.len(), items.join(", "))
+    }
+}
