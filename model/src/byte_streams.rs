@@ -379,8 +379,8 @@ fn byob_request_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectI
 /// 'name' is invalid. Received 3" (a property when the name has a dot),
 /// a TypeError or, with `range`, a RangeError.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1401-L1411>
-/// the value is shown by `inspect()`.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L1484-L1491>
+/// the value is shown by `inspect()`, cut after 128 characters.
 fn err_invalid_arg_value(
     rt: &mut Rt,
     range: bool,
@@ -397,6 +397,10 @@ fn err_invalid_arg_value(
         Some(view) => rt.inspect_uint8_array(view),
         None => rt.fmt(value),
     };
+    let shown = match shown.char_indices().nth(128) {
+        Some((at, _)) => format!("{}...", &shown[..at]),
+        None => shown,
+    };
     let class = if range { "RangeError" } else { "TypeError" };
     rt.node_error(
         class,
@@ -408,7 +412,7 @@ fn err_invalid_arg_value(
 /// Node's `validateBuffer(value, name)`: ERR_INVALID_ARG_TYPE for a value
 /// that is no ArrayBufferView.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js#L440-L446>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js#L406-L412>
 /// where Web IDL's ArrayBufferView conversion throws an unworded TypeError.
 fn validate_buffer(
     rt: &mut Rt,
@@ -449,15 +453,13 @@ pub fn new_readable_byte_stream(
     };
     //    3. Perform ? SetUpReadableByteStreamControllerFromUnderlyingSource(
     //       this, underlyingSource, underlyingSourceDict, highWaterMark).
-    if let Err(e) = set_up_readable_byte_stream_controller_from_underlying_source(
+    set_up_readable_byte_stream_controller_from_underlying_source(
         rt,
         this,
         source,
         high_water_mark,
         auto_allocate_chunk_size,
-    ) {
-        return Err(e);
-    }
+    )?;
     Ok(Value::Object(this))
 }
 
@@ -503,7 +505,7 @@ fn set_up_readable_byte_stream_controller_from_underlying_source(
     //    undefined otherwise.
     // 9. If autoAllocateChunkSize is 0, then throw a TypeError exception.
     if auto_allocate_chunk_size == Some(0.0) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3964-L3968
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3967-L3971
         // `new ERR_INVALID_ARG_VALUE('source.autoAllocateChunkSize', 0)`.
         rt.lib.streams.remove_stream(s);
         return Err(err_invalid_arg_value(
@@ -705,7 +707,7 @@ pub fn controller_enqueue(rt: &mut Rt, c: Value, chunk: Value) -> Completion {
     // 2. If chunk.[[ViewedArrayBuffer]].[[ArrayBufferByteLength]] is 0, throw
     //    a TypeError exception.
     if rt.view_length(view) == 0 || rt.array_buffer_byte_length(view.buffer) == 0 {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1302-L1306
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1304-L1307
         // one error for both (a detached buffer's length is 0).
         return Err(err_invalid_state(
             rt,
@@ -714,14 +716,14 @@ pub fn controller_enqueue(rt: &mut Rt, c: Value, chunk: Value) -> Completion {
     }
     // 3. If this.[[closeRequested]] is true, throw a TypeError exception.
     if controller(rt, c).close_requested {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1307-L1308
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1308-L1309
         return Err(err_invalid_state(rt, "Controller is already closed"));
     }
     // 4. If this.[[stream]].[[state]] is not "readable", throw a TypeError
     //    exception.
     let s = controller(rt, c).stream;
     if stream(rt, s).state != ReadableStreamState::Readable {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1309-L1310
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1310-L1311
         return Err(err_invalid_state(rt, "ReadableStream is already closed"));
     }
     // 5. Return ? ReadableByteStreamControllerEnqueue(this, chunk).
@@ -843,7 +845,7 @@ pub fn request_respond(rt: &mut Rt, q: Value, bytes_written: Value) -> Completio
     let request = &rt.lib.streams.bytes.byob_requests[&q];
     // 1. If this.[[controller]] is undefined, throw a TypeError exception.
     let Some(c) = request.controller else {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L626-L629
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L625-L629
         return Err(err_invalid_state(
             rt,
             "This BYOB request has been invalidated",
@@ -874,7 +876,7 @@ pub fn request_respond_with_new_view(rt: &mut Rt, q: Value, view: Value) -> Comp
     let q = byob_request_operand(rt, q, "respondWithNewView")?;
     // 1. If this.[[controller]] is undefined, throw a TypeError exception.
     let Some(c) = rt.lib.streams.bytes.byob_requests[&q].controller else {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L656-L659
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L655-L658
         return Err(err_invalid_state(
             rt,
             "This BYOB request has been invalidated",
@@ -884,7 +886,7 @@ pub fn request_respond_with_new_view(rt: &mut Rt, q: Value, view: Value) -> Comp
     // 2. If ! IsDetachedBuffer(view.[[ViewedArrayBuffer]]) is true, throw a
     //    TypeError exception.
     if rt.is_detached_buffer(v.buffer) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L663-L665
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L662-L664
         return Err(err_invalid_state(rt, "Viewed ArrayBuffer is detached"));
     }
     // 3. Return ? ReadableByteStreamControllerRespondWithNewView(
@@ -1011,7 +1013,7 @@ fn byob_reader_read_view(
         ));
     }
     // (options["min"], an [EnforceRange] unsigned long long, default 1.)
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2701-L2714
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2702-L2714
     // `validateNumber(min, 'options.min')`, then ERR_INVALID_ARG_VALUE for
     // a fraction or for min <= 0, and ERR_OUT_OF_RANGE for min >
     // view.length.
@@ -1324,9 +1326,9 @@ fn readable_byte_stream_controller_close(rt: &mut Rt, c: ObjectId) -> Result<(),
         let first = first_pending_pull_into(rt, c);
         //   2. If the remainder after dividing firstPendingPullInto's bytes
         //      filled by firstPendingPullInto's element size is not 0,
-        if first.bytes_filled % first.element_size != 0 {
+        if !first.bytes_filled.is_multiple_of(first.element_size) {
             //  1. Let e be a new TypeError exception.
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3105
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3109
             let e = err_invalid_state(rt, "Partial read");
             //  2. Perform ! ReadableByteStreamControllerError(controller, e).
             readable_byte_stream_controller_error(rt, c, e.clone());
@@ -1442,7 +1444,7 @@ fn readable_byte_stream_controller_enqueue(
         //   2. If ! IsDetachedBuffer(firstPendingPullInto's buffer) is true,
         //      throw a TypeError exception.
         if rt.is_detached_buffer(first.buffer) {
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3405-L3409
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3408-L3412
             return Err(err_invalid_state(rt, "Destination ArrayBuffer is detached"));
         }
         //   3. Perform ! ReadableByteStreamControllerInvalidateBYOBRequest(controller).
@@ -1468,7 +1470,7 @@ fn readable_byte_stream_controller_enqueue(
         //   2. If ! ReadableStreamGetNumReadRequests(stream) is 0,
         if readable_stream_get_num_read_requests(rt, s) == 0 {
             //  1. Assert: controller.[[pendingPullIntos]] is empty.
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3432-L3437
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3444-L3450
             // Node does not assert it (a default pull-into left by a
             // fulfilled autoAllocate read can be pending here), and neither
             // does the model.
@@ -2048,7 +2050,7 @@ fn readable_byte_stream_controller_pull_into(
         //   2. If controller.[[closeRequested]] is true,
         if controller(rt, c).close_requested {
             //  1. Let e be a TypeError exception.
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3288-L3293
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3285-L3290
             let e = err_invalid_state(rt, "ReadableStream closed");
             //  2. Perform ! ReadableByteStreamControllerError(controller, e).
             readable_byte_stream_controller_error(rt, c, e.clone());
@@ -2085,7 +2087,7 @@ fn readable_byte_stream_controller_respond(
     if state == ReadableStreamState::Closed {
         //   1. If bytesWritten is not 0, throw a TypeError exception.
         if bytes_written != 0.0 {
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3339-L3341
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3340-L3342
             // `new ERR_INVALID_ARG_VALUE('bytesWritten', bytesWritten)`.
             return Err(err_invalid_arg_value(
                 rt,
@@ -2100,7 +2102,7 @@ fn readable_byte_stream_controller_respond(
         //   1. Assert: state is "readable".
         assert_eq!(state, ReadableStreamState::Readable);
         //   2. If bytesWritten is 0, throw a TypeError exception.
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3345-L3349
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3345-L3351
         // `new ERR_INVALID_ARG_VALUE('bytesWritten', bytesWritten)` (NaN
         // too), and its RangeError for too many bytes.
         if bytes_written == 0.0 || bytes_written.is_nan() {
@@ -2306,7 +2308,7 @@ fn readable_byte_stream_controller_respond_with_new_view(
     if state == ReadableStreamState::Closed {
         //   1. If view.[[ByteLength]] is not 0, throw a TypeError exception.
         if view.length != 0 {
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3710-L3711
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3711-L3712
             return Err(err_invalid_state(rt, "View is not zero-length"));
         }
     } else {
@@ -2315,11 +2317,11 @@ fn readable_byte_stream_controller_respond_with_new_view(
         assert_eq!(state, ReadableStreamState::Readable);
         //   2. If view.[[ByteLength]] is 0, throw a TypeError exception.
         if view.length == 0 {
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3714-L3715
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3715-L3716
             return Err(err_invalid_state(rt, "View is zero-length"));
         }
     }
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3725-L3732
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3726-L3733
     // each of the three RangeErrors is
     // `new ERR_INVALID_ARG_VALUE.RangeError('view', view)` (Node checks the
     // byte length before the buffer's; the errors are alike, so the order
@@ -2429,7 +2431,7 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: BytePullAlgorithm
             let this = controller(rt, c).underlying_source.clone();
             match rt.call_function(method, this, &[Value::Object(c)]) {
                 Err(e) => a_promise_rejected_with(rt, e),
-                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3774-L3780
+                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3771-L3780
                 // `thenAlgorithmResult(result, ...)` takes a returned
                 // promise as it is (PromiseResolve), two microtasks sooner
                 // than Web IDL's conversion, as for default streams.

@@ -1226,7 +1226,7 @@ fn pull_steps(rt: &mut Rt, c: ObjectId, read_request: ReadRequest) {
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultcontroller-releasesteps>).
 fn release_steps(rt: &mut Rt, c: ObjectId) {
     if is_byte_controller(rt, c) {
-        return crate::byte_streams::release_steps(rt, c);
+        crate::byte_streams::release_steps(rt, c);
     }
     // 1. Return.
 }
