@@ -26,8 +26,11 @@
 //! The departures of Node 26.12.1 that scenarios can observe, each marked
 //! `NODE:` where it happens: the TypeErrors and RangeErrors the spec leaves
 //! unworded are Node's coded errors (ERR_INVALID_STATE,
-//! ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE) with Node's messages, and a
-//! pull that returns a promise is taken as it is (as for default streams).
+//! ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE) with Node's messages; a pull
+//! that returns a promise is taken as it is (as for default streams); and
+//! an enqueue that fulfils waiting default reads from a queue holding fewer
+//! chunks than there are reads throws Node's ERR_INTERNAL_ASSERTION and
+//! loses a read (ReadableByteStreamControllerProcessReadRequestsUsingQueue).
 
 use std::collections::VecDeque;
 
@@ -1466,7 +1469,8 @@ fn readable_byte_stream_controller_enqueue(
     // 9. If ! ReadableStreamHasDefaultReader(stream) is true,
     if readable_stream_has_default_reader(rt, s) {
         //   1. Perform ! ReadableByteStreamControllerProcessReadRequestsUsingQueue(controller).
-        readable_byte_stream_controller_process_read_requests_using_queue(rt, c);
+        // (NODE: may throw, see the operation.)
+        readable_byte_stream_controller_process_read_requests_using_queue(rt, c)?;
         //   2. If ! ReadableStreamGetNumReadRequests(stream) is 0,
         if readable_stream_get_num_read_requests(rt, s) == 0 {
             //  1. Assert: controller.[[pendingPullIntos]] is empty.
@@ -1927,17 +1931,33 @@ fn readable_byte_stream_controller_process_pull_into_descriptors_using_queue(
 
 /// ReadableByteStreamControllerProcessReadRequestsUsingQueue(controller)
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamcontrollerprocessreadrequestsusingqueue>).
-fn readable_byte_stream_controller_process_read_requests_using_queue(rt: &mut Rt, c: ObjectId) {
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3827-L3844>
+/// Node reads `queueTotalSize` once, before the loop, so step 3.1 never
+/// sees the queue drained by the requests it fulfilled: with more read
+/// requests than queued chunks (a released reader's partly filled
+/// pull-into copied to the queue by an enqueue, with two default reads
+/// waiting), the next request is taken out of [[readRequests]] and
+/// ReadableByteStreamControllerDequeueChunk's `assert(queueTotalSize > 0)`
+/// throws ERR_INTERNAL_ASSERTION out of `enqueue()` (L3810-L3812): that
+/// read request is lost, and the rest of the enqueue does not run. The
+/// model does the same; the error is the `Err`.
+fn readable_byte_stream_controller_process_read_requests_using_queue(
+    rt: &mut Rt,
+    c: ObjectId,
+) -> Result<(), Value> {
     // 1. Let reader be controller.[[stream]].[[reader]].
     let s = controller(rt, c).stream;
     // 2. Assert: reader implements ReadableStreamDefaultReader.
     assert!(readable_stream_has_default_reader(rt, s));
     let r = stream(rt, s).reader.expect("the stream's default reader");
+    let queue_total_size_before = controller(rt, c).queue_total_size;
     // 3. While reader.[[readRequests]] is not empty,
     while !crate::streams::reader(rt, r).read_requests.is_empty() {
         //   1. If controller.[[queueTotalSize]] is 0, return.
-        if controller(rt, c).queue_total_size == 0 {
-            return;
+        // (NODE: the size before the loop, see above.)
+        if queue_total_size_before == 0 {
+            return Ok(());
         }
         //   2. Let readRequest be reader.[[readRequests]][0].
         //   3. Remove readRequest from reader.[[readRequests]].
@@ -1945,10 +1965,25 @@ fn readable_byte_stream_controller_process_read_requests_using_queue(rt: &mut Rt
             .read_requests
             .pop_front()
             .expect("a read request");
+        if controller(rt, c).queue_total_size == 0 {
+            // Node's `assert()`: `new ERR_INTERNAL_ASSERTION()` (the link is
+            // split so that it is not read as a citation).
+            return Err(rt.node_error(
+                "Error",
+                "ERR_INTERNAL_ASSERTION",
+                concat!(
+                    "This is caused by either a bug in Node.js or incorrect usage of ",
+                    "Node.js internals.\nPlease open an issue with this stack trace at ",
+                    "https://github.com/",
+                    "nodejs/node/issues\n"
+                ),
+            ));
+        }
         //   4. Perform ! ReadableByteStreamControllerFillReadRequestFromQueue(
         //      controller, readRequest).
         readable_byte_stream_controller_fill_read_request_from_queue(rt, c, read_request);
     }
+    Ok(())
 }
 
 /// ReadableByteStreamControllerPullInto(controller, view, min, readIntoRequest)
