@@ -1469,7 +1469,8 @@ fn readable_byte_stream_controller_enqueue(
     // 9. If ! ReadableStreamHasDefaultReader(stream) is true,
     if readable_stream_has_default_reader(rt, s) {
         //   1. Perform ! ReadableByteStreamControllerProcessReadRequestsUsingQueue(controller).
-        // (NODE: may throw, see the operation.)
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3437-L3443
+        // this may throw (see the operation).
         readable_byte_stream_controller_process_read_requests_using_queue(rt, c)?;
         //   2. If ! ReadableStreamGetNumReadRequests(stream) is 0,
         if readable_stream_get_num_read_requests(rt, s) == 0 {
@@ -1955,7 +1956,8 @@ fn readable_byte_stream_controller_process_read_requests_using_queue(
     // 3. While reader.[[readRequests]] is not empty,
     while !crate::streams::reader(rt, r).read_requests.is_empty() {
         //   1. If controller.[[queueTotalSize]] is 0, return.
-        // (NODE: the size before the loop, see above.)
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3828-L3838
+        // the size before the loop (see above).
         if queue_total_size_before == 0 {
             return Ok(());
         }
