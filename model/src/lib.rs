@@ -2,7 +2,9 @@
 //!
 //! An executable transcription of Node.js 26.12.1's `EventTarget`, `Event`,
 //! `AbortController`, `AbortSignal`, `events.addAbortListener` and
-//! `ReadableStream` (with its default controller and reader). It exists
+//! `ReadableStream` (with its default controller and reader, and byte
+//! streams: `ReadableByteStreamController`, the BYOB reader and request,
+//! the byte tee). It exists
 //! so that the optimized implementation (and any Node build) can be diffed
 //! against something whose every step can be checked by reading: each
 //! algorithm is named after the DOM Standard's (the Streams Standard's, for
@@ -31,7 +33,9 @@
 //!   microtask with a trusted `abort` Event;
 //! - a ReadableStream's `pull` promise is taken as it is, two microtasks
 //!   sooner than the Streams Standard's conversion, and the streams' errors
-//!   are Node's coded ones ([`streams`]).
+//!   are Node's coded ones ([`streams`]), for byte streams too
+//!   ([`byte_streams`]), where Node's ProcessReadRequestsUsingQueue can also
+//!   throw an internal assertion from `enqueue()`.
 //!
 //! Invariants checked as the model runs (panics are bugs of the model): a
 //! listener about to run is still in its list; an aborted signal is never

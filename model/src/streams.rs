@@ -8,8 +8,11 @@
 //! algorithm returns 1 for every chunk; its default controller
 //! (`enqueue`, `close`, `error`, `desiredSize`); its default reader (`read`,
 //! `releaseLock`, `cancel`, `closed`); `stream.cancel`, `stream.locked` and
-//! `stream.tee()` (ReadableStreamDefaultTee, without cloning). Byte streams,
-//! BYOB readers, piping and async iteration are not.
+//! `stream.tee()` (ReadableStreamDefaultTee, without cloning). A stream's
+//! [[controller]] may also be a ReadableByteStreamController and its
+//! [[reader]] a ReadableStreamBYOBReader: those are in
+//! [`crate::byte_streams`], and the operations here that the spec words for
+//! both kinds dispatch to it. Piping and async iteration are not here.
 //!
 //! Streams Standard: <https://streams.spec.whatwg.org/#rs-model>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>.

@@ -455,3 +455,42 @@ fn a_byob_reader_needs_a_byte_stream() {
         Value::Bool(false)
     );
 }
+
+/// ```js
+/// const r = rs.getReader({ mode: 'byob' }); r.read(new Uint8Array(4), { min: 3 });
+/// c.enqueue(new Uint8Array([1, 2])); r.releaseLock();
+/// const d = rs.getReader(); const q1 = d.read(), q2 = d.read();
+/// c.enqueue(new Uint8Array([5]));
+/// // throws ERR_INTERNAL_ASSERTION; q1: Uint8Array(1, 2); q2 never settles
+/// ```
+/// Node 26.12.1's departure (the spec fulfils q2 with the 5), followed by
+/// the model.
+#[test]
+fn an_enqueue_with_more_reads_than_queued_chunks_throws_nodes_assertion() {
+    let mut rt = runtime();
+    let (rs, c) = byte_stream(&mut rt, None, None, None);
+    let c = c.borrow().clone();
+    let r = byte_streams::get_byob_reader(&mut rt, rs.clone()).expect("a BYOB reader");
+    let v = rt.new_uint8_array_from(vec![0; 4]);
+    let p =
+        byte_streams::reader_read(&mut rt, r.clone(), v, Some(Value::Number(3.0))).expect("a read");
+    let a = bytes(&mut rt, &[1, 2]);
+    byte_streams::controller_enqueue(&mut rt, c.clone(), a).expect("an enqueue");
+    assert_eq!(state(&rt, &p), PromiseState::Pending);
+    byte_streams::reader_release_lock(&mut rt, r).expect("a release");
+    let d = streams::get_reader(&mut rt, rs).expect("a reader");
+    let q1 = streams::reader_read(&mut rt, d.clone()).expect("a read");
+    let q2 = streams::reader_read(&mut rt, d).expect("a read");
+    let b = bytes(&mut rt, &[5]);
+    let e = byte_streams::controller_enqueue(&mut rt, c.clone(), b.clone())
+        .expect_err("Node's internal assertion");
+    assert!(rt
+        .fmt(&e)
+        .starts_with("Error: This is caused by either a bug in Node.js"));
+    let (value, _) = read_result(&rt, &q1);
+    assert_eq!(seen(&rt, &value), [1, 2]);
+    assert!(detached(&rt, &b), "the byte was transferred, then lost");
+    drain(&mut rt);
+    assert_eq!(state(&rt, &q2), PromiseState::Pending, "the lost read");
+    assert_eq!(desired_size(&mut rt, &c), Value::Number(0.0));
+}
