@@ -396,9 +396,11 @@ fn err_invalid_arg_value(
     } else {
         "argument"
     };
-    let shown = match rt.uint8_array(value) {
-        Some(view) => rt.inspect_uint8_array(view),
-        None => rt.fmt(value),
+    let shown = match (rt.uint8_array(value), value) {
+        (Some(view), _) => rt.inspect_uint8_array(view),
+        // inspect(-0) is "-0".
+        (None, Value::Number(n)) if *n == 0.0 && n.is_sign_negative() => "-0".to_string(),
+        (None, _) => rt.fmt(value),
     };
     let shown = match shown.char_indices().nth(128) {
         Some((at, _)) => format!("{}...", &shown[..at]),
