@@ -2731,15 +2731,17 @@ pub(crate) fn byte_tee_chunk_steps(rt: &mut Rt, t: ByteTeeId, chunk: Value) {
         //      ReadableByteStreamControllerEnqueue(branch1.[[controller]], chunk1).
         if !tee_state(rt, t).canceled1 {
             let view = rt.uint8_array(&chunk1).expect("a Uint8Array chunk");
-            readable_byte_stream_controller_enqueue(rt, c1, view)
-                .expect("a chunk the tee read enqueues");
+            // FIXME: an enqueue can throw Node's internal assertion (see
+            // ProcessReadRequestsUsingQueue); Node reports it as an
+            // unhandled rejection of forwardChunk's reaction, the model as
+            // an uncaught exception of the microtask.
+            readable_byte_stream_controller_enqueue(rt, c1, view)?;
         }
         //   7. If canceled2 is false, perform !
         //      ReadableByteStreamControllerEnqueue(branch2.[[controller]], chunk2).
         if !tee_state(rt, t).canceled2 {
             let view = rt.uint8_array(&chunk2).expect("a Uint8Array chunk");
-            readable_byte_stream_controller_enqueue(rt, c2, view)
-                .expect("a chunk the tee read enqueues");
+            readable_byte_stream_controller_enqueue(rt, c2, view)?;
         }
         //   8. Set reading to false.
         tee_state_mut(rt, t).reading = false;
@@ -2897,8 +2899,9 @@ fn byte_tee_byob_chunk_steps(rt: &mut Rt, t: ByteTeeId, for_branch2: bool, chunk
             //  5. Perform ! ReadableByteStreamControllerEnqueue(
             //     otherBranch.[[controller]], clonedChunk).
             let view = rt.uint8_array(&cloned_chunk).expect("a Uint8Array");
-            readable_byte_stream_controller_enqueue(rt, other_controller, view)
-                .expect("a chunk the tee read enqueues");
+            // FIXME: as in the default read's chunk steps, an error here is
+            // Node's unhandled rejection, the model's uncaught exception.
+            readable_byte_stream_controller_enqueue(rt, other_controller, view)?;
         } else if !byob_canceled {
             //   6. Otherwise, if byobCanceled is false, perform !
             //      ReadableByteStreamControllerRespondWithNewView(
