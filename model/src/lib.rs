@@ -2,9 +2,11 @@
 //!
 //! An executable transcription of Node.js 26.12.1's `EventTarget`, `Event`,
 //! `AbortController`, `AbortSignal`, `events.addAbortListener`,
-//! `ReadableStream` (with its default controller and reader),
-//! `WritableStream` (with its default controller and writer),
-//! `TransformStream` and `pipeTo`/`pipeThrough`. It exists
+//! `ReadableStream` (with its default controller and reader, byte streams:
+//! `ReadableByteStreamController`, the BYOB reader and request, the byte
+//! tee; `ReadableStream.from` and async iteration), `WritableStream` (with
+//! its default controller and writer), `TransformStream` and
+//! `pipeTo`/`pipeThrough`. It exists
 //! so that the optimized implementation (and any Node build) can be diffed
 //! against something whose every step can be checked by reading: each
 //! algorithm is named after the DOM Standard's (the Streams Standard's, for
@@ -33,7 +35,9 @@
 //!   microtask with a trusted `abort` Event;
 //! - a ReadableStream's `pull` promise is taken as it is, two microtasks
 //!   sooner than the Streams Standard's conversion, and the streams' errors
-//!   are Node's coded ones ([`streams`]); so are the promises of a sink's
+//!   are Node's coded ones ([`streams`], for byte streams too:
+//!   [`byte_streams`], where Node's ProcessReadRequestsUsingQueue can also
+//!   throw an internal assertion from `enqueue()`); so are the promises of a sink's
 //!   `write` and a transformer's `transform` ([`writable`], [`transform`]);
 //! - a write parked on a TransformStream's backpressure resumes two
 //!   microtasks sooner than the spec's reaction chain, and its sink abort
@@ -52,6 +56,7 @@
 
 pub mod abort;
 pub mod abort_listener;
+pub mod byte_streams;
 pub mod event;
 pub mod event_target;
 pub mod iterate;
@@ -605,56 +610,77 @@ impl Library for Model {
 
     fn new_readable_byte_stream(
         rt: &mut Runtime<Self>,
-        _: UnderlyingSource,
-        _: QueuingStrategy,
-        _: Option<f64>,
+        source: UnderlyingSource,
+        strategy: QueuingStrategy,
+        auto_allocate_chunk_size: Option<f64>,
     ) -> Completion {
-        not_yet(rt, "a byte stream")
+        byte_streams::new_readable_byte_stream(
+            rt,
+            source,
+            strategy.high_water_mark,
+            auto_allocate_chunk_size,
+        )
     }
 
-    fn byte_controller_enqueue(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "enqueue")
+    fn byte_controller_enqueue(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        chunk: Value,
+    ) -> Completion {
+        byte_streams::controller_enqueue(rt, controller, chunk)
     }
 
-    fn byte_controller_close(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "close")
+    fn byte_controller_close(rt: &mut Runtime<Self>, controller: Value) -> Completion {
+        byte_streams::controller_close(rt, controller)
     }
 
-    fn byte_controller_error(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "error")
+    fn byte_controller_error(
+        rt: &mut Runtime<Self>,
+        controller: Value,
+        error: Value,
+    ) -> Completion {
+        byte_streams::controller_error(rt, controller, error)
     }
 
-    fn byob_request_respond(rt: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
-        not_yet(rt, "respond")
+    fn byob_request_respond(
+        rt: &mut Runtime<Self>,
+        request: Value,
+        bytes_written: Value,
+    ) -> Completion {
+        byte_streams::request_respond(rt, request, bytes_written)
     }
 
     fn byob_request_respond_with_new_view(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
+        request: Value,
+        view: Value,
     ) -> Completion {
-        not_yet(rt, "respondWithNewView")
+        byte_streams::request_respond_with_new_view(rt, request, view)
     }
 
-    fn readable_get_byob_reader(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "a BYOB reader")
+    fn readable_get_byob_reader(rt: &mut Runtime<Self>, stream: Value) -> Completion {
+        byte_streams::get_byob_reader(rt, stream)
     }
 
     fn byob_reader_read(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: Option<Value>,
+        reader: Value,
+        view: Value,
+        min: Option<Value>,
     ) -> Completion {
-        not_yet(rt, "read")
+        byte_streams::reader_read(rt, reader, view, min)
     }
 
-    fn byob_reader_release_lock(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        not_yet(rt, "releaseLock")
+    fn byob_reader_release_lock(rt: &mut Runtime<Self>, reader: Value) -> Completion {
+        byte_streams::reader_release_lock(rt, reader)
     }
 
-    fn byob_reader_cancel(rt: &mut Runtime<Self>, _: Value, _: Option<Value>) -> Completion {
-        not_yet(rt, "cancel")
+    fn byob_reader_cancel(
+        rt: &mut Runtime<Self>,
+        reader: Value,
+        reason: Option<Value>,
+    ) -> Completion {
+        byte_streams::reader_cancel(rt, reader, reason)
     }
 
     // ---- what the runtime asks ----

@@ -9,8 +9,12 @@
 //! size is Node's `ERR_INVALID_ARG_VALUE` RangeError); its default controller
 //! (`enqueue`, `close`, `error`, `desiredSize`); its default reader (`read`,
 //! `releaseLock`, `cancel`, `closed`); `stream.cancel`, `stream.locked` and
-//! `stream.tee()` (ReadableStreamDefaultTee, without cloning). Byte streams,
-//! BYOB readers and async iteration are not; piping is [`crate::pipe`]'s.
+//! `stream.tee()` (ReadableStreamDefaultTee, without cloning). A stream's
+//! [[controller]] may also be a ReadableByteStreamController and its
+//! [[reader]] a ReadableStreamBYOBReader: those are in
+//! [`crate::byte_streams`], and the operations here that the spec words for
+//! both kinds dispatch to it. Piping is [`crate::pipe`]'s, `from` and async
+//! iteration [`crate::iterate`]'s.
 //!
 //! Streams Standard: <https://streams.spec.whatwg.org/#rs-model>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js>.
@@ -208,6 +212,11 @@ pub enum ReadRequest {
         /// The pipe.
         pipe: crate::pipe::PipeId,
     },
+    /// The read request of a ReadableByteStreamTee's pullWithDefaultReader.
+    ByteTee {
+        /// The byte tee.
+        tee: crate::byte_streams::ByteTeeId,
+    },
 }
 
 /// Which ReadableStreamDefaultTee: an index into [`Streams`]' tees.
@@ -277,9 +286,17 @@ pub struct Streams {
     releasing_error: Option<Value>,
     /// ReadableStreamFromIterable's variables and the async iterators'.
     pub(crate) iterate: crate::iterate::IterateState,
+    /// Byte stream controllers, BYOB readers and requests, byte tees.
+    pub(crate) bytes: crate::byte_streams::ByteStreams,
 }
 
 impl Streams {
+    /// Forgets a stream whose constructor threw (the object never reaches
+    /// the script).
+    pub(crate) fn remove_stream(&mut self, s: ObjectId) {
+        self.streams.remove(&s);
+    }
+
     /// Empties the state for another scenario.
     pub fn clear(&mut self) {
         let Streams {
@@ -290,8 +307,10 @@ impl Streams {
             released_error,
             releasing_error,
             iterate,
+            bytes,
         } = self;
         iterate.clear();
+        bytes.clear();
         streams.clear();
         controllers.clear();
         readers.clear();
@@ -345,6 +364,54 @@ fn tee_state(rt: &Rt, t: TeeId) -> &DefaultTee {
 
 fn tee_state_mut(rt: &mut Rt, t: TeeId) -> &mut DefaultTee {
     &mut rt.lib.streams.tees[t.0]
+}
+
+/// A reader's [[closedPromise]], for a default or a BYOB reader (the slot
+/// of ReadableStreamGenericReader).
+pub(crate) fn generic_closed_promise(rt: &Rt, r: ObjectId) -> ObjectId {
+    match rt.lib.streams.readers.get(&r) {
+        Some(reader) => reader.closed_promise,
+        None => crate::byte_streams::byob_reader(rt, r).closed_promise,
+    }
+}
+
+fn set_generic_closed_promise(rt: &mut Rt, r: ObjectId, p: ObjectId) {
+    match rt.lib.streams.readers.get_mut(&r) {
+        Some(reader) => reader.closed_promise = p,
+        None => crate::byte_streams::byob_reader_mut(rt, r).closed_promise = p,
+    }
+}
+
+/// A reader's [[stream]], for a default or a BYOB reader.
+pub(crate) fn generic_reader_stream(rt: &Rt, r: ObjectId) -> Option<ObjectId> {
+    match rt.lib.streams.readers.get(&r) {
+        Some(reader) => reader.stream,
+        None => crate::byte_streams::byob_reader(rt, r).stream,
+    }
+}
+
+fn set_generic_reader_stream(rt: &mut Rt, r: ObjectId, s: Option<ObjectId>) {
+    match rt.lib.streams.readers.get_mut(&r) {
+        Some(reader) => reader.stream = s,
+        None => crate::byte_streams::byob_reader_mut(rt, r).stream = s,
+    }
+}
+
+/// ReadableStreamHasDefaultReader(stream)
+/// (<https://streams.spec.whatwg.org/#readable-stream-has-default-reader>).
+pub(crate) fn readable_stream_has_default_reader(rt: &Rt, s: ObjectId) -> bool {
+    // 1. Let reader be stream.[[reader]].
+    // 2. If reader is undefined, return false.
+    // 3. If reader implements ReadableStreamDefaultReader, return true.
+    // 4. Return false.
+    stream(rt, s)
+        .reader
+        .is_some_and(|r| rt.lib.streams.readers.contains_key(&r))
+}
+
+/// Whether a controller is a ReadableByteStreamController.
+pub(crate) fn is_byte_controller(rt: &Rt, c: ObjectId) -> bool {
+    rt.lib.streams.bytes.controllers.contains_key(&c)
 }
 
 /// The controller of a stream that has been set up.
@@ -654,7 +721,24 @@ pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) ->
     readable_stream_close(rt, s);
     // 5. Let reader be stream.[[reader]].
     // 6. If reader is not undefined and reader implements
-    //    ReadableStreamBYOBReader, ... (no BYOB readers here)
+    //    ReadableStreamBYOBReader,
+    if let Some(r) = stream(rt, s).reader {
+        if crate::byte_streams::is_byob_reader(rt, r) {
+            //   1. Let readIntoRequests be reader.[[readIntoRequests]].
+            //   2. Set reader.[[readIntoRequests]] to an empty list.
+            let read_into_requests =
+                std::mem::take(&mut crate::byte_streams::byob_reader_mut(rt, r).read_into_requests);
+            //   3. For each readIntoRequest of readIntoRequests,
+            for read_into_request in read_into_requests {
+                //  1. Perform readIntoRequest's close steps, given undefined.
+                crate::byte_streams::read_into_request_close_steps(
+                    rt,
+                    read_into_request,
+                    Value::Undefined,
+                );
+            }
+        }
+    }
     // 7. Let sourceCancelPromise be !
     //    stream.[[controller]].[[CancelSteps]](reason).
     let c = stream_controller(rt, s);
@@ -678,9 +762,12 @@ pub(crate) fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
         return;
     };
     // 5. Resolve reader.[[closedPromise]] with undefined.
-    let closed = reader(rt, r).closed_promise;
+    let closed = generic_closed_promise(rt, r);
     resolve(rt, closed, Value::Undefined);
     // 6. If reader implements ReadableStreamDefaultReader,
+    if !rt.lib.streams.readers.contains_key(&r) {
+        return;
+    }
     //    1. Let readRequests be reader.[[readRequests]].
     //    2. Set reader.[[readRequests]] to an empty list.
     let read_requests = std::mem::take(&mut reader_mut(rt, r).read_requests);
@@ -693,7 +780,7 @@ pub(crate) fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
 
 /// ReadableStreamError(stream, e)
 /// (<https://streams.spec.whatwg.org/#readable-stream-error>).
-fn readable_stream_error(rt: &mut Rt, s: ObjectId, e: Value) {
+pub(crate) fn readable_stream_error(rt: &mut Rt, s: ObjectId, e: Value) {
     // 1. Assert: stream.[[state]] is "readable".
     assert_eq!(stream(rt, s).state, ReadableStreamState::Readable);
     // 2. Set stream.[[state]] to "errored".
@@ -706,19 +793,29 @@ fn readable_stream_error(rt: &mut Rt, s: ObjectId, e: Value) {
         return;
     };
     // 6. Reject reader.[[closedPromise]] with e.
-    let closed = reader(rt, r).closed_promise;
+    let closed = generic_closed_promise(rt, r);
     reject(rt, closed, e.clone());
     // 7. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
     mark_as_handled(rt, closed);
     // 8. If reader implements ReadableStreamDefaultReader,
-    //    1. Perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
-    readable_stream_default_reader_error_read_requests(rt, r, e);
-    // 9. Otherwise, ... (no BYOB readers here)
+    if rt.lib.streams.readers.contains_key(&r) {
+        //    1. Perform ! ReadableStreamDefaultReaderErrorReadRequests(reader, e).
+        readable_stream_default_reader_error_read_requests(rt, r, e);
+    } else {
+        // 9. Otherwise,
+        //    1. Assert: reader implements ReadableStreamBYOBReader.
+        //    2. Perform ! ReadableStreamBYOBReaderErrorReadIntoRequests(reader, e).
+        crate::byte_streams::readable_stream_byob_reader_error_read_into_requests(rt, r, e);
+    }
 }
 
 /// ReadableStreamAddReadRequest(stream, readRequest)
 /// (<https://streams.spec.whatwg.org/#readable-stream-add-read-request>).
-fn readable_stream_add_read_request(rt: &mut Rt, s: ObjectId, read_request: ReadRequest) {
+pub(crate) fn readable_stream_add_read_request(
+    rt: &mut Rt,
+    s: ObjectId,
+    read_request: ReadRequest,
+) {
     // 1. Assert: stream.[[reader]] implements ReadableStreamDefaultReader.
     let r = stream(rt, s).reader.expect("the stream's default reader");
     // 2. Assert: stream.[[state]] is "readable".
@@ -729,7 +826,12 @@ fn readable_stream_add_read_request(rt: &mut Rt, s: ObjectId, read_request: Read
 
 /// ReadableStreamFulfillReadRequest(stream, chunk, done)
 /// (<https://streams.spec.whatwg.org/#readable-stream-fulfill-read-request>).
-fn readable_stream_fulfill_read_request(rt: &mut Rt, s: ObjectId, chunk: Value, done: bool) {
+pub(crate) fn readable_stream_fulfill_read_request(
+    rt: &mut Rt,
+    s: ObjectId,
+    chunk: Value,
+    done: bool,
+) {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     // 2. Let reader be stream.[[reader]].
     let r = stream(rt, s).reader.expect("the stream's default reader");
@@ -752,7 +854,7 @@ fn readable_stream_fulfill_read_request(rt: &mut Rt, s: ObjectId, chunk: Value, 
 
 /// ReadableStreamGetNumReadRequests(stream)
 /// (<https://streams.spec.whatwg.org/#readable-stream-get-num-read-requests>).
-fn readable_stream_get_num_read_requests(rt: &Rt, s: ObjectId) -> usize {
+pub(crate) fn readable_stream_get_num_read_requests(rt: &Rt, s: ObjectId) -> usize {
     // 1. Assert: ! ReadableStreamHasDefaultReader(stream) is true.
     let r = stream(rt, s).reader.expect("the stream's default reader");
     // 2. Return stream.[[reader]].[[readRequests]]'s size.
@@ -762,7 +864,7 @@ fn readable_stream_get_num_read_requests(rt: &Rt, s: ObjectId) -> usize {
 // ---- the read request of read() -------------------------------------------
 
 /// A read request's chunk steps, given chunk.
-fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value) {
+pub(crate) fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value) {
     match read_request {
         // chunk steps, given chunk: 1. Resolve promise with
         // «[ "value" → chunk, "done" → false ]».
@@ -775,11 +877,12 @@ fn read_request_chunk_steps(rt: &mut Rt, read_request: ReadRequest, chunk: Value
             crate::iterate::iterator_chunk_steps(rt, iterator, chunk)
         }
         ReadRequest::Pipe { pipe } => crate::pipe::read_request_chunk_steps(rt, pipe, chunk),
+        ReadRequest::ByteTee { tee } => crate::byte_streams::byte_tee_chunk_steps(rt, tee, chunk),
     }
 }
 
 /// A read request's close steps.
-fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
+pub(crate) fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
     match read_request {
         // close steps: 1. Resolve promise with
         // «[ "value" → undefined, "done" → true ]».
@@ -795,11 +898,12 @@ fn read_request_close_steps(rt: &mut Rt, read_request: ReadRequest) {
         // the pipe's close and error steps do nothing (`nonOpCallback`):
         // the source watchers handle close and error.
         ReadRequest::Pipe { .. } => {}
+        ReadRequest::ByteTee { tee } => crate::byte_streams::byte_tee_close_steps(rt, tee),
     }
 }
 
 /// A read request's error steps, given e.
-fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
+pub(crate) fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
     match read_request {
         // error steps, given e: 1. Reject promise with e.
         ReadRequest::Read { promise } => reject(rt, promise, e),
@@ -808,6 +912,7 @@ fn read_request_error_steps(rt: &mut Rt, read_request: ReadRequest, e: Value) {
             crate::iterate::iterator_error_steps(rt, iterator, e)
         }
         ReadRequest::Pipe { .. } => {}
+        ReadRequest::ByteTee { tee } => crate::byte_streams::byte_tee_error_steps(rt, tee),
     }
 }
 
@@ -885,7 +990,7 @@ pub(crate) fn readable_stream_reader_generic_cancel(
 ) -> ObjectId {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
-    let s = reader(rt, r).stream.expect("the reader's stream");
+    let s = generic_reader_stream(rt, r).expect("the reader's stream");
     // 3. Return ! ReadableStreamCancel(stream, reason).
     readable_stream_cancel(rt, s, reason)
 }
@@ -893,8 +998,15 @@ pub(crate) fn readable_stream_reader_generic_cancel(
 /// ReadableStreamReaderGenericInitialize(reader, stream)
 /// (<https://streams.spec.whatwg.org/#readable-stream-reader-generic-initialize>),
 /// which makes the reader's slots; SetUpReadableStreamDefaultReader's step 3
-/// (an empty [[readRequests]]) is done here too.
-fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: ObjectId) {
+/// (an empty [[readRequests]]) is done here too, or
+/// SetUpReadableStreamBYOBReader's step 4 (an empty [[readIntoRequests]])
+/// when `byob`.
+pub(crate) fn readable_stream_reader_generic_initialize(
+    rt: &mut Rt,
+    r: ObjectId,
+    s: ObjectId,
+    byob: bool,
+) {
     // 3. If stream.[[state]] is "readable",
     //    1. Set reader.[[closedPromise]] to a new promise.
     // 4. Otherwise, if stream.[[state]] is "closed",
@@ -914,15 +1026,19 @@ fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: Object
             p
         }
     };
-    rt.lib.streams.readers.insert(
-        r,
-        ReadableStreamDefaultReader {
-            closed_promise,
-            // 1. Set reader.[[stream]] to stream.
-            stream: Some(s),
-            read_requests: VecDeque::new(),
-        },
-    );
+    if byob {
+        crate::byte_streams::insert_byob_reader(rt, r, closed_promise, s);
+    } else {
+        rt.lib.streams.readers.insert(
+            r,
+            ReadableStreamDefaultReader {
+                closed_promise,
+                // 1. Set reader.[[stream]] to stream.
+                stream: Some(s),
+                read_requests: VecDeque::new(),
+            },
+        );
+    }
     // 2. Set stream.[[reader]] to reader.
     stream_mut(rt, s).reader = Some(r);
 }
@@ -932,7 +1048,7 @@ fn readable_stream_reader_generic_initialize(rt: &mut Rt, r: ObjectId, s: Object
 pub(crate) fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
-    let s = reader(rt, r).stream.expect("the reader's stream");
+    let s = generic_reader_stream(rt, r).expect("the reader's stream");
     // 3. Assert: stream.[[reader]] is reader.
     assert_eq!(stream(rt, s).reader, Some(r));
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L164-L173
@@ -943,7 +1059,7 @@ pub(crate) fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 4. If stream.[[state]] is "readable", reject reader.[[closedPromise]]
     //    with a TypeError exception.
     if stream(rt, s).state == ReadableStreamState::Readable {
-        let closed = reader(rt, r).closed_promise;
+        let closed = generic_closed_promise(rt, r);
         assert!(
             is_pending(rt, closed),
             "a readable stream's reader's closed promise is pending"
@@ -953,10 +1069,10 @@ pub(crate) fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
         // 5. Otherwise, set reader.[[closedPromise]] to a promise rejected
         //    with a TypeError exception.
         let p = a_promise_rejected_with(rt, e);
-        reader_mut(rt, r).closed_promise = p;
+        set_generic_closed_promise(rt, r, p);
     }
     // 6. Set reader.[[closedPromise]].[[PromiseIsHandled]] to true.
-    let closed = reader(rt, r).closed_promise;
+    let closed = generic_closed_promise(rt, r);
     mark_as_handled(rt, closed);
     // 7. Perform ! stream.[[controller]].[[ReleaseSteps]]().
     let c = stream_controller(rt, s);
@@ -964,7 +1080,7 @@ pub(crate) fn readable_stream_reader_generic_release(rt: &mut Rt, r: ObjectId) {
     // 8. Set stream.[[reader]] to undefined.
     stream_mut(rt, s).reader = None;
     // 9. Set reader.[[stream]] to undefined.
-    reader_mut(rt, r).stream = None;
+    set_generic_reader_stream(rt, r, None);
 }
 
 /// Node's one "Reader released" TypeError.
@@ -978,7 +1094,7 @@ fn released_error(rt: &mut Rt) -> Value {
 }
 
 /// Node's one "Releasing reader" TypeError.
-fn releasing_error(rt: &mut Rt) -> Value {
+pub(crate) fn releasing_error(rt: &mut Rt) -> Value {
     if let Some(e) = &rt.lib.streams.releasing_error {
         return e.clone();
     }
@@ -1062,7 +1178,7 @@ fn set_up_readable_stream_default_reader(
     }
     // 2. Perform ! ReadableStreamReaderGenericInitialize(reader, stream).
     // 3. Set reader.[[readRequests]] to a new empty list.
-    readable_stream_reader_generic_initialize(rt, r, s);
+    readable_stream_reader_generic_initialize(rt, r, s, false);
     Ok(())
 }
 
@@ -1124,6 +1240,9 @@ pub fn controller_error(rt: &mut Rt, c: Value, e: Value) -> Completion {
 /// [[CancelSteps]](reason)
 /// (<https://streams.spec.whatwg.org/#rs-default-controller-private-cancel>).
 fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
+    if is_byte_controller(rt, c) {
+        return crate::byte_streams::cancel_steps(rt, c, reason);
+    }
     // 1. Perform ! ResetQueue(this).
     reset_queue(rt, c);
     // 2. Let result be the result of performing this.[[cancelAlgorithm]],
@@ -1141,6 +1260,9 @@ fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
 /// [[PullSteps]](readRequest)
 /// (<https://streams.spec.whatwg.org/#rs-default-controller-private-pull>).
 fn pull_steps(rt: &mut Rt, c: ObjectId, read_request: ReadRequest) {
+    if is_byte_controller(rt, c) {
+        return crate::byte_streams::pull_steps(rt, c, read_request);
+    }
     // 1. Let stream be this.[[stream]].
     let s = controller(rt, c).stream;
     // 2. If this.[[queue]] is not empty,
@@ -1201,7 +1323,10 @@ pub(crate) fn pull_steps_dequeue(rt: &mut Rt, c: ObjectId) -> Value {
 
 /// [[ReleaseSteps]]()
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablestreamdefaultcontroller-releasesteps>).
-fn release_steps(_rt: &mut Rt, _c: ObjectId) {
+fn release_steps(rt: &mut Rt, c: ObjectId) {
+    if is_byte_controller(rt, c) {
+        crate::byte_streams::release_steps(rt, c);
+    }
     // 1. Return.
 }
 
@@ -1701,6 +1826,9 @@ fn reset_queue(rt: &mut Rt, c: ObjectId) {
 
 /// A property of a stream object, or `None` when `obj` is none.
 pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
+    if let Some(value) = crate::byte_streams::get(rt, obj, prop) {
+        return Some(value);
+    }
     let streams = &rt.lib.streams;
     if streams.streams.contains_key(&obj) {
         return Some(Ok(match prop {
@@ -1733,7 +1861,7 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     } else if streams.readers.contains_key(&obj) {
         Some(HostClass::ReadableStreamDefaultReader)
     } else {
-        None
+        crate::byte_streams::host_class(rt, obj)
     }
 }
 
@@ -1801,7 +1929,10 @@ fn readable_stream_tee(
     assert!(rt.lib.streams.streams.contains_key(&s));
     // 2. Assert: cloneForBranch2 is a boolean.
     // 3. If stream.[[controller]] implements ReadableByteStreamController,
-    //    return ? ReadableByteStreamTee(stream). (No byte streams here.)
+    //    return ? ReadableByteStreamTee(stream).
+    if is_byte_controller(rt, stream_controller(rt, s)) {
+        return crate::byte_streams::readable_byte_stream_tee(rt, s);
+    }
     // 4. Return ? ReadableStreamDefaultTee(stream, cloneForBranch2).
     readable_stream_default_tee(rt, s, clone_for_branch2)
 }

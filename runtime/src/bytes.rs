@@ -200,3 +200,110 @@ impl<L: Library> Runtime<L> {
         Ok(self.new_uint8_array(view.buffer, view.byte_offset + begin as usize, new_length))
     }
 }
+
+impl<L: Library> Runtime<L> {
+    /// A Uint8Array as Node's `util.inspect` shows it with the default
+    /// options (what an `ERR_INVALID_ARG_VALUE` message shows): `Uint8Array(2)
+    /// [ 1, 2 ]`, `Uint8Array(0) []`, and past six elements grouped into
+    /// rows of right-aligned columns, one row a line; past 100 elements,
+    /// `... N more items`.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/util/inspect.js#L2658-L2710>
+    /// `reduceToSingleString` with `compact: 3` and `breakLength: 128`, and
+    /// `groupArrayElements` (L2054-L2160) for more than six entries.
+    pub fn inspect_uint8_array(&self, view: View) -> String {
+        const BREAK_LENGTH: usize = 128;
+        const MAX_ARRAY_LENGTH: usize = 100;
+        let bytes = self.view_bytes(view);
+        let length = bytes.len();
+        let open = format!("Uint8Array({length}) [");
+        if length == 0 {
+            return format!("{open}]");
+        }
+        let mut output: Vec<String> = bytes
+            .iter()
+            .take(MAX_ARRAY_LENGTH)
+            .map(|b| b.to_string())
+            .collect();
+        if length > MAX_ARRAY_LENGTH {
+            let remaining = length - MAX_ARRAY_LENGTH;
+            let s = if remaining > 1 { "s" } else { "" };
+            output.push(format!("... {remaining} more item{s}"));
+        }
+        let entries = output.len();
+        if entries > 6 {
+            output = group_array_elements(output, length > MAX_ARRAY_LENGTH, BREAK_LENGTH);
+        }
+        if entries == output.len() {
+            let start = output.len() + open.len() + 10;
+            let mut total = output.len() + start;
+            let mut below = total + output.len() <= BREAK_LENGTH;
+            for entry in &output {
+                total += entry.len();
+                below = below && total <= BREAK_LENGTH;
+            }
+            if below {
+                return format!("{open} {} ]", output.join(", "));
+            }
+        }
+        format!("{open}\n  {}\n]", output.join(",\n  "))
+    }
+}
+
+/// `groupArrayElements(ctx, output, value)` of Node's inspect, for numbers
+/// at indentation 0; `extra` when the last entry is the "more items" text.
+fn group_array_elements(output: Vec<String>, extra: bool, break_length: usize) -> Vec<String> {
+    let separator_space = 2;
+    let output_length = if extra {
+        output.len() - 1
+    } else {
+        output.len()
+    };
+    let data_len: Vec<usize> = output[..output_length].iter().map(String::len).collect();
+    let total_length: usize = data_len.iter().map(|len| len + separator_space).sum();
+    let max_length = data_len.iter().copied().max().unwrap_or(0);
+    let actual_max = max_length + separator_space;
+    if !(actual_max * 3 < break_length
+        && (total_length as f64 / actual_max as f64 > 5.0 || max_length <= 6))
+    {
+        return output;
+    }
+    let approx_char_heights = 2.5;
+    let average_bias = (actual_max as f64 - total_length as f64 / output.len() as f64).sqrt();
+    let biased_max = (actual_max as f64 - 3.0 - average_bias).max(1.0);
+    let columns = ((approx_char_heights * biased_max * output_length as f64).sqrt() / biased_max)
+        .round()
+        .min((break_length / actual_max) as f64)
+        .min(3.0 * 4.0)
+        .min(15.0) as usize;
+    if columns <= 1 {
+        return output;
+    }
+    let max_line_length: Vec<usize> = (0..columns)
+        .map(|i| {
+            (i..output_length)
+                .step_by(columns)
+                .map(|j| data_len[j])
+                .max()
+                .unwrap_or(0)
+                + separator_space
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for i in (0..output_length).step_by(columns) {
+        let max = (i + columns).min(output_length);
+        let mut row = String::new();
+        for j in i..max - 1 {
+            let cell = format!("{}, ", output[j]);
+            row.push_str(&format!("{cell:>width$}", width = max_line_length[j - i]));
+        }
+        let j = max - 1;
+        let width = max_line_length[j - i] - separator_space;
+        row.push_str(&format!("{:>width$}", output[j]));
+        rows.push(row);
+    }
+    if extra {
+        rows.push(output[output_length].clone());
+    }
+    rows
+}
