@@ -187,12 +187,8 @@ pub(super) struct ByteTeeData {
 /// Node's `inspect(value)` for the values the byte stream errors describe.
 fn inspect(rt: &Rt, value: &Value) -> String {
     if let Some(view) = rt.uint8_array(value) {
-        let bytes = rt.view_bytes(view);
-        if bytes.is_empty() {
-            return "Uint8Array(0) []".to_string();
-        }
-        let items: Vec<String> = bytes.iter().map(u8::to_string).collect();
-        return format!("Uint8Array({}) [ {} ]", bytes.len(), items.join(", "));
+        // (Node's `inspect` groups more than six elements in rows.)
+        return rt.inspect_uint8_array(view);
     }
     if let Some(s) = stream_of(rt, value) {
         let stream = &rt.lib.streams.streams[s as usize];
@@ -209,6 +205,8 @@ fn inspect(rt: &Rt, value: &Value) -> String {
     }
     match value {
         Value::String(s) => format!("'{s}'"),
+        // `inspect(-0)` is `-0`.
+        Value::Number(n) if *n == 0.0 && n.is_sign_negative() => "-0".to_string(),
         _ => rt.fmt(value),
     }
 }
@@ -331,6 +329,12 @@ pub fn new_byte_stream(
             &Value::Number(0.0),
             "is invalid",
         ));
+    }
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3897-L3900>
+    // `setupReadableByteStreamController` asserts `NumberIsInteger(autoAllocateChunkSize)`: a
+    // fraction throws ERR_INTERNAL_ASSERTION from the constructor.
+    if auto_allocate_chunk_size.is_some_and(|n| n.fract() != 0.0) {
+        return Err(rt.internal_assertion_error());
     }
     let (obj, b) = alloc_byte_stream(
         rt,
@@ -919,23 +923,12 @@ fn process_read_requests_using_queue(rt: &mut Rt, b: u32) -> Result<(), Value> {
             .pop_front()
             .expect("a parked read");
         if ctl(rt, b).queue_total_size == 0 {
-            return Err(internal_assertion(rt));
+            return Err(rt.internal_assertion_error());
         }
         let chunk = byte_controller_dequeue_chunk(rt, b);
         read_request_chunk(rt, request, chunk);
     }
     Ok(())
-}
-
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/assert.js#L9-L13>
-/// a failed `assert()`: `new ERR_INTERNAL_ASSERTION()`.
-fn internal_assertion(rt: &mut Rt) -> Value {
-    rt.node_error(
-        "Error",
-        "ERR_INTERNAL_ASSERTION",
-        "This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\n\
-         Please open an issue with this stack trace at https://github.com/nodejs/node/issues\n",
-    )
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3846-L3886>

@@ -1671,6 +1671,7 @@ pub(crate) enum ClosedKind {
     Record,
     TeeHook,
     PipeHook(u32),
+    ByteTeeHook,
 }
 
 #[cfg(test)]
@@ -1681,6 +1682,7 @@ impl Streams {
             Closed::Record(_) => ClosedKind::Record,
             Closed::TeeHook(_) => ClosedKind::TeeHook,
             Closed::PipeHook(p) => ClosedKind::PipeHook(p),
+            Closed::ByteTeeHook(..) => ClosedKind::ByteTeeHook,
         })
     }
 }

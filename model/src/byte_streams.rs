@@ -414,21 +414,6 @@ fn err_invalid_arg_value(
     )
 }
 
-/// Node's `assert()` failing: `new ERR_INTERNAL_ASSERTION()`, an Error
-/// (the link in its message is split so that it is not read as a citation).
-fn err_internal_assertion(rt: &mut Rt) -> Value {
-    rt.node_error(
-        "Error",
-        "ERR_INTERNAL_ASSERTION",
-        concat!(
-            "This is caused by either a bug in Node.js or incorrect usage of ",
-            "Node.js internals.\nPlease open an issue with this stack trace at ",
-            "https://github.com/",
-            "nodejs/node/issues\n"
-        ),
-    )
-}
-
 /// Node's `validateBuffer(value, name)`: ERR_INVALID_ARG_TYPE for a value
 /// that is no ArrayBufferView.
 ///
@@ -544,7 +529,7 @@ fn set_up_readable_byte_stream_controller_from_underlying_source(
     // from the constructor. (The language's chunk sizes are from 0 to 4096.)
     if auto_allocate_chunk_size.is_some_and(|n| n.fract() != 0.0) {
         rt.lib.streams.remove_stream(s);
-        return Err(err_internal_assertion(rt));
+        return Err(rt.internal_assertion_error());
     }
     let auto_allocate_chunk_size = auto_allocate_chunk_size.map(|n| n as usize);
     let c = rt.heap.alloc(ObjectData::Host);
@@ -2000,7 +1985,7 @@ fn readable_byte_stream_controller_process_read_requests_using_queue(
             .pop_front()
             .expect("a read request");
         if controller(rt, c).queue_total_size == 0 {
-            return Err(err_internal_assertion(rt));
+            return Err(rt.internal_assertion_error());
         }
         //   4. Perform ! ReadableByteStreamControllerFillReadRequestFromQueue(
         //      controller, readRequest).

@@ -482,7 +482,9 @@ fn buffered_next(rt: &mut Rt, object: ObjectId) -> Option<ObjectId> {
         return None;
     }
     let c = streams::stream_controller(rt, s);
-    if !streams::controller_has_queued_chunks(rt, c) {
+    // (Node's `isReadableStreamDefaultController(controller)`: a byte
+    // stream's next() takes the read request.)
+    if streams::is_byte_controller(rt, c) || !streams::controller_has_queued_chunks(rt, c) {
         return None;
     }
     // ReadableStreamDefaultReaderRead: 3. Set stream.[[disturbed]] to true.

@@ -772,12 +772,3 @@ impl Engine for ModelEngine {
         Ok(nodesem_runtime::run_scenario::<Model>(scenario, config))
     }
 }
-
-/// The operations whose engine is still being written (issue 9): each
-/// throws, so that no scenario can mistake one for a result.
-fn not_yet<L: nodesem_runtime::Library>(rt: &mut Runtime<L>, what: &str) -> Completion {
-    Err(rt.new_error(
-        "TypeError",
-        &format!("nodesem: {what} is not implemented yet"),
-    ))
-}

@@ -414,7 +414,10 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
         return;
     }
     let c = streams::stream_controller(rt, source);
+    // (Node's `isReadableStreamDefaultController(controller)`: a byte
+    // source always takes the read request below.)
     if streams::stream(rt, source).state == ReadableStreamState::Readable
+        && !streams::is_byte_controller(rt, c)
         && !streams::controller(rt, c).queue.is_empty()
     {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1818-L1862
@@ -497,7 +500,7 @@ fn pipe_write(rt: &mut Rt, p: PipeId, writer: ObjectId, chunk: Value) -> Result<
     // finalized (the read request's, on its way to the write) meets a
     // released writer, and Node's assertion throws.
     if writable::writer(rt, writer).stream.is_none() {
-        return Err(writable::internal_assertion_error(rt));
+        return Err(rt.internal_assertion_error());
     }
     writable::writable_stream_default_writer_write(rt, writer, chunk, WriteRequestKind::Pipe(p))
         .map(|_| ())

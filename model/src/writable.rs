@@ -1855,17 +1855,6 @@ fn writable_stream_default_controller_get_backpressure(rt: &Rt, c: ObjectId) -> 
     desired_size <= 0.0
 }
 
-/// The error of Node's failed `assert(value)` (internal/assert.js):
-/// `new ERR_INTERNAL_ASSERTION()`.
-pub(crate) fn internal_assertion_error(rt: &mut Rt) -> Value {
-    rt.node_error(
-        "Error",
-        "ERR_INTERNAL_ASSERTION",
-        "This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\n\
-         Please open an issue with this stack trace at https://github.com/nodejs/node/issues\n",
-    )
-}
-
 /// WritableStreamDefaultControllerGetChunkSize(controller, chunk)
 /// (<https://streams.spec.whatwg.org/#writable-stream-default-controller-get-chunk-size>):
 /// the chunk's size as the algorithm returned it (Node converts it only in
@@ -1885,7 +1874,7 @@ fn writable_stream_default_controller_get_chunk_size(
         // ERR_INTERNAL_ASSERTION out of `write()`.
         let s = controller(rt, c).stream;
         if stream(rt, s).state == WritableStreamState::Writable {
-            return Err(internal_assertion_error(rt));
+            return Err(rt.internal_assertion_error());
         }
         //   2. Return 1.
         return Ok(Value::Number(1.0));

