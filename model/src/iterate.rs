@@ -79,6 +79,12 @@ pub struct AsyncIterator {
 pub struct IterateState {
     froms: Vec<FromIterable>,
     iterators: Slots<AsyncIterator>,
+    /// Whether an iterator's read request ran its close or error steps
+    /// after an earlier run of the same record released the reader (see
+    /// [`iterator_close_steps`]): Node throws ERR_INTERNAL_ASSERTION there,
+    /// to whoever closed or errored the stream
+    /// ([`take_internal_assertion`]).
+    internal_assertion: bool,
 }
 
 impl IterateState {
@@ -86,7 +92,23 @@ impl IterateState {
     pub fn clear(&mut self) {
         self.froms.clear();
         self.iterators.clear();
+        self.internal_assertion = false;
     }
+}
+
+/// Forgets an ERR_INTERNAL_ASSERTION that no operation threw, before an
+/// operation that would throw one.
+pub(crate) fn clear_internal_assertion(rt: &mut Rt) {
+    rt.lib.streams.iterate.internal_assertion = false;
+}
+
+/// The ERR_INTERNAL_ASSERTION an iterator's read request threw since
+/// [`clear_internal_assertion`], if any.
+pub(crate) fn take_internal_assertion(rt: &mut Rt) -> Option<Value> {
+    if !std::mem::take(&mut rt.lib.streams.iterate.internal_assertion) {
+        return None;
+    }
+    Some(rt.internal_assertion_error())
 }
 
 fn from_state(rt: &Rt, f: FromId) -> &FromIterable {
@@ -583,6 +605,26 @@ pub(crate) fn iterator_chunk_steps(rt: &mut Rt, iterator: ObjectId, chunk: Value
     settle_read_promise(rt, iterator, Ok(result));
 }
 
+/// Step 1 of the read request's close and error steps: ! ReadableStreamDefaultReaderRelease(reader),
+/// false when the reader was already released.
+fn release_parked_reader(rt: &mut Rt, reader: ObjectId) -> bool {
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L715-L728
+    // the iterator's one read request record, parked twice (see
+    // get_the_next_iteration_result), runs these steps twice when the stream
+    // closes or errors; the first run released the reader, and the second
+    // one's `readableStreamReaderGenericRelease` fails its
+    // `assert(stream !== undefined)`: ERR_INTERNAL_ASSERTION unwinds
+    // ReadableStreamClose or ReadableStreamError to the operation that
+    // closed or errored the stream, which throws it (the promise was settled
+    // by the first run).
+    if streams::reader(rt, reader).stream.is_none() {
+        rt.lib.streams.iterate.internal_assertion = true;
+        return false;
+    }
+    streams::readable_stream_default_reader_release(rt, reader);
+    true
+}
+
 /// The read request's close steps.
 pub(crate) fn iterator_close_steps(rt: &mut Rt, iterator: ObjectId) {
     // (fulfillSteps 1. Set object's ongoing promise to null. 2.1. Set
@@ -592,7 +634,9 @@ pub(crate) fn iterator_close_steps(rt: &mut Rt, iterator: ObjectId) {
     o.is_finished = true;
     let reader = o.reader;
     // 1. Perform ! ReadableStreamDefaultReaderRelease(reader).
-    streams::readable_stream_default_reader_release(rt, reader);
+    if !release_parked_reader(rt, reader) {
+        return;
+    }
     // 2. Resolve promise with end of iteration.
     // (fulfillSteps 2.2. Return CreateIteratorResultObject(undefined, true).)
     let result = rt.create_iter_result(Value::Undefined, true);
@@ -608,7 +652,9 @@ pub(crate) fn iterator_error_steps(rt: &mut Rt, iterator: ObjectId, e: Value) {
     o.is_finished = true;
     let reader = o.reader;
     // 1. Perform ! ReadableStreamDefaultReaderRelease(reader).
-    streams::readable_stream_default_reader_release(rt, reader);
+    if !release_parked_reader(rt, reader) {
+        return;
+    }
     // 2. Reject promise with e. (rejectSteps 3. Throw reason.)
     settle_read_promise(rt, iterator, Err(e));
 }
@@ -696,7 +742,16 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
     // 3. Assert: reader.[[readRequests]] is empty, as the async iterator
     //    machinery guarantees that any previous calls to next() have settled
     //    before this is called.
-    assert!(streams::reader(rt, reader).read_requests.is_empty());
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L764
+    // Node's ongoing promise is cleared by the read request's chunk steps,
+    // before a next() chained behind it reads (see next_steps), so a
+    // return() called then finds that read parked: its `assert` throws and
+    // the return steps give a promise rejected with ERR_INTERNAL_ASSERTION,
+    // the stream neither cancelled nor released.
+    if !streams::reader(rt, reader).read_requests.is_empty() {
+        let e = rt.internal_assertion_error();
+        return streams::a_promise_rejected_with(rt, e);
+    }
     // 4. If iterator's prevent cancel is false:
     if !it(rt, iterator).prevent_cancel {
         //  1. Let result be ! ReadableStreamReaderGenericCancel(reader, arg).
