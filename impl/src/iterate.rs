@@ -158,9 +158,18 @@ fn from_controller(rt: &mut Rt, f: u32) -> u32 {
 }
 
 /// `rejectPull(error)`: `readableStreamDefaultControllerError(controller, error)`.
+///
+/// It always runs in a promise reaction (or in `processIterResult`, which
+/// does): an ERR_INTERNAL_ASSERTION of an iterator's error steps (see
+/// [`iterator_error_steps`]) rejects the promise its `then` derived, which
+/// nobody handles.
 fn reject_pull(rt: &mut Rt, f: u32, error: Value) {
     let c = from_controller(rt, f);
+    clear_internal_assertion(rt);
     streams::default_controller_error(rt, c, error);
+    if let Some(e) = take_internal_assertion(rt) {
+        rt.promise_reject_new(e);
+    }
 }
 
 /// `pullAlgorithm()`: calls `next`, and parks.

@@ -259,10 +259,25 @@ pub(crate) fn from_pull_algorithm(rt: &mut Rt, f: FromId) -> Option<ObjectId> {
         move |rt, iter_result| from_pull_fulfilled(rt, f, iter_result),
         move |rt, r| {
             let c = from_controller(rt, f);
-            streams::readable_stream_default_controller_error(rt, c, r);
+            from_controller_error(rt, c, r);
         },
     );
     None
+}
+
+/// ! ReadableStreamDefaultControllerError(stream.[[controller]], e) in a
+/// reaction of ReadableStreamFromIterable's pull.
+fn from_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
+    clear_internal_assertion(rt);
+    streams::readable_stream_default_controller_error(rt, c, e);
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1446-L1448
+    // `rejectPull` runs in a `PromisePrototypeThen` reaction (or in
+    // `processIterResult`, which does): an ERR_INTERNAL_ASSERTION of an
+    // async iterator's error steps (see release_parked_reader) rejects the
+    // promise that `then` derived, which nothing handles.
+    if let Some(e) = take_internal_assertion(rt) {
+        streams::a_promise_rejected_with(rt, e);
+    }
 }
 
 /// "Upon fulfillment / upon rejection" with no derived promise.
@@ -288,7 +303,7 @@ fn upon(
 /// pull step 2 on the value it gives).
 fn from_pull_fulfilled(rt: &mut Rt, f: FromId, iter_result: Value) {
     let c = from_controller(rt, f);
-    let error = |rt: &mut Rt, e: Value| streams::readable_stream_default_controller_error(rt, c, e);
+    let error = |rt: &mut Rt, e: Value| from_controller_error(rt, c, e);
     // 1. If iterResult is not an Object, throw a TypeError.
     if !matches!(iter_result, Value::Object(_)) {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1452-L1455
@@ -338,7 +353,7 @@ fn from_pull_fulfilled(rt: &mut Rt, f: FromId, iter_result: Value) {
                 },
                 move |rt, r| {
                     let c = from_controller(rt, f);
-                    streams::readable_stream_default_controller_error(rt, c, r);
+                    from_controller_error(rt, c, r);
                 },
             );
             return;

@@ -372,3 +372,32 @@ fn return_with_a_chained_read_parked_rejects() {
     ]);
     assert_eq!(log, expected);
 }
+
+/// A from() stream's rejectPull errors the stream in a reaction: its
+/// ERR_INTERNAL_ASSERTION is an unhandled rejection.
+#[test]
+fn a_from_rejection_with_the_read_request_parked_twice_is_unhandled() {
+    let log = run_curated(
+        "from.scn",
+        include_str!("../../scenarios/streams/iterate_a_from_rejection_with_the_read_request_parked_twice_is_unhandled.scn"),
+    );
+    let unhandled = format!("unhandled rejection {ASSERTION}");
+    let expected = owned(&[
+        "t1",
+        "t2",
+        "t3",
+        "a {value: a, done: false}",
+        "t4",
+        "t5",
+        "t6",
+        "t1",
+        "c rejected boom",
+        "t2",
+        "t3",
+        "t4",
+        "t5",
+        "t6",
+        &unhandled,
+    ]);
+    assert_eq!(log, expected);
+}
