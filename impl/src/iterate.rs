@@ -15,6 +15,12 @@
 //! through `current` (the first one a microtask late, on `kResolvedPromise`), the buffered fast
 //! path of `read()` in `next()`, and `return()` cancelling through the reader then
 //! `PromisePrototypeThen(result, () => iterResult)`.
+//!
+//! The record's `[kClose]`/`[kError]` release the reader with
+//! `readableStreamReaderGenericRelease` (not the default reader's release,
+//! which would error the rest of its read requests): a record parked twice
+//! runs them twice, and the second's ERR_INTERNAL_ASSERTION reaches whoever
+//! closed or errored the stream, as Node's does.
 
 use nodesem_runtime::{Completion, ObjectId, Value, WellKnownSymbol};
 

@@ -27,6 +27,11 @@
 //!   the iterator result itself (no reaction after it) and clears the
 //!   ongoing promise then; `return()` gives its own promise, whose steps make
 //!   the iterator result (no reaction after it).
+//! - a read request record parked twice (a `next()` after a chunk cleared
+//!   the ongoing promise, before a chained `next()` read) runs its close or
+//!   error steps twice: the second throws ERR_INTERNAL_ASSERTION out of the
+//!   operation that closed or errored the stream, and a `return()` while a
+//!   read is parked rejects with it; neither is a failed assertion here.
 
 use nodesem_runtime::{
     Completion, HostClass, IteratorRecord, ObjectData, ObjectId, Runtime, Value, WellKnownSymbol,
