@@ -15,6 +15,12 @@
 //! through `current` (the first one a microtask late, on `kResolvedPromise`), the buffered fast
 //! path of `read()` in `next()`, and `return()` cancelling through the reader then
 //! `PromisePrototypeThen(result, () => iterResult)`.
+//!
+//! The record's `[kClose]`/`[kError]` release the reader with
+//! `readableStreamReaderGenericRelease` (not the default reader's release,
+//! which would error the rest of its read requests): a record parked twice
+//! runs them twice, and the second's ERR_INTERNAL_ASSERTION reaches whoever
+//! closed or errored the stream, as Node's does.
 
 use nodesem_runtime::{Completion, ObjectId, Value, WellKnownSymbol};
 
@@ -58,6 +64,13 @@ struct IteratorData {
 pub struct IterateState {
     froms: Vec<FromData>,
     iterators: Vec<IteratorData>,
+    /// Whether a read request's `[kClose]`/`[kError]` ran on a reader an
+    /// earlier run of the same record released: Node's
+    /// `readableStreamReaderGenericRelease` then fails its
+    /// `assert(stream !== undefined)` and ERR_INTERNAL_ASSERTION unwinds
+    /// `readableStreamClose`/`readableStreamError`. The controller operation
+    /// that started them throws it (see [`take_internal_assertion`]).
+    internal_assertion: bool,
 }
 
 impl IterateState {
@@ -65,7 +78,25 @@ impl IterateState {
     pub fn clear(&mut self) {
         self.froms.clear();
         self.iterators.clear();
+        self.internal_assertion = false;
     }
+}
+
+/// Forgets an ERR_INTERNAL_ASSERTION left by an operation nobody throws it
+/// from, before an operation that would.
+pub(crate) fn clear_internal_assertion(rt: &mut Rt) {
+    rt.lib.streams.iterate.internal_assertion = false;
+}
+
+/// The ERR_INTERNAL_ASSERTION a read request's close or error steps threw
+/// since [`clear_internal_assertion`], if any: Node's
+/// `readableStreamClose`/`readableStreamError` stop there and the exception
+/// reaches whoever closed or errored the stream.
+pub(crate) fn take_internal_assertion(rt: &mut Rt) -> Option<Value> {
+    if !std::mem::take(&mut rt.lib.streams.iterate.internal_assertion) {
+        return None;
+    }
+    Some(rt.internal_assertion_error())
 }
 
 fn from_data(rt: &mut Rt, f: u32) -> &mut FromData {
@@ -134,9 +165,18 @@ fn from_controller(rt: &mut Rt, f: u32) -> u32 {
 }
 
 /// `rejectPull(error)`: `readableStreamDefaultControllerError(controller, error)`.
+///
+/// It always runs in a promise reaction (or in `processIterResult`, which
+/// does): an ERR_INTERNAL_ASSERTION of an iterator's error steps (see
+/// [`iterator_error_steps`]) rejects the promise its `then` derived, which
+/// nobody handles.
 fn reject_pull(rt: &mut Rt, f: u32, error: Value) {
     let c = from_controller(rt, f);
+    clear_internal_assertion(rt);
     streams::default_controller_error(rt, c, error);
+    if let Some(e) = take_internal_assertion(rt) {
+        rt.promise_reject_new(e);
+    }
 }
 
 /// `pullAlgorithm()`: calls `next`, and parks.
@@ -454,15 +494,28 @@ pub(crate) fn iterator_chunk_steps(rt: &mut Rt, i: u32, chunk: Value) {
     settle(rt, i, Ok(result));
 }
 
+/// `this.reader`'s `readableStreamReaderGenericRelease`, in `[kClose]` and
+/// `[kError]`: not the default reader's release, so a record parked twice
+/// (a `next()` between a chunk and a chained `next()`'s steps) stays in
+/// the detached reader's queue, and its second run finds no stream: Node's
+/// `assert(stream !== undefined)` throws (false then).
+fn release_or_assert(rt: &mut Rt, reader: u32) -> bool {
+    if streams::reader_generic_release(rt, reader) {
+        return true;
+    }
+    rt.lib.streams.iterate.internal_assertion = true;
+    false
+}
+
 /// `[kClose]()`.
 pub(crate) fn iterator_close_steps(rt: &mut Rt, i: u32) {
     let data = iterator_data(rt, i);
     data.current = None;
     data.done = true;
     let reader = data.reader;
-    // `readableStreamReaderGenericRelease(this.reader)`: the read requests
-    // are empty, this one being run.
-    streams::default_reader_release(rt, reader);
+    if !release_or_assert(rt, reader) {
+        return;
+    }
     let result = rt.create_iter_result(Value::Undefined, true);
     settle(rt, i, Ok(result));
 }
@@ -473,7 +526,9 @@ pub(crate) fn iterator_error_steps(rt: &mut Rt, i: u32, error: Value) {
     data.current = None;
     data.done = true;
     let reader = data.reader;
-    streams::default_reader_release(rt, reader);
+    if !release_or_assert(rt, reader) {
+        return;
+    }
     settle(rt, i, Err(error));
 }
 
@@ -516,9 +571,16 @@ fn return_steps(rt: &mut Rt, i: u32, value: Value) -> ObjectId {
         let e = streams::invalid_state(rt, "The reader is not bound to a ReadableStream");
         return rt.promise_reject_new(e);
     };
-    debug_assert!(rt.lib.streams.readers[reader as usize]
+    // `assert(!reader[kState].readRequests.length)`: a chained `next()`'s
+    // read parked after a chunk cleared `current` fails it, and the catch
+    // rejects with ERR_INTERNAL_ASSERTION (nothing cancelled or released).
+    if !rt.lib.streams.readers[reader as usize]
         .read_requests
-        .is_empty());
+        .is_empty()
+    {
+        let e = rt.internal_assertion_error();
+        return rt.promise_reject_new(e);
+    }
     if !iterator_data(rt, i).prevent_cancel {
         // `readableStreamReaderGenericCancel(reader, value)`, then the
         // release, then `PromisePrototypeThen(result, () => iterResult)`.
@@ -527,10 +589,10 @@ fn return_steps(rt: &mut Rt, i: u32, value: Value) -> ObjectId {
             Ok(_) => unreachable!("readableStreamCancel returns a promise"),
             Err(e) => return rt.promise_reject_new(e),
         };
-        streams::default_reader_release(rt, reader);
+        streams::reader_generic_release(rt, reader);
         let give_result = rt.native_function(move |_, _, _| Ok(iter_result.clone()));
         return rt.promise_then(result, Some(give_result), None);
     }
-    streams::default_reader_release(rt, reader);
+    streams::reader_generic_release(rt, reader);
     rt.promise_resolve(iter_result)
 }

@@ -758,7 +758,13 @@ pub(crate) fn setup_default_controller_started(rt: &mut Rt, c: u32, result: Valu
 fn controller_error_reaction(rt: &mut Rt, c: u32) -> ObjectId {
     rt.native_function(move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
+        crate::iterate::clear_internal_assertion(rt);
         default_controller_error(rt, c, error);
+        // An ERR_INTERNAL_ASSERTION of the iterator's error steps rejects
+        // the promise `PromisePrototypeThen` derived, which nobody handles.
+        if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+            rt.promise_reject_new(e);
+        }
         Ok(Value::Undefined)
     })
 }
@@ -1410,7 +1416,12 @@ pub fn controller_close(rt: &mut Rt, controller: Value) -> Completion {
     if !can_close_or_enqueue(rt, c) {
         return Err(invalid_state(rt, "Controller is already closed"));
     }
+    // An ERR_INTERNAL_ASSERTION of the iterator's close steps unwinds to here.
+    crate::iterate::clear_internal_assertion(rt);
     default_controller_close(rt, c);
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        return Err(e);
+    }
     Ok(Value::Undefined)
 }
 
@@ -1421,7 +1432,12 @@ pub fn controller_error(rt: &mut Rt, controller: Value, error: Value) -> Complet
     let Some(c) = controller_of(rt, &controller) else {
         return Err(not_a_controller(rt));
     };
+    // An ERR_INTERNAL_ASSERTION of the iterator's error steps unwinds to here.
+    crate::iterate::clear_internal_assertion(rt);
     default_controller_error(rt, c, error);
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        return Err(e);
+    }
     Ok(Value::Undefined)
 }
 

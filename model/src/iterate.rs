@@ -27,6 +27,11 @@
 //!   the iterator result itself (no reaction after it) and clears the
 //!   ongoing promise then; `return()` gives its own promise, whose steps make
 //!   the iterator result (no reaction after it).
+//! - a read request record parked twice (a `next()` after a chunk cleared
+//!   the ongoing promise, before a chained `next()` read) runs its close or
+//!   error steps twice: the second throws ERR_INTERNAL_ASSERTION out of the
+//!   operation that closed or errored the stream, and a `return()` while a
+//!   read is parked rejects with it; neither is a failed assertion here.
 
 use nodesem_runtime::{
     Completion, HostClass, IteratorRecord, ObjectData, ObjectId, Runtime, Value, WellKnownSymbol,
@@ -79,6 +84,12 @@ pub struct AsyncIterator {
 pub struct IterateState {
     froms: Vec<FromIterable>,
     iterators: Slots<AsyncIterator>,
+    /// Whether an iterator's read request ran its close or error steps
+    /// after an earlier run of the same record released the reader (see
+    /// [`iterator_close_steps`]): Node throws ERR_INTERNAL_ASSERTION there,
+    /// to whoever closed or errored the stream
+    /// ([`take_internal_assertion`]).
+    internal_assertion: bool,
 }
 
 impl IterateState {
@@ -86,7 +97,23 @@ impl IterateState {
     pub fn clear(&mut self) {
         self.froms.clear();
         self.iterators.clear();
+        self.internal_assertion = false;
     }
+}
+
+/// Forgets an ERR_INTERNAL_ASSERTION that no operation threw, before an
+/// operation that would throw one.
+pub(crate) fn clear_internal_assertion(rt: &mut Rt) {
+    rt.lib.streams.iterate.internal_assertion = false;
+}
+
+/// The ERR_INTERNAL_ASSERTION an iterator's read request threw since
+/// [`clear_internal_assertion`], if any.
+pub(crate) fn take_internal_assertion(rt: &mut Rt) -> Option<Value> {
+    if !std::mem::take(&mut rt.lib.streams.iterate.internal_assertion) {
+        return None;
+    }
+    Some(rt.internal_assertion_error())
 }
 
 fn from_state(rt: &Rt, f: FromId) -> &FromIterable {
@@ -237,10 +264,25 @@ pub(crate) fn from_pull_algorithm(rt: &mut Rt, f: FromId) -> Option<ObjectId> {
         move |rt, iter_result| from_pull_fulfilled(rt, f, iter_result),
         move |rt, r| {
             let c = from_controller(rt, f);
-            streams::readable_stream_default_controller_error(rt, c, r);
+            from_controller_error(rt, c, r);
         },
     );
     None
+}
+
+/// ! ReadableStreamDefaultControllerError(stream.[[controller]], e) in a
+/// reaction of ReadableStreamFromIterable's pull.
+fn from_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
+    clear_internal_assertion(rt);
+    streams::readable_stream_default_controller_error(rt, c, e);
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1446-L1448
+    // `rejectPull` runs in a `PromisePrototypeThen` reaction (or in
+    // `processIterResult`, which does): an ERR_INTERNAL_ASSERTION of an
+    // async iterator's error steps (see release_parked_reader) rejects the
+    // promise that `then` derived, which nothing handles.
+    if let Some(e) = take_internal_assertion(rt) {
+        streams::a_promise_rejected_with(rt, e);
+    }
 }
 
 /// "Upon fulfillment / upon rejection" with no derived promise.
@@ -266,7 +308,7 @@ fn upon(
 /// pull step 2 on the value it gives).
 fn from_pull_fulfilled(rt: &mut Rt, f: FromId, iter_result: Value) {
     let c = from_controller(rt, f);
-    let error = |rt: &mut Rt, e: Value| streams::readable_stream_default_controller_error(rt, c, e);
+    let error = |rt: &mut Rt, e: Value| from_controller_error(rt, c, e);
     // 1. If iterResult is not an Object, throw a TypeError.
     if !matches!(iter_result, Value::Object(_)) {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1452-L1455
@@ -316,7 +358,7 @@ fn from_pull_fulfilled(rt: &mut Rt, f: FromId, iter_result: Value) {
                 },
                 move |rt, r| {
                     let c = from_controller(rt, f);
-                    streams::readable_stream_default_controller_error(rt, c, r);
+                    from_controller_error(rt, c, r);
                 },
             );
             return;
@@ -585,6 +627,26 @@ pub(crate) fn iterator_chunk_steps(rt: &mut Rt, iterator: ObjectId, chunk: Value
     settle_read_promise(rt, iterator, Ok(result));
 }
 
+/// Step 1 of the read request's close and error steps: ! ReadableStreamDefaultReaderRelease(reader),
+/// false when the reader was already released.
+fn release_parked_reader(rt: &mut Rt, reader: ObjectId) -> bool {
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L715-L728
+    // the iterator's one read request record, parked twice (see
+    // get_the_next_iteration_result), runs these steps twice when the stream
+    // closes or errors; the first run released the reader, and the second
+    // one's `readableStreamReaderGenericRelease` fails its
+    // `assert(stream !== undefined)`: ERR_INTERNAL_ASSERTION unwinds
+    // ReadableStreamClose or ReadableStreamError to the operation that
+    // closed or errored the stream, which throws it (the promise was settled
+    // by the first run).
+    if streams::reader(rt, reader).stream.is_none() {
+        rt.lib.streams.iterate.internal_assertion = true;
+        return false;
+    }
+    streams::readable_stream_default_reader_release(rt, reader);
+    true
+}
+
 /// The read request's close steps.
 pub(crate) fn iterator_close_steps(rt: &mut Rt, iterator: ObjectId) {
     // (fulfillSteps 1. Set object's ongoing promise to null. 2.1. Set
@@ -594,7 +656,9 @@ pub(crate) fn iterator_close_steps(rt: &mut Rt, iterator: ObjectId) {
     o.is_finished = true;
     let reader = o.reader;
     // 1. Perform ! ReadableStreamDefaultReaderRelease(reader).
-    streams::readable_stream_default_reader_release(rt, reader);
+    if !release_parked_reader(rt, reader) {
+        return;
+    }
     // 2. Resolve promise with end of iteration.
     // (fulfillSteps 2.2. Return CreateIteratorResultObject(undefined, true).)
     let result = rt.create_iter_result(Value::Undefined, true);
@@ -610,7 +674,9 @@ pub(crate) fn iterator_error_steps(rt: &mut Rt, iterator: ObjectId, e: Value) {
     o.is_finished = true;
     let reader = o.reader;
     // 1. Perform ! ReadableStreamDefaultReaderRelease(reader).
-    streams::readable_stream_default_reader_release(rt, reader);
+    if !release_parked_reader(rt, reader) {
+        return;
+    }
     // 2. Reject promise with e. (rejectSteps 3. Throw reason.)
     settle_read_promise(rt, iterator, Err(e));
 }
@@ -698,7 +764,16 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
     // 3. Assert: reader.[[readRequests]] is empty, as the async iterator
     //    machinery guarantees that any previous calls to next() have settled
     //    before this is called.
-    assert!(streams::reader(rt, reader).read_requests.is_empty());
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L764
+    // Node's ongoing promise is cleared by the read request's chunk steps,
+    // before a next() chained behind it reads (see next_steps), so a
+    // return() called then finds that read parked: its `assert` throws and
+    // the return steps give a promise rejected with ERR_INTERNAL_ASSERTION,
+    // the stream neither cancelled nor released.
+    if !streams::reader(rt, reader).read_requests.is_empty() {
+        let e = rt.internal_assertion_error();
+        return streams::a_promise_rejected_with(rt, e);
+    }
     // 4. If iterator's prevent cancel is false:
     if !it(rt, iterator).prevent_cancel {
         //  1. Let result be ! ReadableStreamReaderGenericCancel(reader, arg).

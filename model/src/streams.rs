@@ -1207,7 +1207,14 @@ pub fn controller_close(rt: &mut Rt, c: Value) -> Completion {
         return Err(err_invalid_state(rt, "Controller is already closed"));
     }
     // 2. Perform ! ReadableStreamDefaultControllerClose(this).
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1185-L1189
+    // an async iterator's read request parked twice throws
+    // ERR_INTERNAL_ASSERTION from its close steps (crate::iterate), out of close().
+    crate::iterate::clear_internal_assertion(rt);
     readable_stream_default_controller_close(rt, c);
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        return Err(e);
+    }
     Ok(Value::Undefined)
 }
 
@@ -1233,7 +1240,14 @@ pub fn controller_enqueue(rt: &mut Rt, c: Value, chunk: Value) -> Completion {
 pub fn controller_error(rt: &mut Rt, c: Value, e: Value) -> Completion {
     let c = controller_operand(rt, c, "error")?;
     // 1. Perform ! ReadableStreamDefaultControllerError(this, e).
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1203-L1205
+    // an async iterator's read request parked twice throws
+    // ERR_INTERNAL_ASSERTION from its error steps (crate::iterate), out of error().
+    crate::iterate::clear_internal_assertion(rt);
     readable_stream_default_controller_error(rt, c, e);
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        return Err(e);
+    }
     Ok(Value::Undefined)
 }
 
@@ -1371,9 +1385,23 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt
         // 8. Upon rejection of pullPromise with reason e,
         move |rt, e| {
             //   1. Perform ! ReadableStreamDefaultControllerError(controller, e).
-            readable_stream_default_controller_error(rt, c, e);
+            error_in_a_reaction(rt, c, e);
         },
     );
+}
+
+/// ! ReadableStreamDefaultControllerError(controller, e) in the reaction to
+/// a rejected start or pull promise.
+fn error_in_a_reaction(rt: &mut Rt, c: ObjectId, e: Value) {
+    crate::iterate::clear_internal_assertion(rt);
+    readable_stream_default_controller_error(rt, c, e);
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L368-L377
+    // an ERR_INTERNAL_ASSERTION of an async iterator's error steps
+    // (crate::iterate) rejects the promise `PromisePrototypeThen` derived
+    // for the reaction, which nothing handles.
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        a_promise_rejected_with(rt, e);
+    }
 }
 
 /// ReadableStreamDefaultControllerCallPullIfNeeded's step 7: the steps upon
@@ -1638,7 +1666,7 @@ pub(crate) fn set_up_readable_stream_default_controller(
         // 12. Upon rejection of startPromise with reason r,
         move |rt, r| {
             //   1. Perform ! ReadableStreamDefaultControllerError(controller, r).
-            readable_stream_default_controller_error(rt, c, r);
+            error_in_a_reaction(rt, c, r);
         },
     );
     Ok(())

@@ -240,3 +240,164 @@ fn values_of_a_locked_stream_throws() {
         lines("caught TypeError: Invalid state: ReadableStream is locked")
     );
 }
+
+// ---- a read request record parked twice ---------------------------------
+
+/// Node's ERR_INTERNAL_ASSERTION message, as the log shows it.
+const ASSERTION: &str = "Error: This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\\nPlease open an issue with this stack trace at https://github.com/nodejs/node/issues\\n";
+
+/// The log of a curated scenario of scenarios/streams/, run on this engine;
+/// each expected log below is Node 26.12.1's for the same file (`nodesem run
+/// --engine node`).
+fn run_curated(name: &str, text: &str) -> Vec<String> {
+    let scenario = parse(name, text).unwrap_or_else(|e| panic!("{e}"));
+    nodesem_runtime::run_scenario::<Lib>(&scenario, &RunConfig::default()).lines
+}
+
+fn owned(lines: &[&str]) -> Vec<String> {
+    lines.iter().map(|l| l.to_string()).collect()
+}
+
+/// The close runs the parked record's close steps twice: the first settles
+/// the third next() done and releases the reader; the second throws out of
+/// `close()` ("not reached" is not logged), and the second next() never
+/// settles.
+#[test]
+fn a_close_with_the_read_request_parked_twice_throws_from_close() {
+    let log = run_curated(
+        "close.scn",
+        include_str!("../../scenarios/streams/iterate_a_close_with_the_read_request_parked_twice_throws_from_close.scn"),
+    );
+    let expected = owned(&[
+        "pull 1",
+        "t1",
+        "t2",
+        "t3",
+        "a {value: a, done: false}",
+        "pull 2",
+        "t4",
+        "pull 3",
+        "close",
+        "c {value: undefined, done: true}",
+        "t1",
+        "t2",
+        "t3",
+        "t4",
+        "locked false",
+        "t1",
+        "t2",
+        "d {value: undefined, done: true}",
+    ]);
+    assert_eq!(log, expected);
+}
+
+/// `controller.error()` from a timer: the third next() rejects, and the
+/// second error steps' ERR_INTERNAL_ASSERTION is uncaught.
+#[test]
+fn an_error_with_the_read_request_parked_twice_throws_from_error() {
+    let log = run_curated(
+        "error.scn",
+        include_str!("../../scenarios/streams/iterate_an_error_with_the_read_request_parked_twice_throws_from_error.scn"),
+    );
+    let uncaught = format!("uncaught {ASSERTION}");
+    let expected = owned(&[
+        "pull 1",
+        "a {value: a, done: false}",
+        "pull 2",
+        "pull 3",
+        "t1",
+        "t2",
+        "t3",
+        "erroring",
+        &uncaught,
+        "c rejected boom",
+        "d {value: undefined, done: true}",
+        "t1",
+        "t2",
+    ]);
+    assert_eq!(log, expected);
+}
+
+/// A throwing pull: the rejection reaction's ERR_INTERNAL_ASSERTION is an
+/// unhandled rejection.
+#[test]
+fn a_pull_rejection_with_the_read_request_parked_twice_is_unhandled() {
+    let log = run_curated(
+        "pull.scn",
+        include_str!("../../scenarios/streams/iterate_a_pull_rejection_with_the_read_request_parked_twice_is_unhandled.scn"),
+    );
+    let unhandled = format!("unhandled rejection {ASSERTION}");
+    let expected = owned(&[
+        "pull 1",
+        "a {value: a, done: false}",
+        "pull 2",
+        "pull 3",
+        "t1",
+        "c rejected boom",
+        "t2",
+        "t3",
+        "t4",
+        &unhandled,
+    ]);
+    assert_eq!(log, expected);
+}
+
+/// return() while a chained next()'s read is parked rejects with
+/// ERR_INTERNAL_ASSERTION; nothing is cancelled and the stream stays locked.
+#[test]
+fn return_with_a_chained_read_parked_rejects() {
+    let log = run_curated(
+        "return.scn",
+        include_str!(
+            "../../scenarios/streams/iterate_return_with_a_chained_read_parked_rejects.scn"
+        ),
+    );
+    let rejected = format!("r rejected {ASSERTION}");
+    let expected = owned(&[
+        "pull 1",
+        "t1",
+        "t2",
+        "t3",
+        "a {value: a, done: false}",
+        "pull 2",
+        "t4",
+        "locked true",
+        &rejected,
+        "t1",
+        "t1",
+        "t2",
+        "t2",
+        "t3",
+        "d {value: undefined, done: true}",
+    ]);
+    assert_eq!(log, expected);
+}
+
+/// A from() stream's rejectPull errors the stream in a reaction: its
+/// ERR_INTERNAL_ASSERTION is an unhandled rejection.
+#[test]
+fn a_from_rejection_with_the_read_request_parked_twice_is_unhandled() {
+    let log = run_curated(
+        "from.scn",
+        include_str!("../../scenarios/streams/iterate_a_from_rejection_with_the_read_request_parked_twice_is_unhandled.scn"),
+    );
+    let unhandled = format!("unhandled rejection {ASSERTION}");
+    let expected = owned(&[
+        "t1",
+        "t2",
+        "t3",
+        "a {value: a, done: false}",
+        "t4",
+        "t5",
+        "t6",
+        "t1",
+        "c rejected boom",
+        "t2",
+        "t3",
+        "t4",
+        "t5",
+        "t6",
+        &unhandled,
+    ]);
+    assert_eq!(log, expected);
+}
