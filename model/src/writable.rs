@@ -818,7 +818,14 @@ fn resolve_ready_promise(rt: &mut Rt, w: ObjectId) {
     // the pipe's ready hook is `{ resolve: pump }`: resolving it runs the
     // pump now, inside the settle site.
     if let Some(p) = writer(rt, w).ready_hook {
-        pipe::pump(rt, p);
+        // (The pump throws only from a write into a destination whose close
+        // is in flight; the hook runs when backpressure clears, only while
+        // the destination is "writable" with no close queued or in flight,
+        // or from WritableStreamClose, where the pump finds backpressure
+        // and parks again. Node would throw into the settle site.)
+        if let Err(e) = pipe::pump(rt, p) {
+            rt.report_uncaught(&e);
+        }
     }
 }
 
