@@ -777,7 +777,7 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
     // 4. If iterator's prevent cancel is false:
     if !it(rt, iterator).prevent_cancel {
         //  1. Let result be ! ReadableStreamReaderGenericCancel(reader, arg).
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L764-L775
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L758-L775
         // a throw of the cancel (a terminated transform's readable) is
         // caught: a promise rejected with it, the reader not released.
         let result = match streams::readable_stream_reader_generic_cancel(rt, reader, arg) {

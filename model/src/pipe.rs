@@ -483,7 +483,7 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) -> Result<(), Value> {
                 streams::readable_stream_default_controller_clear_algorithms(rt, c);
                 streams::readable_stream_close(rt, source);
             }
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1833-L1835
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1809-L1811
             // a throw of the write (the GetChunkSize assertion of a
             // destination whose close is in flight) leaves the pump at once.
             pipe_write(rt, p, writer, chunk)?;
@@ -767,7 +767,7 @@ fn shutdown_with_an_action(
 
 /// Steps 4-6 of "shutdown with an action".
 ///
-/// NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1682-L1687
+/// NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1687-L1692
 /// a throw of the action leaves `complete()` to its caller, the pipe never
 /// finalized.
 fn complete(

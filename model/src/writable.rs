@@ -1874,7 +1874,7 @@ fn writable_stream_default_controller_get_chunk_size(
     // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
     let Some(algorithm) = controller(rt, c).strategy_size_algorithm else {
         //   1. Assert: controller.[[stream]].[[state]] is not "writable".
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1117-L1122
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1238-L1248
         // the assertion is Node's `assert`, and it fails where the spec's
         // would: ProcessClose clears the algorithms while the stream is
         // still "writable", so a write while a close is in flight throws
