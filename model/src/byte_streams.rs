@@ -993,7 +993,7 @@ pub fn reader_cancel(rt: &mut Rt, r: Value, reason: Option<Value>) -> Completion
     // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
     Ok(Value::Object(readable_stream_reader_generic_cancel(
         rt, r, reason,
-    )))
+    )?))
 }
 
 /// `reader.read(view, options)`
@@ -2703,7 +2703,7 @@ pub(crate) fn byte_tee_chunk_steps(rt: &mut Rt, t: ByteTeeId, chunk: Value) {
                     //  3. Resolve cancelPromise with ! ReadableStreamCancel(
                     //     stream, cloneResult.[[Value]]).
                     let s = tee_state(rt, t).stream;
-                    let p = readable_stream_cancel(rt, s, e);
+                    let p = byte_stream_cancel(rt, s, e);
                     resolve_cancel_promise(rt, t, Value::Object(p));
                     //  4. Return.
                     return Ok(Value::Undefined);
@@ -2866,7 +2866,7 @@ fn byte_tee_byob_chunk_steps(rt: &mut Rt, t: ByteTeeId, for_branch2: bool, chunk
                     //  3. Resolve cancelPromise with ! ReadableStreamCancel(
                     //     stream, cloneResult.[[Value]]).
                     let s = tee_state(rt, t).stream;
-                    let p = readable_stream_cancel(rt, s, e);
+                    let p = byte_stream_cancel(rt, s, e);
                     resolve_cancel_promise(rt, t, Value::Object(p));
                     //  4. Return.
                     return Ok(Value::Undefined);
@@ -3048,6 +3048,18 @@ fn byte_tee_cancel2_algorithm(rt: &mut Rt, t: ByteTeeId, reason: Value) -> Objec
     tee_state(rt, t).cancel_promise
 }
 
+/// ! ReadableStreamCancel(stream, reason) of a byte stream: its
+/// [[CancelSteps]] perform its own [[cancelAlgorithm]] (a source's `cancel`,
+/// whose exception is a rejection, or a byte tee's), which never throw; only
+/// a default controller's transform algorithm can (see
+/// transform::source_cancel_algorithm), so the `!` holds here.
+fn byte_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
+    match readable_stream_cancel(rt, s, reason) {
+        Ok(p) => p,
+        Err(e) => a_promise_rejected_with(rt, e),
+    }
+}
+
 /// Step 3's substeps of cancel1Algorithm and cancel2Algorithm.
 fn byte_tee_cancel_stream(rt: &mut Rt, t: ByteTeeId) {
     let tee = tee_state(rt, t);
@@ -3055,7 +3067,7 @@ fn byte_tee_cancel_stream(rt: &mut Rt, t: ByteTeeId) {
     //   1. Let compositeReason be ! CreateArrayFromList(« reason1, reason2 »).
     let composite_reason = rt.create_array_from_list(vec![reason1, reason2]);
     //   2. Let cancelResult be ! ReadableStreamCancel(stream, compositeReason).
-    let cancel_result = readable_stream_cancel(rt, s, composite_reason);
+    let cancel_result = byte_stream_cancel(rt, s, composite_reason);
     //   3. Resolve cancelPromise with cancelResult.
     resolve_cancel_promise(rt, t, Value::Object(cancel_result));
 }

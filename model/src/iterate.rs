@@ -777,7 +777,13 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
     // 4. If iterator's prevent cancel is false:
     if !it(rt, iterator).prevent_cancel {
         //  1. Let result be ! ReadableStreamReaderGenericCancel(reader, arg).
-        let result = streams::readable_stream_reader_generic_cancel(rt, reader, arg);
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L758-L775
+        // a throw of the cancel (a terminated transform's readable) is
+        // caught: a promise rejected with it, the reader not released.
+        let result = match streams::readable_stream_reader_generic_cancel(rt, reader, arg) {
+            Ok(result) => result,
+            Err(e) => return streams::a_promise_rejected_with(rt, e),
+        };
         //  2. Perform ! ReadableStreamDefaultReaderRelease(reader).
         streams::readable_stream_default_reader_release(rt, reader);
         //  3. Return result.

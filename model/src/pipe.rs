@@ -25,7 +25,7 @@
 //! Streams Standard: <https://streams.spec.whatwg.org/#readable-stream-pipe-to>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1575-L1936>.
 
-use nodesem_runtime::{Completion, Job, ObjectId, Runtime, StreamPipeOptions, Task, Value};
+use nodesem_runtime::{Completion, ObjectId, Runtime, StreamPipeOptions, Value};
 
 use nodesem_lang::Combinator;
 
@@ -89,13 +89,25 @@ fn pipe_mut(rt: &mut Rt, p: PipeId) -> &mut Pipe {
     &mut rt.lib.pipes[p.0]
 }
 
-/// Node's `PromisePrototypeThen(kResolvedPromise, f)`: a job at the end of
-/// the microtask queue.
-fn on_resolved_promise(rt: &mut Rt, f: impl FnOnce(&mut Rt) + 'static) {
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt: &mut Rt| {
-        f(rt);
+/// Node's `PromisePrototypeThen(kResolvedPromise, f)`: a reaction at the end
+/// of the microtask queue; a throw of `f` rejects the reaction's derived
+/// promise, which nothing handles (an unhandled rejection).
+fn on_resolved_promise(rt: &mut Rt, f: impl Fn(&mut Rt) -> Result<(), Value> + 'static) {
+    let reaction = rt.native_function(move |rt, _, _| {
+        f(rt)?;
         Ok(Value::Undefined)
-    }))));
+    });
+    let resolved = rt.promise_resolve(Value::Undefined);
+    rt.promise_then(resolved, Some(reaction), None);
+}
+
+/// A throw out of a pipe step that Node runs in a promise reaction
+/// (`PromisePrototypeThen(..., step)`): the reaction's derived promise is
+/// rejected with it, and nothing handles it.
+fn reject_derived(rt: &mut Rt, result: Result<(), Value>) {
+    if let Err(e) = result {
+        a_promise_rejected_with(rt, e);
+    }
 }
 
 // ---- ReadableStream.prototype.pipeTo and pipeThrough ----------------------
@@ -148,7 +160,10 @@ pub fn pipe_to(rt: &mut Rt, source: Value, dest: Value, options: StreamPipeOptio
     // 4. Return ! ReadableStreamPipeTo(this, destination,
     //    options["preventClose"], options["preventAbort"],
     //    options["preventCancel"], signal).
-    Ok(Value::Object(readable_stream_pipe_to(
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L470-L479
+    // a throw out of readableStreamPipeTo (see its Err) is caught by
+    // pipeTo's `catch`: a promise rejected with it.
+    match readable_stream_pipe_to(
         rt,
         source,
         dest,
@@ -156,7 +171,10 @@ pub fn pipe_to(rt: &mut Rt, source: Value, dest: Value, options: StreamPipeOptio
         options.prevent_abort,
         options.prevent_cancel,
         signal,
-    )))
+    ) {
+        Ok(promise) => Ok(Value::Object(promise)),
+        Err(e) => Ok(Value::Object(a_promise_rejected_with(rt, e))),
+    }
 }
 
 /// `source.pipeThrough(transform, options)`
@@ -201,6 +219,8 @@ pub fn pipe_through(
     // 4. Let promise be ! ReadableStreamPipeTo(this, transform["writable"],
     //    options["preventClose"], options["preventAbort"],
     //    options["preventCancel"], signal).
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L427-L433
+    // no catch here: a throw out of readableStreamPipeTo is pipeThrough's.
     let promise = readable_stream_pipe_to(
         rt,
         source,
@@ -209,7 +229,7 @@ pub fn pipe_through(
         options.prevent_abort,
         options.prevent_cancel,
         signal,
-    );
+    )?;
     // 5. Set promise.[[PromiseIsHandled]] to true.
     mark_as_handled(rt, promise);
     // 6. Return transform["readable"].
@@ -221,6 +241,12 @@ pub fn pipe_through(
 /// ReadableStreamPipeTo(source, dest, preventClose, preventAbort,
 /// preventCancel, signal)
 /// (<https://streams.spec.whatwg.org/#readable-stream-pipe-to>).
+///
+/// An `Err` is an exception Node's `readableStreamPipeTo` throws where the
+/// spec's `!` steps hold: the pump's write while the destination's close is
+/// in flight fails Node's GetChunkSize assertion, and a cancel of a
+/// terminated transform's readable throws (see
+/// transform::source_cancel_algorithm). What was done before it stays done.
 fn readable_stream_pipe_to(
     rt: &mut Rt,
     source: ObjectId,
@@ -229,7 +255,7 @@ fn readable_stream_pipe_to(
     prevent_abort: bool,
     prevent_cancel: bool,
     signal: Option<ObjectId>,
-) -> ObjectId {
+) -> Result<ObjectId, Value> {
     // 1-7. (Asserts on the arguments; no signal is undefined.)
     // 8. If source.[[controller]] implements ReadableByteStreamController,
     //    ... (no byte streams here)
@@ -269,7 +295,7 @@ fn readable_stream_pipe_to(
         //   2. If signal is aborted, perform abortAlgorithm and return promise.
         if crate::abort::aborted(rt, signal) {
             abort_algorithm(rt, p);
-            return promise;
+            return Ok(promise);
         }
         //   3. Add abortAlgorithm to signal.
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1880-L1887
@@ -285,8 +311,12 @@ fn readable_stream_pipe_to(
     // 15. In parallel (but not really; see #905), using reader and writer,
     //     read all chunks from source and write them to dest.
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1889
-    // the pump starts at once, before the shutdown conditions are checked.
-    pump(rt, p);
+    // the pump starts at once, before the shutdown conditions are checked:
+    // a destination whose close is in flight has its algorithms cleared, and
+    // the batch's first write fails Node's GetChunkSize assertion, thrown
+    // out of readableStreamPipeTo with the reader and writer still locked,
+    // the abort listener added and no watcher installed.
+    pump(rt, p)?;
     //     "Error and close states must be propagated: the following
     //     conditions must be applied in order."
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1918-L1933
@@ -298,15 +328,23 @@ fn readable_stream_pipe_to(
     match streams::stream(rt, source).state {
         ReadableStreamState::Errored => {
             let e = streams::stream(rt, source).stored_error.clone();
-            on_source_errored(rt, p, e);
+            on_source_errored(rt, p, e)?;
         }
         ReadableStreamState::Readable => {
             let closed = streams::reader(rt, reader).closed_promise;
+            // (Node's watchers run in reactions: a throw is an unhandled
+            // rejection of theirs.)
             upon_settlement(
                 rt,
                 closed,
-                move |rt, _| on_source_closed(rt, p),
-                move |rt, e| on_source_errored(rt, p, e),
+                move |rt, _| {
+                    let done = on_source_closed(rt, p);
+                    reject_derived(rt, done)
+                },
+                move |rt, e| {
+                    let done = on_source_errored(rt, p, e);
+                    reject_derived(rt, done)
+                },
             );
         }
         ReadableStreamState::Closed => {}
@@ -315,20 +353,23 @@ fn readable_stream_pipe_to(
     //      becomes "errored", then ...
     if writable::stream(rt, dest).state == WritableStreamState::Errored {
         let e = writable::stream(rt, dest).stored_error.clone();
-        on_dest_errored(rt, p, e);
+        on_dest_errored(rt, p, e)?;
     } else {
         let closed = writable::writer(rt, writer).closed_promise;
         upon_settlement(
             rt,
             closed,
             |_, _| {},
-            move |rt, e| on_dest_errored(rt, p, e),
+            move |rt, e| {
+                let done = on_dest_errored(rt, p, e);
+                reject_derived(rt, done)
+            },
         );
     }
     //   3. Closing must be propagated forward: if source.[[state]] is or
     //      becomes "closed", then ...
     if streams::stream(rt, source).state == ReadableStreamState::Closed {
-        on_source_closed(rt, p);
+        on_source_closed(rt, p)?;
     }
     //   4. Closing must be propagated backward: if !
     //      WritableStreamCloseQueuedOrInFlight(dest) is true or
@@ -349,14 +390,14 @@ fn readable_stream_pipe_to(
                 Action::CancelSource(dest_closed.clone()),
                 true,
                 dest_closed,
-            );
+            )?;
         } else {
             //   4. Otherwise, shutdown with destClosed.
             shutdown(rt, p, true, dest_closed);
         }
     }
     // 16. Return promise.
-    promise
+    Ok(promise)
 }
 
 /// The abortAlgorithm of step 14.1.
@@ -388,7 +429,11 @@ fn abort_algorithm(rt: &mut Rt, p: PipeId) {
     let _ = (source, dest);
     // 5. Shutdown with an action consisting of getting a promise to wait for
     //    all of the actions in actions, and with error.
-    shutdown_with_an_action(rt, p, Action::All(actions), true, error);
+    // (Waiting for all of them throws nothing: each action's throw rejects
+    // its SafePromise, see perform_action.)
+    if let Err(e) = shutdown_with_an_action(rt, p, Action::All(actions), true, error) {
+        rt.report_uncaught(&e);
+    }
 }
 
 // ---- the pump ---------------------------------------------------------------
@@ -396,12 +441,15 @@ fn abort_algorithm(rt: &mut Rt, p: PipeId) {
 /// Node's `pump()`: one step of step 15's loop.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1807-L1877>
-pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
+///
+/// An `Err` is the throw of a write (see pipe_write), out of the pump to its
+/// caller.
+pub(crate) fn pump(rt: &mut Rt, p: PipeId) -> Result<(), Value> {
     // "Shutdown must stop activity: if shuttingDown becomes true, the user
     // agent must not initiate further reads from reader, and must only
     // perform writes of already-read chunks."
     if pipe(rt, p).shutting_down {
-        return;
+        return Ok(());
     }
     let (source, dest, writer, reader) = {
         let pipe = pipe(rt, p);
@@ -411,7 +459,7 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
     // is ≤ 0 or is null, the user agent must not read from reader."
     if writable::stream(rt, dest).backpressure {
         park_on_ready(rt, p);
-        return;
+        return Ok(());
     }
     let c = streams::stream_controller(rt, source);
     // (Node's `isReadableStreamDefaultController(controller)`: a byte
@@ -426,7 +474,7 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
         // request).
         while !streams::controller(rt, c).queue.is_empty() {
             if pipe(rt, p).shutting_down {
-                return;
+                return Ok(());
             }
             let chunk = streams::dequeue_value(rt, c);
             if streams::controller(rt, c).close_requested
@@ -435,14 +483,10 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
                 streams::readable_stream_default_controller_clear_algorithms(rt, c);
                 streams::readable_stream_close(rt, source);
             }
-            if let Err(e) = pipe_write(rt, p, writer, chunk) {
-                // MODEL: Node's failed assertion of a write while a close is
-                // in flight would be thrown out of the pump; the pump never
-                // writes then (the pipe closes the destination only after
-                // its writes), so it is reported as an uncaught exception.
-                rt.report_uncaught(&e);
-                return;
-            }
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1809-L1811
+            // a throw of the write (the GetChunkSize assertion of a
+            // destination whose close is in flight) leaves the pump at once.
+            pipe_write(rt, p, writer, chunk)?;
             if writable::stream(rt, dest).backpressure
                 || writable::stream(rt, dest).state != WritableStreamState::Writable
                 || writable::writable_stream_close_queued_or_in_flight(rt, dest)
@@ -452,18 +496,19 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) {
         }
         streams::readable_stream_default_controller_call_pull_if_needed(rt, c);
         if streams::stream(rt, source).state == ReadableStreamState::Closed {
-            return;
+            return Ok(());
         }
         if writable::stream(rt, dest).backpressure {
             park_on_ready(rt, p);
-            return;
+            return Ok(());
         }
         on_resolved_promise(rt, move |rt| pump(rt, p));
-        return;
+        return Ok(());
     }
     // Otherwise a read request: ReadableStreamDefaultReaderRead(reader,
     // readRequest), whose chunk steps write the chunk a microtask later.
     streams::readable_stream_default_reader_read(rt, reader, ReadRequest::Pipe { pipe: p });
+    Ok(())
 }
 
 /// Node's `parkOnReady()`: the pump waits for the writer's ready promise,
@@ -485,7 +530,7 @@ pub(crate) fn read_request_chunk_steps(rt: &mut Rt, p: PipeId, chunk: Value) {
         let chunk = std::mem::replace(&mut pipe_mut(rt, p).pending_chunk, Value::Undefined);
         let writer = pipe(rt, p).writer;
         pipe_write(rt, p, writer, chunk)?;
-        pump(rt, p);
+        pump(rt, p)?;
         Ok(Value::Undefined)
     });
     let resolved = rt.promise_resolve(Value::Undefined);
@@ -566,40 +611,43 @@ fn wait_for_pending_writes(rt: &mut Rt, p: PipeId) -> ObjectId {
 // ---- the shutdown conditions -----------------------------------------------
 
 /// Step 15's first condition: source.[[state]] is or becomes "errored".
-fn on_source_errored(rt: &mut Rt, p: PipeId, error: Value) {
+fn on_source_errored(rt: &mut Rt, p: PipeId, error: Value) -> Result<(), Value> {
     // 1. If preventAbort is false, shutdown with an action of !
     //    WritableStreamAbort(dest, source.[[storedError]]) and with
     //    source.[[storedError]].
     if !pipe(rt, p).prevent_abort {
-        shutdown_with_an_action(rt, p, Action::AbortDest(error.clone()), true, error);
+        shutdown_with_an_action(rt, p, Action::AbortDest(error.clone()), true, error)
     } else {
         // 2. Otherwise, shutdown with source.[[storedError]].
         shutdown(rt, p, true, error);
+        Ok(())
     }
 }
 
 /// Step 15's second condition: dest.[[state]] is or becomes "errored".
-fn on_dest_errored(rt: &mut Rt, p: PipeId, error: Value) {
+fn on_dest_errored(rt: &mut Rt, p: PipeId, error: Value) -> Result<(), Value> {
     // 1. If preventCancel is false, shutdown with an action of !
     //    ReadableStreamCancel(source, dest.[[storedError]]) and with
     //    dest.[[storedError]].
     if !pipe(rt, p).prevent_cancel {
-        shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error);
+        shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error)
     } else {
         // 2. Otherwise, shutdown with dest.[[storedError]].
         shutdown(rt, p, true, error);
+        Ok(())
     }
 }
 
 /// Step 15's third condition: source.[[state]] is or becomes "closed".
-fn on_source_closed(rt: &mut Rt, p: PipeId) {
+fn on_source_closed(rt: &mut Rt, p: PipeId) -> Result<(), Value> {
     // 1. If preventClose is false, shutdown with an action of !
     //    WritableStreamDefaultWriterCloseWithErrorPropagation(writer).
     if !pipe(rt, p).prevent_close {
-        shutdown_with_an_action(rt, p, Action::CloseDest, false, Value::Undefined);
+        shutdown_with_an_action(rt, p, Action::CloseDest, false, Value::Undefined)
     } else {
         // 2. Otherwise, shutdown.
         shutdown(rt, p, false, Value::Undefined);
+        Ok(())
     }
 }
 
@@ -620,15 +668,16 @@ enum Action {
     All(Vec<Action>),
 }
 
-/// Performs an action: its promise.
-fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> ObjectId {
+/// Performs an action: its promise, or the exception of a cancel of a
+/// terminated transform's readable (see transform::source_cancel_algorithm).
+fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> Result<ObjectId, Value> {
     let (source, dest, writer) = {
         let pipe = pipe(rt, p);
         (pipe.source, pipe.dest, pipe.writer)
     };
-    match action {
+    Ok(match action {
         Action::AbortDest(e) => writable::writable_stream_abort(rt, dest, e),
-        Action::CancelSource(e) => streams::readable_stream_cancel(rt, source, e),
+        Action::CancelSource(e) => streams::readable_stream_cancel(rt, source, e)?,
         Action::CloseDest => {
             writable::writable_stream_default_writer_close_with_error_propagation(rt, writer)
         }
@@ -641,7 +690,7 @@ fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> ObjectId {
         }
         Action::CancelSourceIfReadable(e) => {
             if streams::stream(rt, source).state == ReadableStreamState::Readable {
-                streams::readable_stream_cancel(rt, source, e)
+                streams::readable_stream_cancel(rt, source, e)?
             } else {
                 a_promise_resolved_with(rt, Value::Undefined)
             }
@@ -654,10 +703,17 @@ fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> ObjectId {
             // into a new Promise.
             let mut followers = Vec::with_capacity(actions.len());
             for action in actions {
-                let result = perform_action(rt, p, action);
                 let follower = rt.new_promise();
-                let (res, rej) = rt.create_resolving_functions(follower);
-                rt.perform_promise_then(result, Some(res), Some(rej), None);
+                match perform_action(rt, p, action) {
+                    Ok(result) => {
+                        let (res, rej) = rt.create_resolving_functions(follower);
+                        rt.perform_promise_then(result, Some(res), Some(rej), None);
+                    }
+                    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/per_context/primordials.js#L500-L507
+                    // the action runs in the SafePromise's executor: its
+                    // throw rejects that promise at once.
+                    Err(e) => reject(rt, follower, e),
+                }
                 followers.push(Value::Object(follower));
             }
             let all = rt.promise_combinator(Combinator::All, followers);
@@ -666,7 +722,7 @@ fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> ObjectId {
             rt.perform_promise_then(all, Some(res), Some(rej), None);
             outer
         }
-    }
+    })
 }
 
 /// "Shutdown with an action": given an action and optionally an error
@@ -677,10 +733,10 @@ fn shutdown_with_an_action(
     action: Action,
     rejected: bool,
     original_error: Value,
-) {
+) -> Result<(), Value> {
     // 1. If shuttingDown is true, abort these substeps.
     if pipe(rt, p).shutting_down {
-        return;
+        return Ok(());
     }
     // 2. Set shuttingDown to true.
     pipe_mut(rt, p).shutting_down = true;
@@ -698,18 +754,31 @@ fn shutdown_with_an_action(
         upon_settlement(
             rt,
             wait,
-            move |rt, _| complete(rt, p, action.clone(), rejected, original_error.clone()),
+            move |rt, _| {
+                let done = complete(rt, p, action.clone(), rejected, original_error.clone());
+                reject_derived(rt, done)
+            },
             move |rt, e| finalize(rt, p, true, e),
         );
-        return;
+        return Ok(());
     }
-    complete(rt, p, action, rejected, original_error);
+    complete(rt, p, action, rejected, original_error)
 }
 
 /// Steps 4-6 of "shutdown with an action".
-fn complete(rt: &mut Rt, p: PipeId, action: Action, rejected: bool, original_error: Value) {
+///
+/// NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1687-L1692
+/// a throw of the action leaves `complete()` to its caller, the pipe never
+/// finalized.
+fn complete(
+    rt: &mut Rt,
+    p: PipeId,
+    action: Action,
+    rejected: bool,
+    original_error: Value,
+) -> Result<(), Value> {
     // 4. Let p be the result of performing action.
-    let promise = perform_action(rt, p, action);
+    let promise = perform_action(rt, p, action)?;
     upon_settlement(
         rt,
         promise,
@@ -719,6 +788,7 @@ fn complete(rt: &mut Rt, p: PipeId, action: Action, rejected: bool, original_err
         // 6. Upon rejection of p with reason newError, finalize with newError.
         move |rt, new_error| finalize(rt, p, true, new_error),
     );
+    Ok(())
 }
 
 /// "Shutdown", optionally with an error.

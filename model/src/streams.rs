@@ -662,7 +662,11 @@ pub fn stream_cancel(rt: &mut Rt, s: Value, reason: Option<Value>) -> Completion
         return Ok(Value::Object(a_promise_rejected_with(rt, e)));
     }
     // 2. Return ! ReadableStreamCancel(this, reason).
-    Ok(Value::Object(readable_stream_cancel(rt, s, reason)))
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L355-L363
+    // no catch: a throw out of the cancel algorithm (a terminated transform's
+    // readable, see transform::source_cancel_algorithm) leaves cancel() as
+    // an exception, not a rejected promise as Web IDL would make it.
+    Ok(Value::Object(readable_stream_cancel(rt, s, reason)?))
 }
 
 /// `stream.getReader()` (<https://streams.spec.whatwg.org/#rs-get-reader>),
@@ -702,18 +706,26 @@ pub(crate) fn is_readable_stream_locked(rt: &Rt, s: ObjectId) -> bool {
 
 /// ReadableStreamCancel(stream, reason)
 /// (<https://streams.spec.whatwg.org/#readable-stream-cancel>).
-pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) -> ObjectId {
+///
+/// An `Err` is the exception of performing a cleared [[cancelAlgorithm]]
+/// (see transform::source_cancel_algorithm): the spec's `!` does not hold
+/// there, and Node's code throws it to its caller.
+pub(crate) fn readable_stream_cancel(
+    rt: &mut Rt,
+    s: ObjectId,
+    reason: Value,
+) -> Result<ObjectId, Value> {
     // 1. Set stream.[[disturbed]] to true.
     stream_mut(rt, s).disturbed = true;
     match stream(rt, s).state {
         // 2. If stream.[[state]] is "closed", return a promise resolved with
         //    undefined.
-        ReadableStreamState::Closed => return a_promise_resolved_with(rt, Value::Undefined),
+        ReadableStreamState::Closed => return Ok(a_promise_resolved_with(rt, Value::Undefined)),
         // 3. If stream.[[state]] is "errored", return a promise rejected with
         //    stream.[[storedError]].
         ReadableStreamState::Errored => {
             let e = stream(rt, s).stored_error.clone();
-            return a_promise_rejected_with(rt, e);
+            return Ok(a_promise_rejected_with(rt, e));
         }
         ReadableStreamState::Readable => {}
     }
@@ -742,11 +754,11 @@ pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: ObjectId, reason: Value) ->
     // 7. Let sourceCancelPromise be !
     //    stream.[[controller]].[[CancelSteps]](reason).
     let c = stream_controller(rt, s);
-    let source_cancel_promise = cancel_steps(rt, c, reason);
+    let source_cancel_promise = cancel_steps(rt, c, reason)?;
     // 8. Return the result of reacting to sourceCancelPromise with a
     //    fulfillment step that returns undefined.
     let returns_undefined = rt.native_function(|_, _, _| Ok(Value::Undefined));
-    rt.promise_then(source_cancel_promise, Some(returns_undefined), None)
+    Ok(rt.promise_then(source_cancel_promise, Some(returns_undefined), None))
 }
 
 /// ReadableStreamClose(stream)
@@ -939,9 +951,11 @@ pub fn reader_cancel(rt: &mut Rt, r: Value, reason: Option<Value>) -> Completion
         return Ok(Value::Object(a_promise_rejected_with(rt, e)));
     }
     // 2. Return ! ReadableStreamReaderGenericCancel(this, reason).
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1052-L1060
+    // no catch: a throw out of the cancel algorithm is cancel()'s exception.
     Ok(Value::Object(readable_stream_reader_generic_cancel(
         rt, r, reason,
-    )))
+    )?))
 }
 
 /// `reader.read()` (<https://streams.spec.whatwg.org/#default-reader-read>).
@@ -987,7 +1001,7 @@ pub(crate) fn readable_stream_reader_generic_cancel(
     rt: &mut Rt,
     r: ObjectId,
     reason: Value,
-) -> ObjectId {
+) -> Result<ObjectId, Value> {
     // 1. Let stream be reader.[[stream]].
     // 2. Assert: stream is not undefined.
     let s = generic_reader_stream(rt, r).expect("the reader's stream");
@@ -1253,9 +1267,9 @@ pub fn controller_error(rt: &mut Rt, c: Value, e: Value) -> Completion {
 
 /// [[CancelSteps]](reason)
 /// (<https://streams.spec.whatwg.org/#rs-default-controller-private-cancel>).
-fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
+fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> Result<ObjectId, Value> {
     if is_byte_controller(rt, c) {
-        return crate::byte_streams::cancel_steps(rt, c, reason);
+        return Ok(crate::byte_streams::cancel_steps(rt, c, reason));
     }
     // 1. Perform ! ResetQueue(this).
     reset_queue(rt, c);
@@ -1264,11 +1278,14 @@ fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
     let algorithm = controller(rt, c)
         .cancel_algorithm
         .expect("the cancel algorithm of a readable stream, not yet cleared");
-    let result = perform_cancel_algorithm(rt, c, algorithm, reason);
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2962-L2967
+    // a throw of the algorithm leaves this at once: the queue is reset, the
+    // algorithms are not cleared.
+    let result = perform_cancel_algorithm(rt, c, algorithm, reason)?;
     // 3. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
     readable_stream_default_controller_clear_algorithms(rt, c);
     // 4. Return result.
-    result
+    Ok(result)
 }
 
 /// [[PullSteps]](readRequest)
@@ -1770,16 +1787,16 @@ fn perform_cancel_algorithm(
     c: ObjectId,
     algorithm: CancelAlgorithm,
     reason: Value,
-) -> ObjectId {
-    match algorithm {
+) -> Result<ObjectId, Value> {
+    Ok(match algorithm {
         CancelAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
-        CancelAlgorithm::Tee1 { tee } => tee_cancel1_algorithm(rt, tee, reason),
-        CancelAlgorithm::Tee2 { tee } => tee_cancel2_algorithm(rt, tee, reason),
+        CancelAlgorithm::Tee1 { tee } => tee_cancel1_algorithm(rt, tee, reason)?,
+        CancelAlgorithm::Tee2 { tee } => tee_cancel2_algorithm(rt, tee, reason)?,
         CancelAlgorithm::FromIterable { from } => {
             crate::iterate::from_cancel_algorithm(rt, from, reason)
         }
         CancelAlgorithm::Transform { stream } => {
-            crate::transform::source_cancel_algorithm(rt, stream, reason)
+            crate::transform::source_cancel_algorithm(rt, stream, reason)?
         }
         CancelAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
@@ -1792,7 +1809,7 @@ fn perform_cancel_algorithm(
                 Ok(value) => a_promise_resolved_with(rt, value),
             }
         }
-    }
+    })
 }
 
 // ---- queue-with-sizes -----------------------------------------------------
@@ -2197,43 +2214,49 @@ fn tee_error_steps(rt: &mut Rt, t: TeeId) {
 
 /// ReadableStreamDefaultTee's cancel1Algorithm (step 14), taking a reason
 /// argument.
-fn tee_cancel1_algorithm(rt: &mut Rt, t: TeeId, reason: Value) -> ObjectId {
+fn tee_cancel1_algorithm(rt: &mut Rt, t: TeeId, reason: Value) -> Result<ObjectId, Value> {
     // 1. Set canceled1 to true.
     tee_state_mut(rt, t).canceled1 = true;
     // 2. Set reason1 to reason.
     tee_state_mut(rt, t).reason1 = reason;
     // 3. If canceled2 is true,
     if tee_state(rt, t).canceled2 {
-        tee_cancel_stream(rt, t);
+        tee_cancel_stream(rt, t)?;
     }
     // 4. Return cancelPromise.
-    tee_state(rt, t).cancel_promise
+    Ok(tee_state(rt, t).cancel_promise)
 }
 
 /// ReadableStreamDefaultTee's cancel2Algorithm (step 15), taking a reason
 /// argument.
-fn tee_cancel2_algorithm(rt: &mut Rt, t: TeeId, reason: Value) -> ObjectId {
+fn tee_cancel2_algorithm(rt: &mut Rt, t: TeeId, reason: Value) -> Result<ObjectId, Value> {
     // 1. Set canceled2 to true.
     tee_state_mut(rt, t).canceled2 = true;
     // 2. Set reason2 to reason.
     tee_state_mut(rt, t).reason2 = reason;
     // 3. If canceled1 is true,
     if tee_state(rt, t).canceled1 {
-        tee_cancel_stream(rt, t);
+        tee_cancel_stream(rt, t)?;
     }
     // 4. Return cancelPromise.
-    tee_state(rt, t).cancel_promise
+    Ok(tee_state(rt, t).cancel_promise)
 }
 
 /// Step 3's substeps of cancel1Algorithm and cancel2Algorithm, once both
 /// branches are canceled.
-fn tee_cancel_stream(rt: &mut Rt, t: TeeId) {
+///
+/// NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2037-L2056
+/// a throw of ReadableStreamCancel (a terminated transform's readable)
+/// leaves the cancel algorithm before cancelPromise is resolved, and out of
+/// the branch's cancel.
+fn tee_cancel_stream(rt: &mut Rt, t: TeeId) -> Result<(), Value> {
     let tee = tee_state(rt, t);
     let (s, reason1, reason2) = (tee.stream, tee.reason1.clone(), tee.reason2.clone());
     //   1. Let compositeReason be ! CreateArrayFromList(« reason1, reason2 »).
     let composite_reason = rt.create_array_from_list(vec![reason1, reason2]);
     //   2. Let cancelResult be ! ReadableStreamCancel(stream, compositeReason).
-    let cancel_result = readable_stream_cancel(rt, s, composite_reason);
+    let cancel_result = readable_stream_cancel(rt, s, composite_reason)?;
     //   3. Resolve cancelPromise with cancelResult.
     resolve_cancel_promise(rt, t, Value::Object(cancel_result));
+    Ok(())
 }

@@ -886,13 +886,24 @@ pub(crate) fn sink_close_algorithm(rt: &mut Rt, stream: ObjectId) -> ObjectId {
 
 /// TransformStreamDefaultSourceCancelAlgorithm(stream, reason)
 /// (<https://streams.spec.whatwg.org/#transform-stream-default-source-cancel>).
-pub(crate) fn source_cancel_algorithm(rt: &mut Rt, stream: ObjectId, reason: Value) -> ObjectId {
+///
+/// `terminate()` with chunks still queued in the readable clears the
+/// controller's algorithms (TransformStreamErrorWritableAndUnblockWrite)
+/// while the readable stays "readable" and its cancel algorithm is still
+/// this one, with no [[finishPromise]]: a cancel then performs an undefined
+/// [[cancelAlgorithm]] (the reference implementation calls `undefined` and
+/// throws a TypeError). The `Err` is that exception.
+pub(crate) fn source_cancel_algorithm(
+    rt: &mut Rt,
+    stream: ObjectId,
+    reason: Value,
+) -> Result<ObjectId, Value> {
     // 1. Let controller be stream.[[controller]].
     let c = ts_controller(rt, stream);
     // 2. If controller.[[finishPromise]] is not undefined, return
     //    controller.[[finishPromise]].
     if let Some(p) = controller(rt, c).finish_promise {
-        return p;
+        return Ok(p);
     }
     // 3. Let writable be stream.[[writable]].
     let w = writable_side(rt, stream);
@@ -901,9 +912,17 @@ pub(crate) fn source_cancel_algorithm(rt: &mut Rt, stream: ObjectId, reason: Val
     controller_mut(rt, c).finish_promise = Some(finish);
     // 5. Let cancelPromise be the result of performing
     //    controller.[[cancelAlgorithm]], passing reason.
-    let algorithm = controller(rt, c)
-        .cancel_algorithm
-        .expect("the cancel algorithm, not yet cleared");
+    let Some(algorithm) = controller(rt, c).cancel_algorithm else {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L740-L747
+        // `controller[kState].cancelAlgorithm(reason)` with the slot cleared
+        // throws this TypeError out of the cancel, [[finishPromise]] already
+        // set (and never settled: a later cancel or abort returns it).
+        let e = rt.new_error(
+            "TypeError",
+            "controller[kState].cancelAlgorithm is not a function",
+        );
+        return Err(e);
+    };
     let cancel_promise = perform_promise_algorithm(rt, c, algorithm, std::slice::from_ref(&reason));
     // 6. Perform ! TransformStreamDefaultControllerClearAlgorithms(controller).
     transform_stream_default_controller_clear_algorithms(rt, c);
@@ -947,7 +966,7 @@ pub(crate) fn source_cancel_algorithm(rt: &mut Rt, stream: ObjectId, reason: Val
         },
     );
     // 8. Return controller.[[finishPromise]].
-    finish
+    Ok(finish)
 }
 
 /// TransformStreamDefaultSourcePullAlgorithm(stream)

@@ -818,7 +818,14 @@ fn resolve_ready_promise(rt: &mut Rt, w: ObjectId) {
     // the pipe's ready hook is `{ resolve: pump }`: resolving it runs the
     // pump now, inside the settle site.
     if let Some(p) = writer(rt, w).ready_hook {
-        pipe::pump(rt, p);
+        // (The pump throws only from a write into a destination whose close
+        // is in flight; the hook runs when backpressure clears, only while
+        // the destination is "writable" with no close queued or in flight,
+        // or from WritableStreamClose, where the pump finds backpressure
+        // and parks again. Node would throw into the settle site.)
+        if let Err(e) = pipe::pump(rt, p) {
+            rt.report_uncaught(&e);
+        }
     }
 }
 
@@ -1867,7 +1874,7 @@ fn writable_stream_default_controller_get_chunk_size(
     // 1. If controller.[[strategySizeAlgorithm]] is undefined, then:
     let Some(algorithm) = controller(rt, c).strategy_size_algorithm else {
         //   1. Assert: controller.[[stream]].[[state]] is not "writable".
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1117-L1122
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1238-L1248
         // the assertion is Node's `assert`, and it fails where the spec's
         // would: ProcessClose clears the algorithms while the stream is
         // still "writable", so a write while a close is in flight throws

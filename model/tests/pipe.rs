@@ -224,3 +224,71 @@ fn a_destination_error_cancels_the_source_and_rejects_the_pipe() {
         ]
     );
 }
+
+/// ```text
+/// let rs = readable highWaterMark 2 start {
+///   enqueue controller "a"
+///   enqueue controller "b"
+/// }
+/// let ws = writable highWaterMark 1 write { log "write" chunk }
+///   close { log "close" undefined }
+/// run turn
+/// close ws
+/// let p = pipeTo rs ws preventCancel
+/// then p { log "piped" value } else { log "pipe rejected" reason }
+/// ruler 2
+/// ```
+///
+/// The destination's close is in flight (algorithms cleared, still
+/// "writable"): the pump's first write fails Node's GetChunkSize assertion,
+/// thrown out of ReadableStreamPipeTo, so pipeTo rejects with it and the
+/// pipe never shuts down: both streams stay locked.
+#[test]
+fn a_pipe_into_a_destination_closing_in_flight_rejects_with_node_assertion() {
+    let mut rt = runtime();
+    let start = rt.native_function(|rt, _, args| {
+        let c = args[0].clone();
+        streams::controller_enqueue(rt, c.clone(), Value::string("a"))?;
+        streams::controller_enqueue(rt, c, Value::string("b"))?;
+        Ok(Value::Undefined)
+    });
+    let src = source(&mut rt, Some(start), None);
+    let rs = streams::new_readable_stream(&mut rt, src, Some(2.0)).expect("a stream");
+    let write = show(&mut rt, "write");
+    let close = show(&mut rt, "close");
+    let snk = sink(&mut rt, Some(write), Some(close), None);
+    let ws = writable::new_writable_stream(&mut rt, snk, hwm(1.0)).expect("a stream");
+    drain(&mut rt);
+    writable::stream_close(&mut rt, ws.clone()).unwrap();
+    let options = StreamPipeOptions {
+        prevent_cancel: true,
+        ..StreamPipeOptions::default()
+    };
+    let p = pipe::pipe_to(&mut rt, rs.clone(), ws.clone(), options).unwrap();
+    then_show(&mut rt, &p, "piped", "pipe rejected");
+    ruler(&mut rt, 2);
+    drain(&mut rt);
+    let assertion = rt.internal_assertion_error();
+    // (A log line shows a newline of the message as `\n`.)
+    let assertion = rt.fmt(&assertion).replace('\n', "\\n");
+    assert_eq!(
+        lines(&rt),
+        [
+            "close undefined".to_string(),
+            format!("pipe rejected {assertion}"),
+            "t1".to_string(),
+            "t2".to_string(),
+        ]
+    );
+    // The pipe never reached a shutdown; its reader and writer are held.
+    assert_eq!(pipe::shutting_down(&rt), [false]);
+    assert_eq!(get(&mut rt, &rs, "locked"), Value::Bool(true));
+    let ws_locked = writable::get(&mut rt, ws.as_object().unwrap(), "locked")
+        .expect("a writable stream")
+        .expect("a getter that does not throw");
+    assert_eq!(ws_locked, Value::Bool(true));
+    assert_eq!(
+        writable::state(&rt, ws.as_object().unwrap()),
+        writable::WritableStreamState::Closed
+    );
+}

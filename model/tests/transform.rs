@@ -197,3 +197,76 @@ fn terminate_closes_the_readable_side_and_errors_the_writable_side() {
     // A closed readable side's desiredSize is 0.
     assert_eq!(tget(&mut rt, &c, "desiredSize"), Value::Number(0.0));
 }
+
+/// ```text
+/// let ts = transform readableHighWaterMark 2 transform {
+///   enqueue controller chunk
+///   terminate controller
+/// } cancel { log "transformer cancel" reason }
+/// let w = getWriter ts.writable
+/// let r = getReader ts.readable
+/// write w "a"
+/// run turn
+/// try { cancel r "stop" }
+/// let c2 = cancel r "again"
+/// then c2 { log "second cancel" value }
+/// let q = read r
+/// then q { log "read" value }
+/// ruler 2
+/// ```
+///
+/// terminate() with "a" still queued clears the transformer's algorithms
+/// while the readable stays "readable": the cancel performs the cleared
+/// cancel algorithm and throws Node's TypeError out of cancel() (the
+/// transformer's cancel is never called); the readable is closed by then,
+/// so a second cancel is fulfilled.
+#[test]
+fn a_cancel_after_terminate_with_a_chunk_queued_throws() {
+    let mut rt = runtime();
+    let transform_fn = rt.native_function(|rt, _, args| {
+        let c = args[1].clone();
+        transform::controller_enqueue(rt, c.clone(), args[0].clone())?;
+        transform::controller_terminate(rt, c)?;
+        Ok(Value::Undefined)
+    });
+    let cancel = show(&mut rt, "transformer cancel");
+    let t = transformer(&mut rt, Some(transform_fn), Some(cancel));
+    let ts = transform::new_transform_stream(
+        &mut rt,
+        t,
+        QueuingStrategy::default(),
+        QueuingStrategy {
+            high_water_mark: Some(2.0),
+            size: None,
+        },
+    )
+    .expect("a transform stream");
+    let ws = tget(&mut rt, &ts, "writable");
+    let rs = tget(&mut rt, &ts, "readable");
+    let w = writable::get_writer(&mut rt, ws).unwrap();
+    let r = streams::get_reader(&mut rt, rs).unwrap();
+    writable::writer_write(&mut rt, w, Value::string("a")).unwrap();
+    drain(&mut rt);
+    let e = streams::reader_cancel(&mut rt, r.clone(), Some(Value::string("stop")))
+        .expect_err("the cleared cancel algorithm throws");
+    assert_eq!(
+        rt.fmt(&e),
+        "TypeError: controller[kState].cancelAlgorithm is not a function"
+    );
+    let c2 = streams::reader_cancel(&mut rt, r.clone(), Some(Value::string("again"))).unwrap();
+    then_show(&mut rt, &c2, "second cancel");
+    // The queue was reset before the throw: the read finds the end.
+    let q = streams::reader_read(&mut rt, r).unwrap();
+    then_show(&mut rt, &q, "read");
+    ruler(&mut rt, 2);
+    drain(&mut rt);
+    assert_eq!(
+        lines(&rt),
+        [
+            "second cancel undefined",
+            "read {value: undefined, done: true}",
+            "t1",
+            "t2"
+        ]
+    );
+}
