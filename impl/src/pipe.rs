@@ -90,10 +90,11 @@ fn pd(rt: &mut Rt, p: u32) -> &mut PipeData {
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L444-L480>.
 pub fn pipe_to(rt: &mut Rt, stream: Value, dest: Value, options: StreamPipeOptions) -> Completion {
-    match pipe_checks(rt, &stream, &dest, &options, "transform.writable") {
-        Ok((s, w, signal)) => Ok(Value::Object(readable_stream_pipe_to(
-            rt, s, w, &options, signal,
-        ))),
+    // (`pipeTo`'s try/catch: a throw of `readableStreamPipeTo` rejects too.)
+    let piped = pipe_checks(rt, &stream, &dest, &options, "transform.writable")
+        .and_then(|(s, w, signal)| readable_stream_pipe_to(rt, s, w, &options, signal));
+    match piped {
+        Ok(promise) => Ok(Value::Object(promise)),
         Err(e) => streams::rejected(rt, e),
     }
 }
@@ -153,7 +154,8 @@ pub fn pipe_through(
         }
     };
     let (s, w, signal) = pipe_checks(rt, &stream, &writable, &options, "transform.writable")?;
-    let promise = readable_stream_pipe_to(rt, s, w, &options, signal);
+    // (No try/catch here: a throw of `readableStreamPipeTo` is thrown out of `pipeThrough`.)
+    let promise = readable_stream_pipe_to(rt, s, w, &options, signal)?;
     streams::set_promise_handled(rt, promise);
     Ok(readable)
 }
@@ -166,7 +168,7 @@ fn readable_stream_pipe_to(
     w: u32,
     options: &StreamPipeOptions,
     signal: Option<u32>,
-) -> ObjectId {
+) -> Result<ObjectId, Value> {
     // Neither can throw: the locks were checked.
     let reader = streams::setup_default_reader(rt, s).expect("unlocked");
     let writer = writable::setup_writer(rt, w).expect("unlocked");
@@ -194,47 +196,48 @@ fn readable_stream_pipe_to(
     if let Some(signal) = signal {
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1861-L1868>.
         if rt.lib.signals[signal as usize].aborted {
-            abort_algorithm(rt, p);
-            return promise;
+            abort_algorithm(rt, p)?;
+            return Ok(promise);
         }
-        let listener = rt.native_function(move |rt, _, _| {
-            abort_algorithm(rt, p);
-            Ok(Value::Undefined)
-        });
+        let listener =
+            rt.native_function(move |rt, _, _| abort_algorithm(rt, p).map(|()| Value::Undefined));
         let signal_obj = Value::Object(rt.lib.signals[signal as usize].obj);
         let disposable = abort::op_add_abort_listener(rt, &signal_obj, &Value::Object(listener))
             .expect("a signal and a function");
         pd(rt, p).disposable = Some(disposable);
     }
-    pump(rt, p);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1870>
+    // what the first pump throws (see `write_with_tracker`) is thrown out of
+    // `readableStreamPipeTo` before any watcher is installed: the reader and writer stay locked.
+    pump(rt, p)?;
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1900-L1933>:
     // the watchers, each installed as its record (see the module docs).
     match streams::state(rt, s) {
         StreamState::Errored => {
             let e = streams::stored_error(rt, s);
-            on_source_errored(rt, p, e);
+            on_source_errored(rt, p, e)?;
         }
         StreamState::Readable => streams::set_pipe_hook(rt, reader, p),
         StreamState::Closed => {}
     }
     if writable::state(rt, w) == WState::Errored {
         let e = writable::stored_error(rt, w);
-        on_dest_errored(rt, p, e);
+        on_dest_errored(rt, p, e)?;
     } else {
         writable::set_writer_close(rt, writer, WriterRecord::PipeClosed(p));
     }
     if streams::state(rt, s) == StreamState::Closed {
-        on_source_closed(rt, p);
+        on_source_closed(rt, p)?;
     }
     if writable::close_queued_or_in_flight(rt, w) || writable::state(rt, w) == WState::Closed {
         let error = streams::invalid_state(rt, "Destination WritableStream is closed");
         if !pd(rt, p).prevent_cancel {
-            shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error);
+            shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error)?;
         } else {
             shutdown(rt, p, true, error);
         }
     }
-    promise
+    Ok(promise)
 }
 
 // ---- the hooks --------------------------------------------------------------------
@@ -242,17 +245,28 @@ fn readable_stream_pipe_to(
 /// Seed ("Closed watchers as records instead of promises"): a hook's watcher, queued at the
 /// microtask position the reaction to the settled `[[closedPromise]]` would have had
 /// (`PromisePrototypeThen(kResolvedPromise, ...)`, the next microtask).
-fn queue_watcher(rt: &mut Rt, watcher: Box<dyn FnOnce(&mut Rt)>) {
+fn queue_watcher(rt: &mut Rt, watcher: Box<dyn FnOnce(&mut Rt) -> Thrown>) {
     let late = rt.lib.mutant == Some(Mutant::PipeWatcherLate);
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+    queue_reaction(rt, move |rt| {
         if late {
             // The mutant: one microtask later than the reaction.
-            rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
-                watcher(rt);
-                Ok(Value::Undefined)
-            }))));
-        } else {
-            watcher(rt);
+            queue_reaction(rt, watcher);
+            return Ok(());
+        }
+        watcher(rt)
+    });
+}
+
+/// What a pipe step returns: `Err` with what it throws.
+type Thrown = Result<(), Value>;
+
+/// `PromisePrototypeThen(kResolvedPromise, step)`, without the promise: the step runs a microtask
+/// later, and what it throws rejects a promise no one handles, as it would the reaction's
+/// (an unhandled rejection).
+fn queue_reaction(rt: &mut Rt, step: impl FnOnce(&mut Rt) -> Thrown + 'static) {
+    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        if let Err(thrown) = step(rt) {
+            rt.promise_reject_new(thrown);
         }
         Ok(Value::Undefined)
     }))));
@@ -368,45 +382,61 @@ fn dest_writable(rt: &Rt, p: u32) -> bool {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1674-L1693>
 /// `shutdownWithAnAction(action, rejected, originalError)`.
-fn shutdown_with_an_action(rt: &mut Rt, p: u32, action: Action, rejected: bool, error: Value) {
+///
+/// What the action throws (a cancel of the source calling a cleared algorithm) is thrown out of
+/// here, or, after the pending writes, rejects that reaction's promise (an unhandled rejection);
+/// the pipe is then never finalized.
+fn shutdown_with_an_action(
+    rt: &mut Rt,
+    p: u32,
+    action: Action,
+    rejected: bool,
+    error: Value,
+) -> Result<(), Value> {
     if pd(rt, p).shutting_down {
-        return;
+        return Ok(());
     }
     pd(rt, p).shutting_down = true;
     if dest_writable(rt, p) {
         let wait = wait_for_pending_writes(rt, p);
         let complete_fn = rt.native_function(move |rt, _, _| {
-            complete(rt, p, action.clone(), rejected, error.clone());
-            Ok(Value::Undefined)
+            complete(rt, p, action.clone(), rejected, error.clone()).map(|()| Value::Undefined)
         });
         let on_rejected = finalize_rejected(rt, p);
-        rt.perform_promise_then(wait, Some(complete_fn), Some(on_rejected), None);
-        return;
+        rt.promise_then(wait, Some(complete_fn), Some(on_rejected));
+        return Ok(());
     }
-    complete(rt, p, action, rejected, error);
+    complete(rt, p, action, rejected, error)
 }
 
 /// `complete()` of `shutdownWithAnAction`.
-fn complete(rt: &mut Rt, p: u32, action: Action, rejected: bool, error: Value) {
-    let result = run_action(rt, p, action);
+fn complete(
+    rt: &mut Rt,
+    p: u32,
+    action: Action,
+    rejected: bool,
+    error: Value,
+) -> Result<(), Value> {
+    let result = run_action(rt, p, action)?;
     let on_fulfilled = rt.native_function(move |rt, _, _| {
         finalize(rt, p, rejected, error.clone());
         Ok(Value::Undefined)
     });
     let on_rejected = finalize_rejected(rt, p);
     rt.perform_promise_then(result, Some(on_fulfilled), Some(on_rejected), None);
+    Ok(())
 }
 
-/// An action's promise.
-fn run_action(rt: &mut Rt, p: u32, action: Action) -> ObjectId {
+/// An action's promise, or what it throws.
+fn run_action(rt: &mut Rt, p: u32, action: Action) -> Result<ObjectId, Value> {
     let (s, w) = (
         rt.lib.pipes[p as usize].source,
         rt.lib.pipes[p as usize].dest,
     );
-    match action {
+    Ok(match action {
         Action::AbortDest(error) => writable::writable_stream_abort(rt, w, error),
         Action::CloseDest => writable::writer_close_with_error_propagation(rt, w),
-        Action::CancelSource(error) => cancel_source(rt, s, error),
+        Action::CancelSource(error) => cancel_source(rt, s, error)?,
         Action::Abort(error) => {
             let (prevent_abort, prevent_cancel) = {
                 let d = &rt.lib.pipes[p as usize];
@@ -417,26 +447,33 @@ fn run_action(rt: &mut Rt, p: u32, action: Action) -> ObjectId {
             // `new SafePromise((a, b) => PromisePrototypeThen(result, a, b))`, the wrappers go
             // through `SafePromise.all`, and its result through `.then(a, b)` to the returned
             // promise.
+            // An action that throws is called in the wrapper's executor, so it rejects the
+            // wrapper at once.
             let mut results = Vec::new();
             if !prevent_abort {
-                results.push(if writable::state(rt, w) == WState::Writable {
+                results.push(Ok(if writable::state(rt, w) == WState::Writable {
                     writable::writable_stream_abort(rt, w, error.clone())
                 } else {
                     rt.promise_resolve(Value::Undefined)
-                });
+                }));
             }
             if !prevent_cancel {
                 results.push(if streams::state(rt, s) == StreamState::Readable {
                     cancel_source(rt, s, error)
                 } else {
-                    rt.promise_resolve(Value::Undefined)
+                    Ok(rt.promise_resolve(Value::Undefined))
                 });
             }
             let mut wrappers = Vec::with_capacity(results.len());
             for result in results {
                 let wrapper = rt.new_promise();
-                let (a, b) = rt.create_resolving_functions(wrapper);
-                rt.perform_promise_then(result, Some(a), Some(b), None);
+                match result {
+                    Ok(result) => {
+                        let (a, b) = rt.create_resolving_functions(wrapper);
+                        rt.perform_promise_then(result, Some(a), Some(b), None);
+                    }
+                    Err(thrown) => rt.reject_promise(wrapper, thrown),
+                }
                 wrappers.push(Value::Object(wrapper));
             }
             let all = rt.promise_combinator(Combinator::All, wrappers);
@@ -445,14 +482,14 @@ fn run_action(rt: &mut Rt, p: u32, action: Action) -> ObjectId {
             rt.perform_promise_then(all, Some(a), Some(b), None);
             outer
         }
-    }
+    })
 }
 
-/// `readableStreamCancel(source, error)`, as a promise.
-fn cancel_source(rt: &mut Rt, s: u32, error: Value) -> ObjectId {
-    match streams::readable_stream_cancel(rt, s, error) {
-        Ok(Value::Object(p)) => p,
-        _ => rt.promise_resolve(Value::Undefined),
+/// `readableStreamCancel(source, error)`, as a promise, or what it throws.
+fn cancel_source(rt: &mut Rt, s: u32, error: Value) -> Result<ObjectId, Value> {
+    match streams::readable_stream_cancel(rt, s, error)? {
+        Value::Object(p) => Ok(p),
+        _ => unreachable!("readableStreamCancel returns a promise"),
     }
 }
 
@@ -479,40 +516,40 @@ fn shutdown(rt: &mut Rt, p: u32, rejected: bool, error: Value) {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1709-L1742>
 /// `abortAlgorithm`: the signal's reason (an `AbortError` of Node's own would become a
 /// DOMException; no signal of a scenario has one).
-fn abort_algorithm(rt: &mut Rt, p: u32) {
+fn abort_algorithm(rt: &mut Rt, p: u32) -> Result<(), Value> {
     let signal = pd(rt, p).signal.expect("only a signal aborts a pipe");
     let error = rt.lib.signals[signal as usize].reason.clone();
-    shutdown_with_an_action(rt, p, Action::Abort(error.clone()), true, error);
+    shutdown_with_an_action(rt, p, Action::Abort(error.clone()), true, error)
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1872-L1880>
 /// `onSourceErrored(error)`.
-fn on_source_errored(rt: &mut Rt, p: u32, error: Value) {
+fn on_source_errored(rt: &mut Rt, p: u32, error: Value) -> Result<(), Value> {
     if !pd(rt, p).prevent_abort {
-        shutdown_with_an_action(rt, p, Action::AbortDest(error.clone()), true, error);
-        return;
+        return shutdown_with_an_action(rt, p, Action::AbortDest(error.clone()), true, error);
     }
     shutdown(rt, p, true, error);
+    Ok(())
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1882-L1888>
 /// `onSourceClosed()`.
-fn on_source_closed(rt: &mut Rt, p: u32) {
+fn on_source_closed(rt: &mut Rt, p: u32) -> Result<(), Value> {
     if !pd(rt, p).prevent_close {
-        shutdown_with_an_action(rt, p, Action::CloseDest, false, Value::Undefined);
-        return;
+        return shutdown_with_an_action(rt, p, Action::CloseDest, false, Value::Undefined);
     }
     shutdown(rt, p, false, Value::Undefined);
+    Ok(())
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1890-L1898>
 /// `onDestErrored(error)`.
-fn on_dest_errored(rt: &mut Rt, p: u32, error: Value) {
+fn on_dest_errored(rt: &mut Rt, p: u32, error: Value) -> Result<(), Value> {
     if !pd(rt, p).prevent_cancel {
-        shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error);
-        return;
+        return shutdown_with_an_action(rt, p, Action::CancelSource(error.clone()), true, error);
     }
     shutdown(rt, p, true, error);
+    Ok(())
 }
 
 // ---- the pump ---------------------------------------------------------------------
@@ -532,20 +569,31 @@ fn forward_chunk(rt: &mut Rt, p: u32) -> Completion {
     if !writable::writer_is_bound(rt, writer) {
         return Err(rt.internal_assertion_error());
     }
-    write_with_tracker(rt, p, chunk);
-    pump(rt, p);
+    write_with_tracker(rt, p, chunk)?;
+    pump(rt, p)?;
     Ok(Value::Undefined)
 }
 
 /// `writableStreamDefaultWriterWriteWithRequest(writer, chunk, writeTracker)`: a precondition
 /// failure is latched on the tracker.
-fn write_with_tracker(rt: &mut Rt, p: u32, chunk: Value) {
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1017-L1019>
+/// `writableStreamDefaultControllerGetChunkSize` (L1243-L1247) asserts that a destination whose
+/// algorithms are cleared is closed, errored or erroring; one whose close() is in flight (called
+/// before the pipe) is still 'writable', so the pipe's first write throws ERR_INTERNAL_ASSERTION
+/// out of the write, before anything is latched or queued (a bug of Node 26.12.1, kept as Node
+/// has it): the error is returned, for the caller to throw on.
+fn write_with_tracker(rt: &mut Rt, p: u32, chunk: Value) -> Result<(), Value> {
     let writer = pd(rt, p).writer;
+    if writable::chunk_size_asserts(rt, writer) {
+        return Err(rt.internal_assertion_error());
+    }
     if let Err(failure) = writable::writer_write_request(rt, writer, chunk, Some(p)) {
         let d = pd(rt, p);
         d.failed = true;
         d.failure = failure;
     }
+    Ok(())
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1849-L1855>
@@ -567,15 +615,16 @@ fn park_on_ready(rt: &mut Rt, p: u32) {
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1782-L1859>
-/// `pump`.
-pub(crate) fn pump(rt: &mut Rt, p: u32) {
+/// `pump`: what a write throws (see `write_with_tracker`) is thrown out of it, the batch left
+/// where it was (no pull, no next pump).
+pub(crate) fn pump(rt: &mut Rt, p: u32) -> Result<(), Value> {
     if pd(rt, p).shutting_down {
-        return;
+        return Ok(());
     }
     let (s, w) = (pd(rt, p).source, pd(rt, p).dest);
     if writable::backpressure(rt, w) {
         park_on_ready(rt, p);
-        return;
+        return Ok(());
     }
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1792-L1844>:
     // the batch over the chunks queued in a default controller.
@@ -585,14 +634,14 @@ pub(crate) fn pump(rt: &mut Rt, p: u32) {
     }) {
         while streams::queue_len(rt, c) > 0 {
             if pd(rt, p).shutting_down {
-                return;
+                return Ok(());
             }
             let chunk = streams::dequeue_value(rt, c);
             if streams::close_requested(rt, c) && streams::queue_len(rt, c) == 0 {
                 streams::clear_algorithms(rt, c);
                 streams::readable_stream_close(rt, s);
             }
-            write_with_tracker(rt, p, chunk);
+            write_with_tracker(rt, p, chunk)?;
             if writable::backpressure(rt, w)
                 || writable::state(rt, w) != WState::Writable
                 || writable::close_queued_or_in_flight(rt, w)
@@ -602,21 +651,20 @@ pub(crate) fn pump(rt: &mut Rt, p: u32) {
         }
         streams::call_pull_if_needed(rt, c);
         if streams::state(rt, s) == StreamState::Closed {
-            return;
+            return Ok(());
         }
         if writable::backpressure(rt, w) {
             park_on_ready(rt, p);
-            return;
+            return Ok(());
         }
-        // `PromisePrototypeThen(kResolvedPromise, pump)`.
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
-            pump(rt, p);
-            Ok(Value::Undefined)
-        }))));
-        return;
+        // `PromisePrototypeThen(kResolvedPromise, pump)`: what the next pump throws is an
+        // unhandled rejection.
+        queue_reaction(rt, move |rt| pump(rt, p));
+        return Ok(());
     }
     // The slow path: park the reused read request.
     streams::default_reader_read(rt, s, streams::ReadRequest::Pipe(p));
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1056,7 +1056,10 @@ fn default_controller_pull_steps(rt: &mut Rt, c: u32, request: ReadRequest) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2962-L2967>
 /// `readableStreamDefaultControllerCancelSteps` (`kCancel`): the cancel algorithm's promise.
-fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> ObjectId {
+///
+/// A cancel algorithm that throws (a transform's, calling its cleared cancel algorithm) throws
+/// out of here before the algorithms are cleared, as Node's does.
+fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Result<ObjectId, Value> {
     reset_queue(rt, c);
     let data = &rt.lib.streams.controllers[c as usize];
     let (algorithm, source) = (data.cancel, data.source.clone());
@@ -1072,16 +1075,16 @@ fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Object
             p
         }
         // The branch's cancel algorithm returns the tee's cancel promise.
-        Algorithm::Tee(t, branch) => tee_cancel(rt, t, branch, reason),
+        Algorithm::Tee(t, branch) => tee_cancel(rt, t, branch, reason)?,
         Algorithm::From(f) => crate::iterate::from_cancel(rt, f, reason),
-        Algorithm::Transform(t) => crate::transformstream::source_cancel(rt, t, reason),
+        Algorithm::Transform(t) => crate::transformstream::source_cancel(rt, t, reason)?,
         // `async function nonOpCancel() {}`. (Cleared cannot happen: the
         // algorithms are cleared only when the stream stops being
         // readable, and only a readable stream is cancelled.)
         Algorithm::NonOp | Algorithm::Cleared => rt.promise_resolve(Value::Undefined),
     };
     clear_algorithms(rt, c);
-    promise
+    Ok(promise)
 }
 
 // ---- the stream -------------------------------------------------------
@@ -1113,7 +1116,7 @@ pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Comp
     }
     // `stream[kState].controller[kCancel](reason)`.
     let cancelled = match controller {
-        ControllerRef::Default(c) => default_controller_cancel_steps(rt, c, reason),
+        ControllerRef::Default(c) => default_controller_cancel_steps(rt, c, reason)?,
         ControllerRef::Byte(b) => byte_streams::byte_controller_cancel_steps(rt, b, reason),
     };
     // `PromisePrototypeThen(cancelPromise, () => {})`.
@@ -1935,7 +1938,12 @@ fn cancel_promise_record(rt: &mut Rt, t: AnyTee) -> ObjectId {
 /// `cancel1Algorithm` and `cancel2Algorithm`: the branch's reason is kept; once both branches are
 /// cancelled the teed stream is cancelled with both reasons and the cancel promise resolves with
 /// that result. Returns the cancel promise.
-fn tee_cancel(rt: &mut Rt, t: u32, branch: u8, reason: Value) -> ObjectId {
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2043>
+/// what the teed stream's cancel throws (a terminated transform's readable calling its cleared
+/// cancel algorithm) is thrown out of here, before the cancel promise is resolved, so that it
+/// stays pending.
+fn tee_cancel(rt: &mut Rt, t: u32, branch: u8, reason: Value) -> Result<ObjectId, Value> {
     let branch = usize::from(branch & 1);
     let tee = &mut rt.lib.streams.tees[t as usize];
     tee.canceled[branch] = true;
@@ -1945,13 +1953,12 @@ fn tee_cancel(rt: &mut Rt, t: u32, branch: u8, reason: Value) -> ObjectId {
     if tee.canceled[1 - branch] {
         let (s, reasons) = (tee.stream, tee.reasons.clone());
         let composite = rt.create_array_from_list(reasons.to_vec());
-        // The teed stream is readable or not; its cancel never throws.
-        let cancelled = readable_stream_cancel(rt, s, composite).unwrap_or(Value::Undefined);
+        let cancelled = readable_stream_cancel(rt, s, composite)?;
         resolve_cancel_promise(rt, AnyTee::Default(t), cancelled);
     } else if rt.lib.mutant == Some(Mutant::TeeCancelResolvedEarly) {
         resolve_cancel_promise(rt, AnyTee::Default(t), Value::Undefined);
     }
-    promise
+    Ok(promise)
 }
 
 #[cfg(test)]

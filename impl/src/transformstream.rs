@@ -354,6 +354,13 @@ pub(crate) fn sink_abort(rt: &mut Rt, t: u32, reason: Value) -> ObjectId {
         None => {
             let finish = new_finish_promise(rt, t);
             let cancel = td(rt, t).cancel;
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L671>
+            // a cleared cancel algorithm is called: V8's TypeError rejects the async function.
+            if cancel == Method::Cleared {
+                let e = cancel_algorithm_not_a_function(rt);
+                rt.reject_promise(outer, e);
+                return outer;
+            }
             let cancel_promise = promise_method(rt, t, cancel, reason.clone());
             clear_algorithms(rt, t);
             let r = td(rt, t).readable;
@@ -425,12 +432,22 @@ pub(crate) fn source_pull(rt: &mut Rt, t: u32) {
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L735-L773>
 /// `transformStreamDefaultSourceCancelAlgorithm`.
-pub(crate) fn source_cancel(rt: &mut Rt, t: u32, reason: Value) -> ObjectId {
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L746-L747>
+/// the finish promise is set, then `controller[kState].cancelAlgorithm(reason)` is called; after
+/// `terminate()` (which clears the algorithms without a finish promise) left chunks queued on the
+/// readable side, a cancel of that side calls the cleared (undefined) algorithm, and V8's
+/// TypeError is thrown out of the cancel, the finish promise left pending forever (a bug of
+/// Node 26.12.1, kept as Node has it).
+pub(crate) fn source_cancel(rt: &mut Rt, t: u32, reason: Value) -> Result<ObjectId, Value> {
     if let Some(p) = td(rt, t).finish_promise {
-        return p;
+        return Ok(p);
     }
     let finish = new_finish_promise(rt, t);
     let cancel = td(rt, t).cancel;
+    if cancel == Method::Cleared {
+        return Err(cancel_algorithm_not_a_function(rt));
+    }
     let cancel_promise = promise_method(rt, t, cancel, reason.clone());
     clear_algorithms(rt, t);
     let w = td(rt, t).writable;
@@ -453,7 +470,16 @@ pub(crate) fn source_cancel(rt: &mut Rt, t: u32, reason: Value) -> ObjectId {
             rt.reject_promise(finish, error);
         },
     );
-    finish
+    Ok(finish)
+}
+
+/// V8's TypeError for `controller[kState].cancelAlgorithm(reason)` once the algorithm is cleared
+/// (undefined).
+fn cancel_algorithm_not_a_function(rt: &mut Rt) -> Value {
+    rt.new_error(
+        "TypeError",
+        "controller[kState].cancelAlgorithm is not a function",
+    )
 }
 
 // ---- the operations -----------------------------------------------------------------

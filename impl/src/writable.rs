@@ -206,7 +206,11 @@ fn record_resolve(rt: &mut Rt, record: WriterRecord) {
         }
         // `onResolved` undefined.
         WriterRecord::PipeClosed(_) => {}
-        WriterRecord::PipeReady(p) => crate::pipe::pump(rt, p),
+        // (The pump a ready hook resumes cannot throw: its write asserts only while a close is
+        // in flight, and no backpressure flip resolves the hook then.)
+        WriterRecord::PipeReady(p) => {
+            let _ = crate::pipe::pump(rt, p);
+        }
     }
 }
 
@@ -1202,6 +1206,18 @@ fn bound_stream(rt: &mut Rt, writer: &Value) -> Result<u32, Value> {
 }
 
 /// Whether the writer is still bound to its stream (not released).
+/// Whether `writableStreamDefaultControllerGetChunkSize`'s assertion fails for a write through
+/// `writer` (bound): the size algorithm is cleared while the stream is still 'writable' (a close
+/// in flight).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1243-L1247>.
+pub(crate) fn chunk_size_asserts(rt: &mut Rt, writer: u32) -> bool {
+    match rt.lib.writables.writers[writer as usize].stream {
+        Some(w) => cd(rt, w).size == Size::Cleared && state(rt, w) == WState::Writable,
+        None => false,
+    }
+}
+
 pub(crate) fn writer_is_bound(rt: &Rt, writer: u32) -> bool {
     rt.lib.writables.writers[writer as usize].stream.is_some()
 }

@@ -1254,3 +1254,140 @@ setTimeout 1 {
         ],
     );
 }
+
+/// Node's ERR_INTERNAL_ASSERTION, as the log shows it.
+const ASSERTION: &str = "Error: This is caused by either a bug in Node.js or incorrect usage of Node.js internals.\\nPlease open an issue with this stack trace at https://github.com/nodejs/node/issues\\n";
+
+/// A pipe from a full queue into a destination whose close() is in flight: the batch's first
+/// write fails Node's chunk-size assertion, thrown out of pipeTo (which rejects with it) before
+/// the pull and the watchers, so no third pull and both sides stay locked.
+#[test]
+fn pipe_into_a_destination_whose_close_is_in_flight() {
+    let rejected = format!("pipe rejected {ASSERTION}");
+    node_log(
+        "close_in_flight.scn",
+        include_str!(
+            "../../scenarios/streams/pipe_into_a_destination_whose_close_is_in_flight.scn"
+        ),
+        &[
+            "pull 1",
+            "pull 2",
+            "sink close",
+            "locked true true",
+            &rejected,
+            "t1",
+            "closed",
+            "t2",
+            "t3",
+            "t4",
+            "after true true",
+        ],
+    );
+}
+
+/// The same destination with nothing queued: the pipe shuts down at once and releases its
+/// writer, and the chunk its parked read then gets fails Node's unbound-writer assertion in the
+/// forwarding reaction, an unhandled rejection after the pipe rejected.
+#[test]
+fn pipe_read_into_a_destination_whose_close_is_in_flight() {
+    let unhandled = format!("unhandled rejection {ASSERTION}");
+    node_log(
+        "read_close_in_flight.scn",
+        include_str!(
+            "../../scenarios/streams/pipe_read_into_a_destination_whose_close_is_in_flight.scn"
+        ),
+        &[
+            "sink close",
+            "pull",
+            "pipe rejected TypeError: Invalid state: Destination WritableStream is closed",
+            "t1",
+            "closed",
+            "t2",
+            "t3",
+            "t4",
+            &unhandled,
+            "after false false",
+        ],
+    );
+}
+
+/// The message of V8's TypeError for calling a transform's cleared cancel algorithm.
+const CLEARED_CANCEL: &str = "TypeError: controller[kState].cancelAlgorithm is not a function";
+
+/// The destination-errored watcher's cancel of a terminated transform's readable throws in its
+/// reaction: an unhandled rejection, and the pipe never settles or unlocks.
+#[test]
+fn pipe_from_a_terminated_transform_into_a_failing_destination() {
+    let unhandled = format!("unhandled rejection {CLEARED_CANCEL}");
+    node_log(
+        "failing_destination.scn",
+        include_str!(
+            "../../scenarios/streams/pipe_from_a_terminated_transform_into_a_failing_destination.scn"
+        ),
+        &[
+            "after", "write x", "t1", "t2", "t3", "t4", "t5", "t6", &unhandled, "end true true",
+        ],
+    );
+}
+
+/// The signal's abort: the throwing cancel action rejects its SafePromiseAll wrapper, so the pipe
+/// rejects with the TypeError after the destination's abort.
+#[test]
+fn pipe_from_a_terminated_transform_aborted_by_its_signal() {
+    let rejected = format!("pipe rejected {CLEARED_CANCEL}");
+    node_log(
+        "aborted.scn",
+        include_str!(
+            "../../scenarios/streams/pipe_from_a_terminated_transform_aborted_by_its_signal.scn"
+        ),
+        &[
+            "after",
+            "aborted",
+            "write x",
+            "t1",
+            "t2",
+            "abort sig",
+            "t3",
+            "t4",
+            "t5",
+            "t6",
+            &rejected,
+            "end false false",
+        ],
+    );
+}
+
+/// An already errored destination: the synchronous watcher's throw leaves readableStreamPipeTo,
+/// pipeTo rejects with it at once, and both sides stay locked.
+#[test]
+fn pipe_from_a_terminated_transform_into_an_errored_destination() {
+    let rejected = format!("pipe rejected {CLEARED_CANCEL}");
+    node_log(
+        "errored_destination.scn",
+        include_str!(
+            "../../scenarios/streams/pipe_from_a_terminated_transform_into_an_errored_destination.scn"
+        ),
+        &[
+            "after true true",
+            &rejected,
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+            "end true true",
+        ],
+    );
+}
+
+/// The same through pipeThrough, which has no try/catch: the TypeError is thrown out of it.
+#[test]
+fn pipe_through_from_a_terminated_transform_into_an_errored_transform() {
+    let caught = format!("caught {CLEARED_CANCEL}");
+    node_log(
+        "pipe_through_errored.scn",
+        include_str!(
+            "../../scenarios/streams/pipe_through_from_a_terminated_transform_into_an_errored_transform.scn"
+        ),
+        &[&caught, "after true true", "t1", "t2"],
+    );
+}

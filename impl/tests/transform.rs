@@ -740,3 +740,74 @@ setTimeout 1 {
         ],
     );
 }
+
+/// terminate() with a chunk left queued on the readable side, then a cancel of that side: the
+/// cleared cancel algorithm is called and V8's TypeError is thrown out of reader.cancel(), after
+/// the readable closed (its reader's closed promise resolves); the transformer's cancel is not
+/// called.
+#[test]
+fn cancel_after_terminate_calls_a_cleared_algorithm() {
+    node_log(
+        "cancel_after_terminate.scn",
+        include_str!(
+            "../../scenarios/streams/transform_cancel_after_terminate_calls_a_cleared_algorithm.scn"
+        ),
+        &[
+            "caught TypeError: controller[kState].cancelAlgorithm is not a function",
+            "after true",
+            "t1",
+            "reader closed",
+            "t2",
+            "t3",
+            "t4",
+        ],
+    );
+}
+
+/// The same through a pipe with a signal: the TypeError is uncaught out of the output reader's
+/// cancel(), and the script stops there.
+#[test]
+fn piped_output_cancelled_after_terminate() {
+    node_log(
+        "piped_cancel_after_terminate.scn",
+        include_str!(
+            "../../scenarios/streams/transform_piped_output_cancelled_after_terminate.scn"
+        ),
+        &[
+            "pull",
+            "t1",
+            "pull",
+            "t2",
+            "pull",
+            "t3",
+            "transform 0",
+            "source cancel TypeError: Invalid state: TransformStream has been terminated",
+            "cancelling",
+            "uncaught TypeError: controller[kState].cancelAlgorithm is not a function",
+            "output closed",
+        ],
+    );
+}
+
+/// A tee of a terminated transform's readable: the second branch's cancel cancels the teed
+/// stream, whose cleared cancel algorithm throws out of that cancel(); the tee's cancel promise
+/// is never resolved, so the first cancel never settles either.
+#[test]
+fn tee_of_a_terminated_readable_cancelled() {
+    node_log(
+        "tee_cancelled.scn",
+        include_str!(
+            "../../scenarios/streams/transform_tee_of_a_terminated_readable_cancelled.scn"
+        ),
+        &[
+            "caught TypeError: controller[kState].cancelAlgorithm is not a function",
+            "after",
+            "one closed",
+            "two closed",
+            "t1",
+            "t2",
+            "t3",
+            "t4",
+        ],
+    );
+}

@@ -631,7 +631,7 @@ fn set_up_readable_byte_stream_controller(
         // 17. Upon rejection of startPromise with reason r,
         move |rt, r| {
             //   1. Perform ! ReadableByteStreamControllerError(controller, r).
-            readable_byte_stream_controller_error(rt, c, r);
+            error_in_a_reaction(rt, c, r);
         },
     );
     Ok(())
@@ -707,7 +707,14 @@ pub fn controller_close(rt: &mut Rt, c: Value) -> Completion {
         return Err(err_invalid_state(rt, "ReadableStream is already closed"));
     }
     // 3. Perform ? ReadableByteStreamControllerClose(this).
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1282-L1283
+    // an async iterator's read request parked twice throws
+    // ERR_INTERNAL_ASSERTION from its close steps (crate::iterate), out of close().
+    crate::iterate::clear_internal_assertion(rt);
     readable_byte_stream_controller_close(rt, c)?;
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        return Err(e);
+    }
     Ok(Value::Undefined)
 }
 
@@ -748,7 +755,13 @@ pub fn controller_enqueue(rt: &mut Rt, c: Value, chunk: Value) -> Completion {
 pub fn controller_error(rt: &mut Rt, c: Value, e: Value) -> Completion {
     let c = byte_controller_operand(rt, c, "error")?;
     // 1. Perform ! ReadableByteStreamControllerError(this, e).
+    // (And, as for `close()`, an ERR_INTERNAL_ASSERTION of an async
+    // iterator's error steps comes out of error().)
+    crate::iterate::clear_internal_assertion(rt);
     readable_byte_stream_controller_error(rt, c, e);
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        return Err(e);
+    }
     Ok(Value::Undefined)
 }
 
@@ -1299,9 +1312,23 @@ fn readable_byte_stream_controller_call_pull_if_needed(rt: &mut Rt, c: ObjectId)
         // 8. Upon rejection of pullPromise with reason e,
         move |rt, e| {
             //   1. Perform ! ReadableByteStreamControllerError(controller, e).
-            readable_byte_stream_controller_error(rt, c, e);
+            error_in_a_reaction(rt, c, e);
         },
     );
+}
+
+/// ! ReadableByteStreamControllerError(controller, e) in the reaction to a
+/// rejected start or pull promise.
+fn error_in_a_reaction(rt: &mut Rt, c: ObjectId, e: Value) {
+    crate::iterate::clear_internal_assertion(rt);
+    readable_byte_stream_controller_error(rt, c, e);
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L368-L377
+    // an ERR_INTERNAL_ASSERTION of an async iterator's error steps
+    // (crate::iterate) rejects the promise `PromisePrototypeThen` derived
+    // for the reaction, which nothing handles.
+    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        a_promise_rejected_with(rt, e);
+    }
 }
 
 /// ReadableByteStreamControllerClearAlgorithms(controller)

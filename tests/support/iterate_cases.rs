@@ -395,3 +395,32 @@ fn a_from_rejection_with_the_read_request_parked_twice_is_unhandled() {
     ]);
     assert_eq!(log, expected);
 }
+
+/// The same over a byte stream: the timer's close() throws the second close steps'
+/// ERR_INTERNAL_ASSERTION (uncaught), the second next() never settles, and the next timer's
+/// close() finds the stream closed.
+#[test]
+fn a_byte_stream_close_with_the_read_request_parked_twice_throws() {
+    let log = run_curated(
+        "byte_close.scn",
+        include_str!("../../scenarios/streams/iterate_a_byte_stream_close_with_the_read_request_parked_twice_throws.scn"),
+    );
+    let uncaught = format!("uncaught {ASSERTION}");
+    let expected = owned(&[
+        "t1",
+        "t2",
+        "t3",
+        "a {value: Uint8Array(1, 47, 86), done: false}",
+        "pull",
+        "pull",
+        "t1",
+        "t2",
+        "t3",
+        "closing",
+        &uncaught,
+        "closing",
+        "uncaught TypeError: Invalid state: ReadableStream is already closed",
+        "c {value: undefined, done: true}",
+    ]);
+    assert_eq!(log, expected);
+}
