@@ -32,9 +32,9 @@
 //! - Node makes a writer's `ready` and `closed` promises lazily, when they
 //!   are first read, from the stream's state then; the model makes them
 //!   eagerly as the spec does, and follows Node where the two differ: a
-//!   writer's `ready` that was dropped while erroring and is read once the
-//!   stream is "closed" (aborted while its close was in flight) is
-//!   fulfilled.
+//!   writer's `ready` that was dropped while erroring (or made on a writer
+//!   acquired while erroring) and is read once the stream is "closed"
+//!   (aborted while its close was in flight) is fulfilled.
 
 use std::collections::VecDeque;
 
@@ -222,7 +222,8 @@ pub struct WritableStreamDefaultWriter {
     pub ready_observed: bool,
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1054-L1066>
     /// EnsureReadyPromiseRejected found no pending materialized record and
-    /// dropped the cache: the next read of `ready` derives it from the
+    /// dropped the cache, or the writer was set up on an "erroring" stream
+    /// (no record made): the next read of `ready` derives it from the
     /// stream's state (a stream aborted while its close was in flight is
     /// "closed" by then, and its writer's ready fulfilled).
     pub ready_dropped: bool,
@@ -693,7 +694,13 @@ fn set_up_writable_stream_default_writer(
             // 2. Set writer.[[stream]] to stream.
             stream: Some(s),
             ready_observed: false,
-            ready_dropped: false,
+            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L620-L629
+            // Node's setup materializes no record: `ready` is derived when
+            // first read (writerReadyPromise). Of the states, only
+            // "erroring" can move to a state that derives another promise
+            // than the one made above: to "closed" (an abort while the
+            // close is in flight), whose derived ready is fulfilled.
+            ready_dropped: state == WritableStreamState::Erroring,
             ready_hook: None,
         },
     );
