@@ -301,6 +301,49 @@ fn ready_first_read_after_an_abort_during_close_is_fulfilled() {
     );
 }
 
+/// `writable_ready_of_a_writer_acquired_while_erroring_during_close.scn`:
+/// a writer acquired once an abort made the stream "erroring" while its
+/// close was in flight. The spec's ready is rejected with the abort reason;
+/// Node's is made when first read, and read after the close completed
+/// ("closed") it is fulfilled. Read while still "erroring", it is rejected
+/// and stays so.
+#[test]
+fn ready_of_a_writer_acquired_while_erroring_follows_the_state_when_first_read() {
+    for read_while_erroring in [false, true] {
+        let mut rt = runtime();
+        let gate = rt.new_promise();
+        let close = rt.native_function(move |_, _, _| Ok(Value::Object(gate)));
+        let sink = sink(&mut rt, None, Some(close), None);
+        let ws =
+            writable::new_writable_stream(&mut rt, sink, strategy(1.0, None)).expect("a stream");
+        let s = ws.as_object().unwrap();
+        drain(&mut rt);
+        writable::stream_close(&mut rt, ws.clone()).unwrap();
+        writable::stream_abort(&mut rt, ws.clone(), Some(Value::string("broken"))).unwrap();
+        assert_eq!(writable::state(&rt, s), WritableStreamState::Erroring);
+        let w = writable::get_writer(&mut rt, ws).expect("a writer");
+        let early = read_while_erroring.then(|| wget(&mut rt, &w, "ready"));
+        rt.resolve_promise_with(gate, Value::Undefined);
+        drain(&mut rt);
+        assert_eq!(writable::state(&rt, s), WritableStreamState::Closed);
+        let ready = early.unwrap_or_else(|| wget(&mut rt, &w, "ready"));
+        let fulfilled = show(&mut rt, "ready fulfilled");
+        let rejected = show(&mut rt, "ready rejected");
+        rt.promise_then(ready.as_object().unwrap(), Some(fulfilled), Some(rejected));
+        drain(&mut rt);
+        let expected = if read_while_erroring {
+            "ready rejected broken"
+        } else {
+            "ready fulfilled undefined"
+        };
+        assert_eq!(
+            lines(&rt),
+            [expected],
+            "read while erroring: {read_while_erroring}"
+        );
+    }
+}
+
 /// `writable_write_while_a_close_is_in_flight_fails_node_assertion.scn`:
 /// ProcessClose cleared the size algorithm while the stream is still
 /// "writable", and Node's GetChunkSize assertion throws out of `write()`.
