@@ -214,13 +214,13 @@ pub struct WritableStreamDefaultWriter {
     pub closed_promise: ObjectId,
     /// [[readyPromise]].
     pub ready_promise: ObjectId,
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L647-L672>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L663-L687>
     /// whether Node has materialized the ready record: the script read
     /// `ready` since the promise was made. Node settles only a materialized
     /// record; otherwise it makes one when `ready` is read, from the state
     /// then.
     pub ready_observed: bool,
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1054-L1066>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1088-L1099>
     /// EnsureReadyPromiseRejected found no pending materialized record and
     /// dropped the cache, or the writer was set up on an "erroring" stream
     /// (no record made): the next read of `ready` derives it from the
@@ -625,7 +625,7 @@ fn set_up_writable_stream_default_writer(
     // 1. If ! IsWritableStreamLocked(stream) is true, throw a TypeError
     //    exception.
     if is_writable_stream_locked(rt, s) {
-        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L618-L619
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L621-L622
         return Err(err_invalid_state(rt, "WritableStream is locked"));
     }
     // 4. Let state be stream.[[state]].
@@ -1222,7 +1222,7 @@ fn writer_desired_size(rt: &mut Rt, w: ObjectId) -> Completion {
 
 /// The `ready` getter (<https://streams.spec.whatwg.org/#default-writer-ready>).
 fn writer_ready(rt: &mut Rt, w: ObjectId) -> ObjectId {
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L647-L672
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L663-L687
     // `writerReadyPromise(writer)`: a dropped record is derived from the
     // stream's state now; of the states, only "closed" derives something
     // else than the rejected promise the spec left (a fulfilled one).
@@ -1396,7 +1396,7 @@ fn writable_stream_default_writer_ensure_ready_promise_rejected(
     let ready = writer(rt, w).ready_promise;
     // 1. If writer.[[readyPromise]].[[PromiseState]] is "pending", reject
     //    writer.[[readyPromise]] with error.
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1054-L1066
+    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1088-L1099
     // only a materialized (read) record is rejected; else the cache is
     // dropped, and `ready` derives it when next read.
     if is_pending(rt, ready) && writer(rt, w).ready_observed {
