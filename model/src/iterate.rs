@@ -23,7 +23,8 @@
 //! - its cancel awaits `return(reason)` with PromiseResolve, and an array's
 //!   iterator has no `return` to call;
 //! - the iterator's first `next()` waits a microtask; `next()` with a chunk
-//!   queued returns it at once; the read request settles the promise with
+//!   queued (in a default controller's queue, or bytes in a byte
+//!   controller's) returns it at once, leaving no ongoing promise; the read request settles the promise with
 //!   the iterator result itself (no reaction after it) and clears the
 //!   ongoing promise then; `return()` gives its own promise, whose steps make
 //!   the iterator result (no reaction after it).
