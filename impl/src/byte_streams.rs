@@ -279,6 +279,11 @@ fn ctl(rt: &mut Rt, b: u32) -> &mut ByteControllerData {
     &mut rt.lib.streams.byte_controllers[b as usize]
 }
 
+/// `controller[kState].queueTotalSize > 0`, as the async iterator's `next()` fast path tests it.
+pub(crate) fn has_queued_bytes(rt: &Rt, b: u32) -> bool {
+    rt.lib.streams.byte_controllers[b as usize].queue_total_size > 0
+}
+
 fn stream_state(rt: &Rt, b: u32) -> StreamState {
     let s = rt.lib.streams.byte_controllers[b as usize].stream;
     rt.lib.streams.streams[s as usize].state
@@ -900,7 +905,7 @@ fn byte_controller_enqueue(rt: &mut Rt, b: u32, chunk: &Value) -> Result<(), Val
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3810-L3821>
 /// `readableByteStreamControllerDequeueChunk`: the queue's first entry as a view, after the drain
 /// step (close or pull).
-pub(super) fn byte_controller_dequeue_chunk(rt: &mut Rt, b: u32) -> Value {
+pub(crate) fn byte_controller_dequeue_chunk(rt: &mut Rt, b: u32) -> Value {
     let data = ctl(rt, b);
     debug_assert!(data.queue_total_size > 0);
     let entry = data.queue.pop_front().expect("a queued chunk");

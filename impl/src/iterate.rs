@@ -24,7 +24,7 @@
 
 use nodesem_runtime::{Completion, ObjectId, Value, WellKnownSymbol};
 
-use crate::streams::{self, Algorithm, ReadRequest, StreamState};
+use crate::streams::{self, byte_streams, Algorithm, ControllerRef, ReadRequest, StreamState};
 use crate::{alloc_host, Rt, Slot};
 
 /// The closures' shared state of one `readableStreamFromIterable`.
@@ -436,15 +436,28 @@ pub fn next(rt: &mut Rt, iterator: Value) -> Completion {
     if let Some(s) = reader_stream(rt, reader).filter(|_| !done) {
         let stream = &rt.lib.streams.streams[s as usize];
         let readable = stream.state == StreamState::Readable;
-        // (`isReadableStreamDefaultController(controller)`: a byte stream takes the slow path.)
-        let default = streams::default_controller_index(rt, s);
-        if let Some(c) = default
-            .filter(|&c| readable && !rt.lib.streams.controllers[c as usize].queue.is_empty())
-        {
-            rt.lib.streams.streams[s as usize].disturbed = true;
-            let chunk = streams::dequeue_for_read(rt, c);
-            let result = rt.create_iter_result(chunk, false);
-            return Ok(Value::Object(rt.promise_resolve(result)));
+        match rt.lib.streams.streams[s as usize].controller {
+            // `isReadableStreamDefaultController(controller)` with a queued chunk.
+            ControllerRef::Default(c)
+                if readable && !rt.lib.streams.controllers[c as usize].queue.is_empty() =>
+            {
+                rt.lib.streams.streams[s as usize].disturbed = true;
+                let chunk = streams::dequeue_for_read(rt, c);
+                let result = rt.create_iter_result(chunk, false);
+                return Ok(Value::Object(rt.promise_resolve(result)));
+            }
+            // A byte controller with buffered bytes (`queueTotalSize > 0`): the chunk comes
+            // from `readableByteStreamControllerDequeueChunk` (its drain step may close the
+            // stream or pull) and `state.current` stays undefined, where the slow path would
+            // leave it holding the settled read's promise for the next `next()` to chain on.
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L843-L851>
+            ControllerRef::Byte(b) if readable && byte_streams::has_queued_bytes(rt, b) => {
+                rt.lib.streams.streams[s as usize].disturbed = true;
+                let chunk = byte_streams::byte_controller_dequeue_chunk(rt, b);
+                let result = rt.create_iter_result(chunk, false);
+                return Ok(Value::Object(rt.promise_resolve(result)));
+            }
+            _ => {}
         }
     }
     let p = next_steps(rt, i);

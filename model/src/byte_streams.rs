@@ -1821,6 +1821,17 @@ fn readable_byte_stream_controller_fill_read_request_from_queue(
     c: ObjectId,
     read_request: ReadRequest,
 ) {
+    // 1-6.
+    let view = fill_read_request_from_queue_view(rt, c);
+    // 7. Perform readRequest's chunk steps, given view.
+    read_request_chunk_steps(rt, read_request, view);
+}
+
+/// Steps 1-6 of ReadableByteStreamControllerFillReadRequestFromQueue: the
+/// queue's first entry, removed (with the drain step: close or pull), as a
+/// view. Also Node's byte fast path of the async iterator's `next()`, which
+/// has no read request (see `iterate::next`).
+pub(crate) fn fill_read_request_from_queue_view(rt: &mut Rt, c: ObjectId) -> Value {
     // 1. Assert: controller.[[queueTotalSize]] > 0.
     assert!(controller(rt, c).queue_total_size > 0);
     // 2. Let entry be controller.[[queue]][0].
@@ -1836,9 +1847,13 @@ fn readable_byte_stream_controller_fill_read_request_from_queue(
     readable_byte_stream_controller_handle_queue_drain(rt, c);
     // 6. Let view be ! Construct(%Uint8Array%, « entry's buffer, entry's byte
     //    offset, entry's byte length »).
-    let view = rt.new_uint8_array(entry.buffer, entry.byte_offset, entry.byte_length);
-    // 7. Perform readRequest's chunk steps, given view.
-    read_request_chunk_steps(rt, read_request, view);
+    rt.new_uint8_array(entry.buffer, entry.byte_offset, entry.byte_length)
+}
+
+/// Whether a byte controller's queue holds bytes
+/// (controller.[[queueTotalSize]] > 0).
+pub(crate) fn has_queued_bytes(rt: &Rt, c: ObjectId) -> bool {
+    controller(rt, c).queue_total_size > 0
 }
 
 /// ReadableByteStreamControllerGetBYOBRequest(controller)

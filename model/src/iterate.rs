@@ -23,7 +23,8 @@
 //! - its cancel awaits `return(reason)` with PromiseResolve, and an array's
 //!   iterator has no `return` to call;
 //! - the iterator's first `next()` waits a microtask; `next()` with a chunk
-//!   queued returns it at once; the read request settles the promise with
+//!   queued (in a default controller's queue, or bytes in a byte
+//!   controller's) returns it at once, leaving no ongoing promise; the read request settles the promise with
 //!   the iterator result itself (no reaction after it) and clears the
 //!   ongoing promise then; `return()` gives its own promise, whose steps make
 //!   the iterator result (no reaction after it).
@@ -493,8 +494,8 @@ pub fn next(rt: &mut Rt, this_value: Value) -> Completion {
         it_mut(rt, object).ongoing_promise = Some(after);
     } else {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L814-L853
-        // with no read in flight and a chunk in the default controller's
-        // queue, Node dequeues it as the controller's pull steps would (and
+        // with no read in flight and a chunk in the controller's queue
+        // (default or byte), Node dequeues it as the controller's pull steps would (and
         // closes or pulls as they would) and returns
         // `PromiseResolve({ done: false, value })`, the ongoing promise
         // left null: the result is seen a microtask after the call, where
@@ -524,15 +525,26 @@ fn buffered_next(rt: &mut Rt, object: ObjectId) -> Option<ObjectId> {
         return None;
     }
     let c = streams::stream_controller(rt, s);
-    // (Node's `isReadableStreamDefaultController(controller)`: a byte
-    // stream's next() takes the read request.)
-    if streams::is_byte_controller(rt, c) || !streams::controller_has_queued_chunks(rt, c) {
-        return None;
-    }
-    // ReadableStreamDefaultReaderRead: 3. Set stream.[[disturbed]] to true.
-    streams::set_disturbed(rt, s);
-    // [[PullSteps]]: the queue-filled arm, without the read request.
-    let chunk = streams::pull_steps_dequeue(rt, c);
+    let chunk = if streams::is_byte_controller(rt, c) {
+        // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L843-L851
+        // a byte controller with queued bytes takes the fast path too: the
+        // [[PullSteps]] queue-filled arm (FillReadRequestFromQueue steps
+        // 1-6), without the read request.
+        if !crate::byte_streams::has_queued_bytes(rt, c) {
+            return None;
+        }
+        // ReadableStreamDefaultReaderRead: 3. Set stream.[[disturbed]] to true.
+        streams::set_disturbed(rt, s);
+        crate::byte_streams::fill_read_request_from_queue_view(rt, c)
+    } else {
+        if !streams::controller_has_queued_chunks(rt, c) {
+            return None;
+        }
+        // ReadableStreamDefaultReaderRead: 3. Set stream.[[disturbed]] to true.
+        streams::set_disturbed(rt, s);
+        // [[PullSteps]]: the queue-filled arm, without the read request.
+        streams::pull_steps_dequeue(rt, c)
+    };
     let result = rt.create_iter_result(chunk, false);
     Some(rt.promise_resolve(result))
 }
