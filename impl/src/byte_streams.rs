@@ -444,11 +444,11 @@ fn setup_byte_controller(rt: &mut Rt, b: u32, start: Option<ObjectId>) -> Result
 fn byte_error_reaction(rt: &mut Rt, b: u32) -> ObjectId {
     rt.native_function(move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
-        crate::iterate::clear_internal_assertion(rt);
+        rt.clear_internal_assertion();
         byte_controller_error(rt, b, error);
         // An ERR_INTERNAL_ASSERTION of an async iterator's error steps rejects the promise
         // `PromisePrototypeThen` derived, which nobody handles.
-        if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        if let Some(e) = rt.take_internal_assertion() {
             rt.promise_reject_new(e);
         }
         Ok(Value::Undefined)
@@ -1277,9 +1277,9 @@ pub fn controller_close(rt: &mut Rt, controller: Value) -> Completion {
     }
     // An ERR_INTERNAL_ASSERTION of an async iterator's close steps (its read request parked
     // twice) unwinds to here, as on a default controller.
-    crate::iterate::clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     byte_controller_close(rt, b)?;
-    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         return Err(e);
     }
     Ok(Value::Undefined)
@@ -1293,9 +1293,9 @@ pub fn controller_error(rt: &mut Rt, controller: Value, error: Value) -> Complet
         return Err(invalid_this(rt, "ReadableByteStreamController"));
     };
     // An ERR_INTERNAL_ASSERTION of an async iterator's error steps unwinds to here.
-    crate::iterate::clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     byte_controller_error(rt, b, error);
-    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         return Err(e);
     }
     Ok(Value::Undefined)

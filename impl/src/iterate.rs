@@ -64,13 +64,6 @@ struct IteratorData {
 pub struct IterateState {
     froms: Vec<FromData>,
     iterators: Vec<IteratorData>,
-    /// Whether a read request's `[kClose]`/`[kError]` ran on a reader an
-    /// earlier run of the same record released: Node's
-    /// `readableStreamReaderGenericRelease` then fails its
-    /// `assert(stream !== undefined)` and ERR_INTERNAL_ASSERTION unwinds
-    /// `readableStreamClose`/`readableStreamError`. The controller operation
-    /// that started them throws it (see [`take_internal_assertion`]).
-    internal_assertion: bool,
 }
 
 impl IterateState {
@@ -78,25 +71,7 @@ impl IterateState {
     pub fn clear(&mut self) {
         self.froms.clear();
         self.iterators.clear();
-        self.internal_assertion = false;
     }
-}
-
-/// Forgets an ERR_INTERNAL_ASSERTION left by an operation nobody throws it
-/// from, before an operation that would.
-pub(crate) fn clear_internal_assertion(rt: &mut Rt) {
-    rt.lib.streams.iterate.internal_assertion = false;
-}
-
-/// The ERR_INTERNAL_ASSERTION a read request's close or error steps threw
-/// since [`clear_internal_assertion`], if any: Node's
-/// `readableStreamClose`/`readableStreamError` stop there and the exception
-/// reaches whoever closed or errored the stream.
-pub(crate) fn take_internal_assertion(rt: &mut Rt) -> Option<Value> {
-    if !std::mem::take(&mut rt.lib.streams.iterate.internal_assertion) {
-        return None;
-    }
-    Some(rt.internal_assertion_error())
 }
 
 fn from_data(rt: &mut Rt, f: u32) -> &mut FromData {
@@ -172,9 +147,9 @@ fn from_controller(rt: &mut Rt, f: u32) -> u32 {
 /// nobody handles.
 fn reject_pull(rt: &mut Rt, f: u32, error: Value) {
     let c = from_controller(rt, f);
-    clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     streams::default_controller_error(rt, c, error);
-    if let Some(e) = take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         rt.promise_reject_new(e);
     }
 }
@@ -516,7 +491,7 @@ fn release_or_assert(rt: &mut Rt, reader: u32) -> bool {
     if streams::reader_generic_release(rt, reader) {
         return true;
     }
-    rt.lib.streams.iterate.internal_assertion = true;
+    rt.raise_internal_assertion();
     false
 }
 

@@ -758,11 +758,11 @@ pub(crate) fn setup_default_controller_started(rt: &mut Rt, c: u32, result: Valu
 fn controller_error_reaction(rt: &mut Rt, c: u32) -> ObjectId {
     rt.native_function(move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
-        crate::iterate::clear_internal_assertion(rt);
+        rt.clear_internal_assertion();
         default_controller_error(rt, c, error);
         // An ERR_INTERNAL_ASSERTION of the iterator's error steps rejects
         // the promise `PromisePrototypeThen` derived, which nobody handles.
-        if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+        if let Some(e) = rt.take_internal_assertion() {
             rt.promise_reject_new(e);
         }
         Ok(Value::Undefined)
@@ -1420,9 +1420,9 @@ pub fn controller_close(rt: &mut Rt, controller: Value) -> Completion {
         return Err(invalid_state(rt, "Controller is already closed"));
     }
     // An ERR_INTERNAL_ASSERTION of the iterator's close steps unwinds to here.
-    crate::iterate::clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     default_controller_close(rt, c);
-    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         return Err(e);
     }
     Ok(Value::Undefined)
@@ -1436,9 +1436,9 @@ pub fn controller_error(rt: &mut Rt, controller: Value, error: Value) -> Complet
         return Err(not_a_controller(rt));
     };
     // An ERR_INTERNAL_ASSERTION of the iterator's error steps unwinds to here.
-    crate::iterate::clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     default_controller_error(rt, c, error);
-    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         return Err(e);
     }
     Ok(Value::Undefined)

@@ -85,12 +85,6 @@ pub struct AsyncIterator {
 pub struct IterateState {
     froms: Vec<FromIterable>,
     iterators: Slots<AsyncIterator>,
-    /// Whether an iterator's read request ran its close or error steps
-    /// after an earlier run of the same record released the reader (see
-    /// [`iterator_close_steps`]): Node throws ERR_INTERNAL_ASSERTION there,
-    /// to whoever closed or errored the stream
-    /// ([`take_internal_assertion`]).
-    internal_assertion: bool,
 }
 
 impl IterateState {
@@ -98,23 +92,7 @@ impl IterateState {
     pub fn clear(&mut self) {
         self.froms.clear();
         self.iterators.clear();
-        self.internal_assertion = false;
     }
-}
-
-/// Forgets an ERR_INTERNAL_ASSERTION that no operation threw, before an
-/// operation that would throw one.
-pub(crate) fn clear_internal_assertion(rt: &mut Rt) {
-    rt.lib.streams.iterate.internal_assertion = false;
-}
-
-/// The ERR_INTERNAL_ASSERTION an iterator's read request threw since
-/// [`clear_internal_assertion`], if any.
-pub(crate) fn take_internal_assertion(rt: &mut Rt) -> Option<Value> {
-    if !std::mem::take(&mut rt.lib.streams.iterate.internal_assertion) {
-        return None;
-    }
-    Some(rt.internal_assertion_error())
 }
 
 fn from_state(rt: &Rt, f: FromId) -> &FromIterable {
@@ -274,14 +252,14 @@ pub(crate) fn from_pull_algorithm(rt: &mut Rt, f: FromId) -> Option<ObjectId> {
 /// ! ReadableStreamDefaultControllerError(stream.[[controller]], e) in a
 /// reaction of ReadableStreamFromIterable's pull.
 fn from_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
-    clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     streams::readable_stream_default_controller_error(rt, c, e);
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1446-L1448
     // `rejectPull` runs in a `PromisePrototypeThen` reaction (or in
     // `processIterResult`, which does): an ERR_INTERNAL_ASSERTION of an
     // async iterator's error steps (see release_parked_reader) rejects the
     // promise that `then` derived, which nothing handles.
-    if let Some(e) = take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         streams::a_promise_rejected_with(rt, e);
     }
 }
@@ -652,7 +630,7 @@ fn release_parked_reader(rt: &mut Rt, reader: ObjectId) -> bool {
     // closed or errored the stream, which throws it (the promise was settled
     // by the first run).
     if streams::reader(rt, reader).stream.is_none() {
-        rt.lib.streams.iterate.internal_assertion = true;
+        rt.raise_internal_assertion();
         return false;
     }
     streams::readable_stream_default_reader_release(rt, reader);

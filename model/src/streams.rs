@@ -1224,9 +1224,9 @@ pub fn controller_close(rt: &mut Rt, c: Value) -> Completion {
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1185-L1189
     // an async iterator's read request parked twice throws
     // ERR_INTERNAL_ASSERTION from its close steps (crate::iterate), out of close().
-    crate::iterate::clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     readable_stream_default_controller_close(rt, c);
-    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         return Err(e);
     }
     Ok(Value::Undefined)
@@ -1257,9 +1257,9 @@ pub fn controller_error(rt: &mut Rt, c: Value, e: Value) -> Completion {
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1203-L1205
     // an async iterator's read request parked twice throws
     // ERR_INTERNAL_ASSERTION from its error steps (crate::iterate), out of error().
-    crate::iterate::clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     readable_stream_default_controller_error(rt, c, e);
-    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         return Err(e);
     }
     Ok(Value::Undefined)
@@ -1410,13 +1410,13 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt
 /// ! ReadableStreamDefaultControllerError(controller, e) in the reaction to
 /// a rejected start or pull promise.
 fn error_in_a_reaction(rt: &mut Rt, c: ObjectId, e: Value) {
-    crate::iterate::clear_internal_assertion(rt);
+    rt.clear_internal_assertion();
     readable_stream_default_controller_error(rt, c, e);
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L368-L377
     // an ERR_INTERNAL_ASSERTION of an async iterator's error steps
     // (crate::iterate) rejects the promise `PromisePrototypeThen` derived
     // for the reaction, which nothing handles.
-    if let Some(e) = crate::iterate::take_internal_assertion(rt) {
+    if let Some(e) = rt.take_internal_assertion() {
         a_promise_rejected_with(rt, e);
     }
 }

@@ -676,6 +676,9 @@ pub struct Runtime<L: 'static> {
     /// Whether the process exited (an uncaught exception without a
     /// handler): the run is stopped, though not by its budget.
     pub(crate) exited: bool,
+    /// Whether a library step raised Node's ERR_INTERNAL_ASSERTION where it
+    /// cannot return it ([`Runtime::raise_internal_assertion`]).
+    internal_assertion: bool,
 }
 
 impl<L: Library> Runtime<L> {
@@ -715,7 +718,33 @@ impl<L: Library> Runtime<L> {
             uncaught_handler: true,
             rejection_handler: true,
             exited: false,
+            internal_assertion: false,
         }
+    }
+
+    /// Forgets an ERR_INTERNAL_ASSERTION that no operation threw, before an
+    /// operation that would throw one ([`Runtime::raise_internal_assertion`]).
+    pub fn clear_internal_assertion(&mut self) {
+        self.internal_assertion = false;
+    }
+
+    /// Records that a library step deep inside an operation failed one of
+    /// Node's own `assert()`s, where the step cannot return the exception
+    /// (a read request's close steps inside ReadableStreamClose, say): the
+    /// operation that started it throws it when it returns
+    /// ([`Runtime::take_internal_assertion`]). Node stops at the throw; an
+    /// engine using this finishes the rest of the operation first.
+    pub fn raise_internal_assertion(&mut self) {
+        self.internal_assertion = true;
+    }
+
+    /// The ERR_INTERNAL_ASSERTION raised since
+    /// [`Runtime::clear_internal_assertion`], if any, as Node's error.
+    pub fn take_internal_assertion(&mut self) -> Option<Value> {
+        if !std::mem::take(&mut self.internal_assertion) {
+            return None;
+        }
+        Some(self.internal_assertion_error())
     }
 
     /// Appends a line to the log, unless the scenario was stopped. A line
@@ -854,6 +883,7 @@ impl<L: Library> Runtime<L> {
             uncaught_handler,
             rejection_handler,
             exited,
+            internal_assertion,
         } = self;
         // Tasks and jobs first: their closures hold values of the heap.
         ticks.clear();
@@ -883,6 +913,7 @@ impl<L: Library> Runtime<L> {
         *uncaught_handler = true;
         *rejection_handler = true;
         *exited = false;
+        *internal_assertion = false;
     }
 
     /// The next creation sequence number (shared by timers and immediates).
