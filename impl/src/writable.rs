@@ -1205,7 +1205,6 @@ fn bound_stream(rt: &mut Rt, writer: &Value) -> Result<u32, Value> {
         .ok_or_else(|| invalid_state(rt, "Writer is not bound to a WritableStream"))
 }
 
-/// Whether the writer is still bound to its stream (not released).
 /// Whether `writableStreamDefaultControllerGetChunkSize`'s assertion fails for a write through
 /// `writer` (bound): the size algorithm is cleared while the stream is still 'writable' (a close
 /// in flight).
@@ -1218,6 +1217,7 @@ pub(crate) fn chunk_size_asserts(rt: &mut Rt, writer: u32) -> bool {
     }
 }
 
+/// Whether the writer is still bound to its stream (not released).
 pub(crate) fn writer_is_bound(rt: &Rt, writer: u32) -> bool {
     rt.lib.writables.writers[writer as usize].stream.is_some()
 }
@@ -1230,15 +1230,12 @@ pub fn writer_write(rt: &mut Rt, writer: Value, chunk: Value) -> Completion {
         return rejected(rt, e);
     }
     let wr = writer_of(rt, &writer).expect("a writer");
-    if let Some(w) = rt.lib.writables.writers[wr as usize].stream {
-        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1243-L1247>
-        // `writableStreamDefaultControllerGetChunkSize` asserts that a stream whose algorithms
-        // are cleared is closed, errored or erroring; a close in flight clears them while the
-        // stream is still 'writable', so a write then fails that assertion, and write() throws
-        // Node's ERR_INTERNAL_ASSERTION (a bug of Node 26.12.1, kept as Node has it).
-        if cd(rt, w).size == Size::Cleared && state(rt, w) == WState::Writable {
-            return Err(rt.internal_assertion_error());
-        }
+    // `writableStreamDefaultControllerGetChunkSize` asserts that a stream whose algorithms are
+    // cleared is closed, errored or erroring; a close in flight clears them while the stream is
+    // still 'writable', so a write then fails that assertion, and write() throws Node's
+    // ERR_INTERNAL_ASSERTION (a bug of Node 26.12.1, kept as Node has it).
+    if chunk_size_asserts(rt, wr) {
+        return Err(rt.internal_assertion_error());
     }
     match writer_write_request(rt, wr, chunk, None) {
         Ok(p) => Ok(Value::Object(
