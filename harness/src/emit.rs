@@ -197,6 +197,8 @@ enum Param {
     Chunk,
     /// A sink's `write`, a transformer's `transform`: `chunk, controller`.
     ChunkController,
+    /// A FinalizationRegistry's cleanup callback: `held`.
+    Held,
     /// No parameter.
     None,
 }
@@ -210,6 +212,7 @@ impl Param {
             Param::Controller => "controller",
             Param::Chunk => "chunk",
             Param::ChunkController => "chunk, controller",
+            Param::Held => "held",
             Param::None => "",
         }
     }
@@ -389,6 +392,19 @@ impl Emitter {
                 self.line("}");
             }
             Stmt::Throw(value) => self.line(&format!("throw {};", expr(value))),
+            // The binding no longer holds the object; nothing else of the
+            // emitted program does either (the prelude holds no binding).
+            Stmt::Drop(binding) => self.line(&format!("{} = undefined;", expr(binding))),
+            Stmt::Gc => self.line("$.gc();"),
+            Stmt::Watch(value) => {
+                let label = nodesem_lang::printer::expr_text(value);
+                self.line(&format!(
+                    "$.watch({}, {});",
+                    string_literal(&label),
+                    expr(value)
+                ));
+            }
+            Stmt::Alive => self.line("$.alive();"),
             Stmt::Return(None) => self.line("return;"),
             Stmt::Return(Some(value)) => self.line(&format!("return {};", expr(value))),
             // Only valid at the top level, where `top_level` handles it; inside
@@ -500,6 +516,36 @@ impl Emitter {
                 format!("$.addAbortListener({}, {listener})", expr(signal))
             }
             Op::Dispose { disposable } => format!("$.dispose({})", expr(disposable)),
+            Op::NewWeakRef { target } => format!("new WeakRef({})", expr(target)),
+            Op::Deref { weak_ref } => format!("{}.deref()", expr(weak_ref)),
+            Op::NewRegistry(cleanup) => {
+                let cleanup = match cleanup {
+                    Callback::Inline(block) => self.callback(Param::Held, block),
+                    Callback::Value(e) => expr(e),
+                };
+                format!("new FinalizationRegistry({cleanup})")
+            }
+            Op::Register {
+                registry,
+                target,
+                held,
+                token,
+            } => {
+                let token = token
+                    .as_ref()
+                    .map(|t| format!(", {}", expr(t)))
+                    .unwrap_or_default();
+                format!(
+                    "{}.register({}, {}{token})",
+                    expr(registry),
+                    expr(target),
+                    expr(held)
+                )
+            }
+            Op::Unregister { registry, token } => {
+                format!("{}.unregister({})", expr(registry), expr(token))
+            }
+            Op::Dependants { signal } => format!("$.dependants({})", expr(signal)),
             Op::SetMaxListeners { n, targets } => {
                 let args: Vec<String> = std::iter::once(n).chain(targets).map(expr).collect();
                 format!("events.setMaxListeners({})", args.join(", "))

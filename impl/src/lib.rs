@@ -36,6 +36,7 @@
 mod abort;
 mod event;
 mod event_target;
+mod gc;
 mod iterate;
 mod listeners;
 pub mod mutant;
@@ -694,6 +695,22 @@ impl Library for Impl {
             Slot::ByobRequest(_) => HostClass::ReadableStreamBYOBRequest,
             Slot::Disposable(_) | Slot::None => HostClass::Disposable,
         }
+    }
+
+    fn dependant_count(rt: &mut Rt, signal: Value) -> Completion {
+        gc::dependant_count(rt, signal)
+    }
+
+    fn trace(rt: &Rt, obj: ObjectId, edges: &mut Vec<Value>) {
+        gc::trace(rt, obj, edges)
+    }
+
+    fn trace_roots(rt: &Rt, roots: &mut Vec<Value>) -> bool {
+        gc::trace_roots(rt, roots)
+    }
+
+    fn collected(rt: &mut Rt, dead: &[ObjectId]) {
+        gc::collected(rt, dead)
     }
 
     fn listener_count(rt: &Rt, target: ObjectId, event_type: &str) -> u64 {

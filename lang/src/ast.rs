@@ -261,6 +261,20 @@ pub enum Stmt {
     /// `use module`: a directive about the whole scenario. Top level only,
     /// before every statement but comments.
     Use(Directive),
+    /// `drop NAME`: `NAME = undefined`, so that the object the binding held
+    /// is no longer reachable through it. The expression is a binding.
+    Drop(Expr),
+    /// `gc`: `globalThis.gc()`, a full garbage collection (`--expose-gc`).
+    Gc,
+    /// `watch V`: the engine keeps a WeakRef to the object V, labelled with
+    /// V as written, for `alive` to report. Making the WeakRef keeps the
+    /// object alive until the end of the current job, as any
+    /// `new WeakRef` does (ECMA-262 AddToKeptObjects).
+    Watch(Expr),
+    /// `alive`: one log line, `alive` and the labels of the watched objects
+    /// whose WeakRef still derefs to them, in the order of their `watch`
+    /// (each deref keeps its object alive until the end of the job).
+    Alive,
 }
 
 /// How far a `run` statement lets the event loop go before the main script
@@ -938,6 +952,47 @@ pub enum Op {
         /// The view.
         view: Expr,
     },
+
+    // ---- gc: WeakRef and FinalizationRegistry --------------------------
+    /// `weakref V`: `new WeakRef(V)`.
+    NewWeakRef {
+        /// The target (an object; anything else is V8's TypeError).
+        target: Expr,
+    },
+    /// `deref W`: `W.deref()`.
+    Deref {
+        /// The WeakRef.
+        weak_ref: Expr,
+    },
+    /// `registry {` ... `}` or `registry F`: `new FinalizationRegistry(held
+    /// => { ... })`; the body sees `held`.
+    NewRegistry(Callback),
+    /// `register R TARGET HELD [token T]`: `R.register(TARGET, HELD, T)`.
+    Register {
+        /// The FinalizationRegistry.
+        registry: Expr,
+        /// The object whose collection is watched.
+        target: Expr,
+        /// The held value the cleanup callback gets.
+        held: Expr,
+        /// The unregister token, when one is given.
+        token: Option<Expr>,
+    },
+    /// `unregister R T`: `R.unregister(T)`, whether a cell was removed.
+    Unregister {
+        /// The FinalizationRegistry.
+        registry: Expr,
+        /// The unregister token.
+        token: Expr,
+    },
+    /// `dependants S`: the size of S's set of dependant signals (the
+    /// composites of `AbortSignal.any` that follow it), as Node's
+    /// `signal[kDependantSignals]?.size ?? 0` reports it: a composite that
+    /// was collected counts until Node's cleanup callback removes it.
+    Dependants {
+        /// The signal.
+        signal: Expr,
+    },
 }
 
 /// What `bytes` makes a Uint8Array of.
@@ -1512,7 +1567,8 @@ macro_rules! stmt_blocks {
             | Op::SetInterval { body: b, .. }
             | Op::Catch { on_rejected: b, .. }
             | Op::Finally { on_finally: b, .. }
-            | Op::Thenable { body: Some(b), .. } => vec![b],
+            | Op::Thenable { body: Some(b), .. }
+            | Op::NewRegistry(Callback::Inline(b)) => vec![b],
             Op::Then {
                 on_fulfilled,
                 on_rejected,
@@ -1693,6 +1749,17 @@ macro_rules! op_exprs {
                 request,
                 view: other,
             } => vec![request, other],
+            Op::NewWeakRef { target: e }
+            | Op::Deref { weak_ref: e }
+            | Op::Dependants { signal: e } => vec![e],
+            Op::NewRegistry(c) => callback(c).into_iter().collect(),
+            Op::Register {
+                registry,
+                target,
+                held,
+                token,
+            } => vec![registry, target, held].into_iter().chain(token).collect(),
+            Op::Unregister { registry, token } => vec![registry, token],
         }
     }};
 }

@@ -133,6 +133,10 @@ pub enum Kind {
     ByobRequest,
     /// A ReadableStreamBYOBReader.
     ByobReader,
+    /// A WeakRef.
+    WeakRef,
+    /// A FinalizationRegistry.
+    Registry,
     /// Any other value, or one whose kind is not known statically.
     Value,
 }
@@ -167,6 +171,8 @@ impl Kind {
             Kind::ByteController => "a ReadableByteStreamController",
             Kind::ByobRequest => "a ReadableStreamBYOBRequest",
             Kind::ByobReader => "a ReadableStreamBYOBReader",
+            Kind::WeakRef => "a WeakRef",
+            Kind::Registry => "a FinalizationRegistry",
             Kind::Value => "a plain value",
         }
     }
@@ -328,6 +334,17 @@ pub const KEYWORDS: &[&str] = &[
     "pipeTo",
     "pipeThrough",
     "from",
+    "drop",
+    "gc",
+    "watch",
+    "alive",
+    "weakref",
+    "deref",
+    "registry",
+    "register",
+    "unregister",
+    "token",
+    "dependants",
     "values",
     "next",
     "iterReturn",
@@ -350,6 +367,7 @@ pub const KEYWORDS: &[&str] = &[
     "value",
     "reason",
     "chunk",
+    "held",
     "once",
     "capture",
     "passive",
@@ -452,6 +470,8 @@ enum BlockKind {
     Sink(Kind),
     /// A strategy's `size`: sees `chunk`.
     Size,
+    /// A FinalizationRegistry's cleanup callback: sees `held`.
+    Cleanup,
     /// A callback without parameters.
     Plain,
     /// A `try` or `repeat` inside a callback.
@@ -999,6 +1019,7 @@ impl<'a> Parser<'a> {
                 (BlockKind::Sink(_) | BlockKind::Size, "chunk") => return Some(Kind::Value),
                 (BlockKind::Fulfilled, "value") => return Some(Kind::Value),
                 (BlockKind::Rejected, "reason") => return Some(Kind::Value),
+                (BlockKind::Cleanup, "held") => return Some(Kind::Value),
                 _ => {}
             }
         }
@@ -1077,9 +1098,34 @@ impl<'a> Parser<'a> {
             Some("throw") => self.throw_statement(line),
             Some("return") => self.return_statement(line),
             Some("run") => self.run_statement(line),
+            Some("drop") => self.drop_statement(line),
+            Some("gc") => {
+                line.bump();
+                Ok(Stmt::Gc)
+            }
+            Some("watch") => {
+                line.bump();
+                let (e, _) = self.expr(line)?;
+                Ok(Stmt::Watch(e))
+            }
+            Some("alive") => {
+                line.bump();
+                Ok(Stmt::Alive)
+            }
             Some(_) => self.do_statement(line),
             None => Err(self.expected(line, "a statement")),
         }
+    }
+
+    /// `drop NAME`: a binding, set to undefined.
+    fn drop_statement(&mut self, line: &mut Line) -> PResult<Stmt> {
+        line.bump();
+        let col = line.col();
+        let (e, _) = self.expr(line)?;
+        if !matches!(e, Expr::Var(_)) {
+            return Err(self.error(line.number, col, "expected a binding after `drop`"));
+        }
+        Ok(Stmt::Drop(e))
     }
 
     /// `OP`: an operation whose result is not bound.
@@ -1537,6 +1583,7 @@ impl<'a> Parser<'a> {
                             | "value"
                             | "reason"
                             | "chunk"
+                            | "held"
                     ) =>
             {
                 w.to_string()
@@ -1581,6 +1628,11 @@ impl<'a> Parser<'a> {
             "thenable" => self.thenable_op(line),
             "catch" => self.catch_op(line),
             "finally" => self.finally_op(line),
+            "registry" => {
+                let cleanup = self.callback(line, BlockKind::Cleanup)?;
+                self.no_else(line)?;
+                Ok((Op::NewRegistry(cleanup), Kind::Registry))
+            }
             _ => self.simple_op(&word, line),
         }
     }
@@ -1606,6 +1658,52 @@ impl<'a> Parser<'a> {
     fn simple_op(&mut self, word: &str, line: &mut Line) -> PResult<(Op, Kind)> {
         let result = match word {
             "controller" => (Op::NewController, Kind::Controller),
+            // Any value: V8 refuses what cannot be held weakly.
+            "weakref" => (
+                Op::NewWeakRef {
+                    target: self.expr(line)?.0,
+                },
+                Kind::WeakRef,
+            ),
+            "deref" => (
+                Op::Deref {
+                    weak_ref: self.expr_of(line, Kind::WeakRef)?,
+                },
+                Kind::Value,
+            ),
+            "register" => {
+                let registry = self.expr_of(line, Kind::Registry)?;
+                let target = self.expr(line)?.0;
+                let held = self.expr(line)?.0;
+                let token = if line.peek_word() == Some("token") {
+                    line.bump();
+                    Some(self.expr(line)?.0)
+                } else {
+                    None
+                };
+                (
+                    Op::Register {
+                        registry,
+                        target,
+                        held,
+                        token,
+                    },
+                    Kind::Value,
+                )
+            }
+            "unregister" => (
+                Op::Unregister {
+                    registry: self.expr_of(line, Kind::Registry)?,
+                    token: self.expr(line)?.0,
+                },
+                Kind::Value,
+            ),
+            "dependants" => (
+                Op::Dependants {
+                    signal: self.expr_of(line, Kind::Signal)?,
+                },
+                Kind::Value,
+            ),
             "ruler" => {
                 let ticks = match line.peek() {
                     Some(Tok::Int(i)) if (1..=i64::from(MAX_RULER)).contains(i) => *i as u32,
@@ -3041,7 +3139,7 @@ impl<'a> Parser<'a> {
                     None if is_keyword(name)
                         && !matches!(
                             name,
-                            "event" | "value" | "reason" | "controller" | "chunk"
+                            "event" | "value" | "reason" | "controller" | "chunk" | "held"
                         ) =>
                     {
                         return Err(self.error(
@@ -3077,6 +3175,9 @@ impl<'a> Parser<'a> {
                             }
                             ("chunk", _) => {
                                 " (`chunk` exists only in the `write`, `transform` and `size` bodies of streams)".into()
+                            }
+                            ("held", _) => {
+                                " (`held` exists only in the cleanup callback of `registry`)".into()
                             }
                             (_, Some(at)) => format!(
                                 " (it is declared further down, at line {at}; a binding can be used only after its `let`, except by callbacks reading a binding of the main script)"

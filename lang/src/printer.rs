@@ -153,6 +153,18 @@ impl Printer {
             Stmt::Use(directive) => {
                 let _ = writeln!(self.out, "use {}", directive.word());
             }
+            Stmt::Drop(e) => {
+                self.out.push_str("drop ");
+                write_expr(&mut self.out, e);
+                self.out.push('\n');
+            }
+            Stmt::Gc => self.out.push_str("gc\n"),
+            Stmt::Watch(e) => {
+                self.out.push_str("watch ");
+                write_expr(&mut self.out, e);
+                self.out.push('\n');
+            }
+            Stmt::Alive => self.out.push_str("alive\n"),
         }
     }
 
@@ -365,6 +377,42 @@ impl Printer {
             Op::Dispose { disposable } => {
                 self.out.push_str("dispose");
                 self.expr(disposable);
+            }
+            Op::NewWeakRef { target } => {
+                self.out.push_str("weakref");
+                self.expr(target);
+            }
+            Op::Deref { weak_ref } => {
+                self.out.push_str("deref");
+                self.expr(weak_ref);
+            }
+            Op::NewRegistry(cleanup) => {
+                self.out.push_str("registry");
+                self.callback(cleanup);
+            }
+            Op::Register {
+                registry,
+                target,
+                held,
+                token,
+            } => {
+                self.out.push_str("register");
+                self.expr(registry);
+                self.expr(target);
+                self.expr(held);
+                if let Some(token) = token {
+                    self.word("token");
+                    self.expr(token);
+                }
+            }
+            Op::Unregister { registry, token } => {
+                self.out.push_str("unregister");
+                self.expr(registry);
+                self.expr(token);
+            }
+            Op::Dependants { signal } => {
+                self.out.push_str("dependants");
+                self.expr(signal);
             }
             Op::SetMaxListeners { n, targets } => {
                 self.out.push_str("setMaxListeners");
@@ -804,6 +852,14 @@ impl Printer {
 /// Writes an expression. A property chain is walked in a loop, not
 /// recursively, so that even a chain longer than the parser accepts (built
 /// by other means) cannot overflow the stack here.
+/// An expression as the scenario writes it (`a.signal`): the label `watch`
+/// gives what it watches.
+pub fn expr_text(e: &Expr) -> String {
+    let mut out = String::new();
+    write_expr(&mut out, e);
+    out
+}
+
 pub(crate) fn write_expr(out: &mut String, e: &Expr) {
     let mut props = Vec::new();
     let mut base = e;

@@ -52,7 +52,7 @@ struct Scopes {
 }
 
 /// Names no `let` may take: a callback's implicit parameters.
-const PARAMETERS: [&str; 5] = ["event", "value", "reason", "controller", "chunk"];
+const PARAMETERS: [&str; 6] = ["event", "value", "reason", "controller", "chunk", "held"];
 
 impl Scopes {
     fn stmts(&mut self, body: &mut [Stmt]) {
@@ -78,14 +78,16 @@ impl Scopes {
             }
             Stmt::Do(op) => self.operands(op),
             Stmt::Log(exprs) => exprs.iter_mut().for_each(|e| self.expr(e)),
-            Stmt::Throw(e) | Stmt::Return(Some(e)) => self.expr(e),
+            Stmt::Throw(e) | Stmt::Return(Some(e)) | Stmt::Drop(e) | Stmt::Watch(e) => self.expr(e),
             Stmt::If { cond, .. } => self.expr(cond),
             Stmt::Try(_)
             | Stmt::Repeat { .. }
             | Stmt::Return(None)
             | Stmt::Comment(_)
             | Stmt::Run(_)
-            | Stmt::Use(_) => {}
+            | Stmt::Use(_)
+            | Stmt::Gc
+            | Stmt::Alive => {}
         }
         // An operation's blocks are callbacks, each call a scope; a `try`,
         // `if` or `repeat` block is one if it declares.

@@ -59,6 +59,7 @@ pub mod abort_listener;
 pub mod byte_streams;
 pub mod event;
 pub mod event_target;
+pub mod gc;
 pub mod iterate;
 pub mod pipe;
 pub mod slots;
@@ -745,6 +746,22 @@ impl Library for Model {
             // The Disposable of addAbortListener.
             HostClass::Disposable
         }
+    }
+
+    fn dependant_count(rt: &mut Runtime<Self>, signal: Value) -> Completion {
+        gc::dependant_count(rt, signal)
+    }
+
+    fn trace(rt: &Runtime<Self>, obj: ObjectId, edges: &mut Vec<Value>) {
+        gc::trace(rt, obj, edges)
+    }
+
+    fn trace_roots(rt: &Runtime<Self>, roots: &mut Vec<Value>) -> bool {
+        gc::trace_roots(rt, roots)
+    }
+
+    fn collected(rt: &mut Runtime<Self>, dead: &[ObjectId]) {
+        gc::collected(rt, dead)
     }
 
     fn listener_count(rt: &Runtime<Self>, target: ObjectId, event_type: &str) -> u64 {

@@ -49,6 +49,14 @@ pub enum Task<L: 'static> {
     // here, and every crate's clippy run lints this workspace dependency.
     #[allow(clippy::type_complexity)]
     Native(Box<dyn FnOnce(&mut Runtime<L>) -> Completion>),
+    /// A closure that lists what it captured, for the collector
+    /// ([`crate::gc::Captures`]); a [`Task::Native`] makes a collection
+    /// that reaches it keep everything.
+    #[allow(clippy::type_complexity)]
+    Captured(
+        Box<dyn FnOnce(&mut Runtime<L>) -> Completion>,
+        crate::gc::Captures,
+    ),
 }
 
 /// The outcome of a drain.
@@ -81,10 +89,13 @@ impl<L: Library> Runtime<L> {
     /// is kept.
     pub fn emit_warning(&mut self, name: &str, message: &str) {
         let line = format!("warning {name}: {message}");
-        self.next_tick(Task::Native(Box::new(move |rt: &mut Runtime<L>| {
-            rt.log_line(line);
-            Ok(Value::Undefined)
-        })));
+        self.next_tick(Task::Captured(
+            Box::new(move |rt: &mut Runtime<L>| {
+                rt.log_line(line);
+                Ok(Value::Undefined)
+            }),
+            crate::gc::Captures::nothing(),
+        ));
     }
 
     /// HostEnqueuePromiseJob, or `queueMicrotask`.
@@ -204,9 +215,17 @@ impl<L: Library> Runtime<L> {
             return Ok(Value::Undefined);
         }
         match self.heap.get(func) {
-            ObjectData::Function(crate::FunctionData::Native(f)) => {
+            ObjectData::Function(crate::FunctionData::Native(f, _)) => {
                 let f = f.clone();
-                f(self, this, args)
+                // The function (and so what it captured), its receiver and
+                // its arguments are the running code's while it runs.
+                let mark = self.gc.stack.len();
+                self.gc.stack.push(Value::Object(func));
+                self.gc.stack.push(this.clone());
+                self.gc.stack.extend(args.iter().cloned());
+                let result = f(self, this, args);
+                self.gc.stack.truncate(mark);
+                result
             }
             ObjectData::Function(crate::FunctionData::Resolving {
                 promise,
@@ -259,11 +278,19 @@ impl<L: Library> Runtime<L> {
                     env.define(&std::sync::Arc::from(second), arg);
                 }
                 self.depth += 1;
+                // The running function, its arguments and its frame are
+                // roots while it runs ([`crate::gc`]).
+                let mark = self.gc.stack.len();
+                self.gc.stack.push(Value::Object(func));
+                self.gc.stack.extend(args.iter().cloned());
+                self.gc.frames.push(env.clone());
                 let result = if is_async {
                     Ok(self.async_function_start(&body, env))
                 } else {
                     self.exec_callback_body(&body, &env)
                 };
+                self.gc.frames.pop();
+                self.gc.stack.truncate(mark);
                 self.depth -= 1;
                 result
             }
@@ -281,7 +308,19 @@ impl<L: Library> Runtime<L> {
                 if self.stopped {
                     return Ok(Value::Undefined);
                 }
-                f(self)
+                self.gc.task_captures.push(crate::gc::Captures::Unknown);
+                let result = f(self);
+                self.gc.task_captures.pop();
+                result
+            }
+            Task::Captured(f, captures) => {
+                if self.stopped {
+                    return Ok(Value::Undefined);
+                }
+                self.gc.task_captures.push(captures);
+                let result = f(self);
+                self.gc.task_captures.pop();
+                result
             }
         }
     }
@@ -323,7 +362,10 @@ impl<L: Library> Runtime<L> {
             return;
         }
         self.log_line(format!("uncaught {shown}{origin}"));
-        self.set_immediate(Task::Native(Box::new(|_| Ok(Value::Undefined))));
+        self.set_immediate(Task::Captured(
+            Box::new(|_| Ok(Value::Undefined)),
+            crate::gc::Captures::nothing(),
+        ));
     }
 
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L72-L109>
@@ -356,8 +398,18 @@ impl<L: Library> Runtime<L> {
     }
 
     /// V8's microtask checkpoint: runs jobs until the queue is empty,
-    /// including jobs queued meanwhile.
+    /// including jobs queued meanwhile; then ClearKeptObjects.
+    ///
+    /// NODE: V8's `MicrotaskQueue::PerformCheckpoint` empties the kept list
+    /// after the jobs (`harness/js/NODE_GC_FACTS.md`): a WeakRef's target
+    /// made or deref'd in a macrotask, its ticks or its microtasks survives
+    /// a `gc` until that checkpoint ends.
     fn run_microtasks(&mut self) {
+        self.run_microtask_jobs();
+        self.clear_kept_objects();
+    }
+
+    fn run_microtask_jobs(&mut self) {
         while let Some(job) = self.microtasks.pop_front() {
             if self.stopped {
                 return;
@@ -394,7 +446,7 @@ impl<L: Library> Runtime<L> {
     /// previous one is done, with Node's drains between them; `has_next`
     /// says, without taking it, whether another one is due.
     /// Returns whether any of them threw.
-    fn run_phase(
+    pub(crate) fn run_phase(
         &mut self,
         mut has_next: impl FnMut(&Self, bool) -> bool,
         mut next: impl FnMut(&mut Self) -> Option<Task<L>>,
@@ -490,11 +542,16 @@ impl<L: Library> Runtime<L> {
 
     fn iteration(&mut self) {
         self.timers_phase();
+        // NODE: the poll phase runs V8's platform tasks, a registry's
+        // cleanup among them ([`Runtime::cleanup_phase`]).
+        self.cleanup_phase();
         self.check_phase();
     }
 
     fn runnable_now(&self) -> bool {
-        !self.immediates.is_empty() || self.timers.keys().next().is_some_and(|k| k.0 <= self.now)
+        !self.immediates.is_empty()
+            || self.cleanup_pending()
+            || self.timers.keys().next().is_some_and(|k| k.0 <= self.now)
     }
 
     fn next_deadline(&self) -> Option<u64> {
@@ -591,8 +648,9 @@ impl<L: Library> Runtime<L> {
     /// One hop of a top-level throw's way to `uncaughtException`: a
     /// microtask job that queues the next, the last of `hops` reporting it.
     fn enqueue_module_rejection(&mut self, error: Value, hops: u32) {
-        self.enqueue_microtask(Job::Task(Task::Native(Box::new(
-            move |rt: &mut Runtime<L>| {
+        let captures = crate::gc::Captures::values(vec![error.clone()]);
+        self.enqueue_microtask(Job::Task(Task::Captured(
+            Box::new(move |rt: &mut Runtime<L>| {
                 if hops > 1 {
                     rt.enqueue_module_rejection(error, hops - 1);
                 } else {
@@ -602,8 +660,9 @@ impl<L: Library> Runtime<L> {
                     rt.trigger_uncaught_exception(&error, true);
                 }
                 Ok(Value::Undefined)
-            },
-        ))));
+            }),
+            captures,
+        )));
     }
 
     /// Runs the main script: its segments between `run` statements are
@@ -615,6 +674,7 @@ impl<L: Library> Runtime<L> {
     /// which the language does not have.
     pub fn run_main(&mut self, scenario: &Scenario) {
         let global = Env::default();
+        self.gc.global = Some(global.clone());
         let module = scenario.uses(Directive::Module);
         let mut aborted = false;
         // The parts run from the scenario's statements, uncopied.
@@ -634,15 +694,22 @@ impl<L: Library> Runtime<L> {
             start = end + 1;
             if !aborted && !self.stopped {
                 let (main, env) = (std::sync::Arc::clone(&main), global.clone());
-                let task = Task::Native(Box::new(move |rt: &mut Runtime<L>| {
-                    let body = &main[segment];
-                    // A part of the main script pays for its statements up
-                    // front, as a callback does (RunConfig::work).
-                    if !rt.charge(nodesem_lang::statement_cost(body)) {
-                        return Ok(Value::Undefined);
-                    }
-                    rt.exec_stmts(body, &env).map(|_| Value::Undefined)
-                }));
+                let captures = crate::gc::Captures::Exactly {
+                    values: Vec::new(),
+                    envs: vec![global.clone()],
+                };
+                let task = Task::Captured(
+                    Box::new(move |rt: &mut Runtime<L>| {
+                        let body = &main[segment];
+                        // A part of the main script pays for its statements up
+                        // front, as a callback does (RunConfig::work).
+                        if !rt.charge(nodesem_lang::statement_cost(body)) {
+                            return Ok(Value::Undefined);
+                        }
+                        rt.exec_stmts(body, &env).map(|_| Value::Undefined)
+                    }),
+                    captures,
+                );
                 if module && first {
                     aborted = self.evaluate_module(task);
                 } else {

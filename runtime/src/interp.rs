@@ -96,6 +96,8 @@ pub enum Param {
     /// A sink's `write` or a transformer's `transform`: `chunk`, then
     /// `controller`.
     ChunkController,
+    /// A FinalizationRegistry's cleanup callback: `held`.
+    Held,
     /// None.
     None,
 }
@@ -108,6 +110,7 @@ impl Param {
             Param::Reason => Some("reason"),
             Param::Controller => Some("controller"),
             Param::Chunk | Param::ChunkController => Some("chunk"),
+            Param::Held => Some("held"),
             Param::None => None,
         }
     }
@@ -204,6 +207,24 @@ impl<L: Library> Runtime<L> {
         match stmt {
             // A directive was read before the script began (Runtime::run_main).
             Stmt::Comment(_) | Stmt::Run(_) | Stmt::Use(_) => {}
+            Stmt::Drop(e) => {
+                // `NAME = undefined`.
+                if let Expr::Var(binding) = e {
+                    env.assign(&binding.name, Value::Undefined);
+                }
+            }
+            Stmt::Gc => {
+                self.collect_garbage();
+            }
+            Stmt::Watch(e) => {
+                let value = self.eval(e, env)?;
+                let label = nodesem_lang::printer::expr_text(e);
+                self.watch(&label, value)?;
+            }
+            Stmt::Alive => {
+                let line = self.alive_line();
+                self.log_line(line);
+            }
             Stmt::Let { name, op } => {
                 let v = self.exec_op(op, env)?;
                 env.define(name, v);
@@ -500,6 +521,9 @@ impl<L: Library> Runtime<L> {
             ObjectData::Uint8Array(_) => Rc::from("Uint8Array"),
             ObjectData::Timer(_) => Rc::from("Timeout"),
             ObjectData::Immediate(_) => Rc::from("Immediate"),
+            ObjectData::WeakRef(_) => Rc::from("WeakRef"),
+            ObjectData::FinalizationRegistry(_) => Rc::from("FinalizationRegistry"),
+            ObjectData::Collected => panic!("invariant: a collected object {id:?} was read"),
             // %AsyncGeneratorPrototype%.constructor is
             // %AsyncGeneratorFunction.prototype%, an object whose `name` is
             // Function.prototype's, the empty string.
@@ -709,7 +733,10 @@ impl<L: Library> Runtime<L> {
             | ObjectData::Resolvers { .. }
             | ObjectData::Timer(_)
             | ObjectData::Immediate(_)
+            | ObjectData::WeakRef(_)
+            | ObjectData::FinalizationRegistry(_)
             | ObjectData::Plain => class == Class::Object,
+            ObjectData::Collected => panic!("invariant: a collected object {id:?} was read"),
             ObjectData::Host => match (L::host_class(self, *id), class) {
                 (HostClass::Disposable, _) => false,
                 (_, Class::Object) => true,
@@ -813,6 +840,9 @@ impl<L: Library> Runtime<L> {
                 ObjectData::AsyncGenerator(_) => out.push_str("[AsyncGenerator]"),
                 ObjectData::ArrayIterator(_) => out.push_str("[Array Iterator]"),
                 ObjectData::AsyncFromSyncIterator(_) => out.push_str("[Object]"),
+                ObjectData::WeakRef(_) => out.push_str("[WeakRef]"),
+                ObjectData::FinalizationRegistry(_) => out.push_str("[FinalizationRegistry]"),
+                ObjectData::Collected => panic!("invariant: a collected object {id:?} was read"),
                 ObjectData::Thenable { .. }
                 | ObjectData::ListenerObject { .. }
                 | ObjectData::Resolvers { .. }
@@ -884,6 +914,44 @@ impl<L: Library> Runtime<L> {
             Op::ThrowIfAborted { signal } => {
                 let signal = self.receiver(signal, "throwIfAborted", env)?;
                 L::throw_if_aborted(self, signal)?
+            }
+            Op::NewWeakRef { target } => {
+                let target = self.eval(target, env)?;
+                self.new_weak_ref(target)?
+            }
+            Op::Deref { weak_ref } => {
+                let weak_ref = self.receiver(weak_ref, "deref", env)?;
+                self.weak_ref_deref(&weak_ref)?
+            }
+            Op::NewRegistry(cleanup) => {
+                let cleanup = match cleanup {
+                    Callback::Inline(block) => {
+                        Value::Object(self.make_function(block, Param::Held, env))
+                    }
+                    Callback::Value(e) => self.eval(e, env)?,
+                };
+                self.new_finalization_registry(cleanup)?
+            }
+            Op::Register {
+                registry,
+                target,
+                held,
+                token,
+            } => {
+                let registry = self.receiver(registry, "register", env)?;
+                let target = self.eval(target, env)?;
+                let held = self.eval(held, env)?;
+                let token = self.eval_optional(token, env)?;
+                self.registry_register(&registry, target, held, token)?
+            }
+            Op::Unregister { registry, token } => {
+                let registry = self.receiver(registry, "unregister", env)?;
+                let token = self.eval(token, env)?;
+                self.registry_unregister(&registry, token)?
+            }
+            Op::Dependants { signal } => {
+                let signal = self.eval(signal, env)?;
+                L::dependant_count(self, signal)?
             }
             Op::SetOnAbort { signal, handler } => {
                 // `($.charge(...), S.onabort = H)`: S, the charge, H, and

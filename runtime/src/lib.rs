@@ -17,6 +17,7 @@ pub mod async_fn;
 pub mod async_gen;
 pub mod bytes;
 pub mod event_loop;
+pub mod gc;
 pub mod interp;
 pub mod iteration;
 pub mod node_errors;
@@ -574,6 +575,31 @@ pub trait Library: Sized + 'static {
     /// `controller.terminate()`.
     fn transform_controller_terminate(rt: &mut Runtime<Self>, controller: Value) -> Completion;
 
+    // ---- garbage collection ([`gc`]) ----------------------------------
+
+    /// `dependants S`: the size of the signal's set of dependant signals as
+    /// Node 26.12.1's `signal[kDependantSignals]?.size ?? 0` reports it
+    /// (entries for collected composites count until the cleanup callback
+    /// that removes them has run); V8's TypeError-free 0 for a value that
+    /// is no signal.
+    fn dependant_count(rt: &mut Runtime<Self>, signal: Value) -> Completion;
+
+    /// The objects that the library object `obj` holds strongly (its
+    /// listeners, reason, signal, ...), pushed on `edges`. What it holds
+    /// weakly (Node's WeakRefs) it must not report.
+    fn trace(rt: &Runtime<Self>, obj: ObjectId, edges: &mut Vec<Value>);
+
+    /// The library's roots, pushed on `roots`: what it keeps alive though no
+    /// object reaches it (Node's `gcPersistentSignals`, work in flight).
+    /// Returns false when it cannot tell (its state holds objects it does
+    /// not trace): the collection then collects nothing.
+    fn trace_roots(rt: &Runtime<Self>, roots: &mut Vec<Value>) -> bool;
+
+    /// After a collection, before the slots of `dead` are emptied: the
+    /// library forgets them (entries keyed by them; it may read their state
+    /// one last time) and checks its invariants.
+    fn collected(rt: &mut Runtime<Self>, dead: &[ObjectId]);
+
     // ---- what the runtime asks of the library's objects ----------------
 
     /// Reads a property of one of the library's objects.
@@ -679,6 +705,9 @@ pub struct Runtime<L: 'static> {
     /// Whether a library step raised Node's ERR_INTERNAL_ASSERTION where it
     /// cannot return it ([`Runtime::raise_internal_assertion`]).
     internal_assertion: bool,
+    /// The collector's state: roots, kept objects, dirty registries
+    /// ([`gc`]).
+    pub(crate) gc: gc::GcState,
 }
 
 impl<L: Library> Runtime<L> {
@@ -719,6 +748,7 @@ impl<L: Library> Runtime<L> {
             rejection_handler: true,
             exited: false,
             internal_assertion: false,
+            gc: gc::GcState::default(),
         }
     }
 
@@ -884,8 +914,10 @@ impl<L: Library> Runtime<L> {
             rejection_handler,
             exited,
             internal_assertion,
+            gc,
         } = self;
         // Tasks and jobs first: their closures hold values of the heap.
+        gc.clear();
         ticks.clear();
         microtasks.clear();
         immediates.clear();

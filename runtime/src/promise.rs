@@ -773,13 +773,26 @@ impl<L: Library> Runtime<L> {
         reported
     }
 
-    /// Creates a built-in function object.
+    /// Creates a built-in function object whose captures are not listed: a
+    /// collection that reaches it collects nothing ([`crate::gc`]).
     pub fn native_function(
         &mut self,
         f: impl Fn(&mut Runtime<L>, Value, &[Value]) -> Completion + 'static,
     ) -> ObjectId {
-        self.heap
-            .alloc(ObjectData::Function(FunctionData::Native(Rc::new(f))))
+        self.native_function_capturing(crate::gc::Captures::Unknown, f)
+    }
+
+    /// Creates a built-in function object that holds `captures` (and
+    /// nothing else that is or can come to be an object).
+    pub fn native_function_capturing(
+        &mut self,
+        captures: crate::gc::Captures,
+        f: impl Fn(&mut Runtime<L>, Value, &[Value]) -> Completion + 'static,
+    ) -> ObjectId {
+        self.heap.alloc(ObjectData::Function(FunctionData::Native(
+            Rc::new(f),
+            captures,
+        )))
     }
 }
 

@@ -135,8 +135,9 @@ pub enum FunctionData<L: 'static> {
         /// first `await` and returns a promise ([`crate::async_fn`]).
         is_async: bool,
     },
-    /// A built-in function of the runtime or the library.
-    Native(NativeFn<L>),
+    /// A built-in function of the runtime or the library, with what it
+    /// captured for the collector ([`crate::gc::Captures`]).
+    Native(NativeFn<L>, crate::gc::Captures),
     /// A promise resolve or reject function (ECMA-262 27.2.1.3.1 and
     /// 27.2.1.3.2): a built-in function with the slots [[Promise]] and
     /// [[AlreadyResolved]], the record it shares with its twin. Its own
@@ -228,6 +229,14 @@ pub enum ObjectData<L: 'static> {
     Plain,
     /// An object of the library layer; its state lives in the library.
     Host,
+    /// A WeakRef: its [[WeakRefTarget]], `undefined` once the target was
+    /// collected ([`crate::gc`]).
+    WeakRef(Value),
+    /// A FinalizationRegistry ([`crate::gc`]).
+    FinalizationRegistry(Box<crate::gc::RegistryData>),
+    /// What the slot of a collected object holds: nothing may read it
+    /// again.
+    Collected,
 }
 
 /// The heap: every object a scenario made, by id.
@@ -475,6 +484,27 @@ impl Env {
         match frame.vars.get(place.slot as usize) {
             Some((n, value)) if same_name(n, name) => Some(value.clone()),
             _ => None,
+        }
+    }
+
+    /// The values this environment and its parents hold, for the
+    /// collector: each frame once (`seen` holds the frames already
+    /// visited, by address).
+    pub fn trace(&self, seen: &mut std::collections::HashSet<*const ()>, out: &mut Vec<Value>) {
+        let mut env = Some(self.clone());
+        while let Some(e) = env {
+            if !seen.insert(Rc::as_ptr(&e.0) as *const ()) {
+                return;
+            }
+            let frame = e.0.borrow();
+            if let Some((_, v)) = &frame.param {
+                out.push(v.clone());
+            }
+            if let Some(this) = &frame.this {
+                out.push(this.clone());
+            }
+            out.extend(frame.vars.iter().map(|(_, v)| v.clone()));
+            env = frame.parent.clone();
         }
     }
 

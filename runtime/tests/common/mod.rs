@@ -269,6 +269,20 @@ impl Library for NoLibrary {
     fn host_class(_: &Runtime<Self>, _: ObjectId) -> HostClass {
         none()
     }
+    fn dependant_count(_: &mut Runtime<Self>, _: Value) -> Completion {
+        Ok(Value::Number(0.0))
+    }
+
+    fn trace(_: &Runtime<Self>, _: ObjectId, _: &mut Vec<Value>) {}
+
+    fn trace_roots(_: &Runtime<Self>, _: &mut Vec<Value>) -> bool {
+        // This layer makes no objects of its own: the runtime's collector
+        // is exact here.
+        true
+    }
+
+    fn collected(_: &mut Runtime<Self>, _: &[ObjectId]) {}
+
     fn listener_count(_: &Runtime<Self>, _: ObjectId, _: &str) -> u64 {
         0
     }
