@@ -214,7 +214,11 @@ impl<L: Library> Runtime<L> {
                     continue;
                 }
                 other => {
-                    match self.exec_stmt(other, &env) {
+                    // The block's frame is a root while its statement runs.
+                    self.gc.frames.push(env.clone());
+                    let done = self.exec_stmt(other, &env);
+                    self.gc.frames.pop();
+                    match done {
                         Ok(Flow::Normal) => {}
                         Ok(Flow::Return(value)) => {
                             // AsyncBlockStart 3.f. Else if result is a return
@@ -245,13 +249,25 @@ impl<L: Library> Runtime<L> {
     fn await_value(&mut self, activation: Activation, value: Value) {
         // 2. Let promise be ? PromiseResolve(%Promise%, value).
         let promise: ObjectId = self.promise_resolve(value);
+        // What the suspended context holds: its frames and its promise.
+        let holds = crate::gc::Captures::Exactly {
+            values: [
+                activation.capability.promise,
+                activation.capability.resolve,
+                activation.capability.reject,
+            ]
+            .into_iter()
+            .map(Value::Object)
+            .collect(),
+            envs: activation.frames.iter().map(|f| f.env.clone()).collect(),
+        };
         // The context resumes once, from whichever closure is called.
         let suspended = Rc::new(RefCell::new(Some(activation)));
         // 3. Let fulfilledClosure be a new Abstract Closure with parameters
         //    (v) that resumes asyncContext with NormalCompletion(v).
         let on_fulfilled = {
             let suspended = suspended.clone();
-            self.native_function(move |rt, _this, args| {
+            self.native_function_capturing(holds.clone(), move |rt, _this, args| {
                 if let Some(mut activation) = suspended.borrow_mut().take() {
                     let v = args.first().cloned().unwrap_or(Value::Undefined);
                     if let Some(name) = activation.binding.take() {
@@ -265,7 +281,7 @@ impl<L: Library> Runtime<L> {
         };
         // 5. Let rejectedClosure be a new Abstract Closure with parameters
         //    (reason) that resumes asyncContext with ThrowCompletion(reason).
-        let on_rejected = self.native_function(move |rt, _this, args| {
+        let on_rejected = self.native_function_capturing(holds, move |rt, _this, args| {
             if let Some(activation) = suspended.borrow_mut().take() {
                 let reason = args.first().cloned().unwrap_or(Value::Undefined);
                 rt.async_run(activation, Resume::Throw(reason));

@@ -50,6 +50,14 @@ pub enum Captures {
         /// The environments (a frame and its parents).
         envs: Vec<Env>,
     },
+    /// These values, and the lists shared with other closures (a promise
+    /// combinator's values or errors), as they are when a collection runs.
+    Lists {
+        /// The values.
+        values: Vec<Value>,
+        /// The shared lists.
+        lists: Vec<Rc<std::cell::RefCell<Vec<Value>>>>,
+    },
 }
 
 impl Captures {
@@ -179,6 +187,16 @@ impl Marker {
                 }
                 for env in envs {
                     self.env(env);
+                }
+            }
+            Captures::Lists { values, lists } => {
+                for v in values {
+                    self.value(v);
+                }
+                for list in lists {
+                    for v in list.borrow().iter() {
+                        self.value(v);
+                    }
                 }
             }
         }

@@ -181,8 +181,16 @@ impl<L: Library> Runtime<L> {
         }
     }
 
-    /// Runs statements in `env`.
+    /// Runs statements in `env`, which is a root of the collector while
+    /// they run.
     pub fn exec_stmts(&mut self, stmts: &[Stmt], env: &Env) -> Result<Flow, Value> {
+        self.gc.frames.push(env.clone());
+        let result = self.exec_stmts_in(stmts, env);
+        self.gc.frames.pop();
+        result
+    }
+
+    fn exec_stmts_in(&mut self, stmts: &[Stmt], env: &Env) -> Result<Flow, Value> {
         for stmt in stmts {
             // Once stopped, nothing the rest could do is observable.
             if self.stopped() {
@@ -1679,7 +1687,8 @@ impl<L: Library> Runtime<L> {
     fn ruler(&mut self, ticks: u32) {
         let mut promise = self.promise_resolve(Value::Undefined);
         for k in 1..=ticks {
-            let mark = self.native_function(move |rt, _this, _args| {
+            let holds = crate::gc::Captures::nothing();
+            let mark = self.native_function_capturing(holds, move |rt, _this, _args| {
                 rt.log_line(format!("t{k}"));
                 Ok(Value::Undefined)
             });

@@ -455,7 +455,8 @@ impl<L: Library> Runtime<L> {
     /// 27.2.5.3 Promise.prototype.finally ( onFinally ), with C = %Promise%.
     pub fn promise_finally(&mut self, promise: ObjectId, on_finally: ObjectId) -> ObjectId {
         // 6.a. Let thenFinallyClosure be a new Abstract Closure with parameters (value) ...
-        let then_finally = self.native_function(move |rt, _this, args| {
+        let holds = crate::gc::Captures::objects(&[on_finally]);
+        let then_finally = self.native_function_capturing(holds.clone(), move |rt, _this, args| {
             let value = args.first().cloned().unwrap_or(Value::Undefined);
             // i. Let result be ? Call(onFinally, undefined).
             let result = rt.call_function(on_finally, Value::Undefined, &[])?;
@@ -463,12 +464,13 @@ impl<L: Library> Runtime<L> {
             let p = rt.promise_resolve(result);
             // iii. Let returnValue be a new Abstract Closure that returns value.
             // iv. Let valueThunk be CreateBuiltinFunction(returnValue, 0, "", « »).
-            let value_thunk = rt.native_function(move |_, _, _| Ok(value.clone()));
+            let holds = crate::gc::Captures::values(vec![value.clone()]);
+            let value_thunk = rt.native_function_capturing(holds, move |_, _, _| Ok(value.clone()));
             // v. Return ? Invoke(p, "then", « valueThunk »).
             Ok(Value::Object(rt.promise_then(p, Some(value_thunk), None)))
         });
         // 6.c. Let catchFinallyClosure be a new Abstract Closure with parameters (reason) ...
-        let catch_finally = self.native_function(move |rt, _this, args| {
+        let catch_finally = self.native_function_capturing(holds, move |rt, _this, args| {
             let reason = args.first().cloned().unwrap_or(Value::Undefined);
             // i. Let result be ? Call(onFinally, undefined).
             let result = rt.call_function(on_finally, Value::Undefined, &[])?;
@@ -476,7 +478,8 @@ impl<L: Library> Runtime<L> {
             let p = rt.promise_resolve(result);
             // iii. Let throwReason be a new Abstract Closure that throws reason.
             // iv. Let thrower be CreateBuiltinFunction(throwReason, 0, "", « »).
-            let thrower = rt.native_function(move |_, _, _| Err(reason.clone()));
+            let holds = crate::gc::Captures::values(vec![reason.clone()]);
+            let thrower = rt.native_function_capturing(holds, move |_, _, _| Err(reason.clone()));
             // v. Return ? Invoke(p, "then", « thrower »).
             Ok(Value::Object(rt.promise_then(p, Some(thrower), None)))
         });
@@ -590,9 +593,18 @@ impl<L: Library> Runtime<L> {
                     Ok(Value::Undefined)
                 }
             };
-            let on_fulfilled = self.native_function(element(true));
+            // Each element function holds the values list and the result
+            // capability.
+            let holds = || crate::gc::Captures::Lists {
+                values: [capability.promise, capability.resolve, capability.reject]
+                    .into_iter()
+                    .map(Value::Object)
+                    .collect(),
+                lists: vec![values.clone()],
+            };
+            let on_fulfilled = self.native_function_capturing(holds(), element(true));
             let on_rejected = if settled {
-                self.native_function(element(false))
+                self.native_function_capturing(holds(), element(false))
             } else {
                 // all: the result capability's own reject.
                 capability.reject
@@ -634,7 +646,14 @@ impl<L: Library> Runtime<L> {
             //      (27.2.4.3.2).
             let (errors_of, remaining_of) = (errors.clone(), remaining.clone());
             let already_called = Cell::new(false);
-            let on_rejected = self.native_function(move |rt, _this, args| {
+            let holds = crate::gc::Captures::Lists {
+                values: [capability.promise, capability.resolve, capability.reject]
+                    .into_iter()
+                    .map(Value::Object)
+                    .collect(),
+                lists: vec![errors.clone()],
+            };
+            let on_rejected = self.native_function_capturing(holds, move |rt, _this, args| {
                 let x = args.first().cloned().unwrap_or(Value::Undefined);
                 // 1-3. If F.[[AlreadyCalled]] is true, return undefined; set it.
                 if already_called.replace(true) {
