@@ -87,6 +87,55 @@ impl Block {
         self.cost
     }
 
+    /// The names that functions made inside this block read (at any depth,
+    /// through `try`, `if` and `repeat` blocks too): the bindings of this
+    /// block's scope that V8 puts in the scope's context, so that they live
+    /// as long as any closure made in the scope does. A binding no inner
+    /// function reads lives on the stack and dies with the call (the
+    /// collector follows only these names through a closure, [`crate`]'s
+    /// runtime `Env::trace`). Every closure of a scope shares its context:
+    /// a function that reads none of them still keeps them all.
+    pub fn closed_over_names(&self) -> Vec<&str> {
+        fn stmt_exprs<'a>(stmt: &'a Stmt, out: &mut Vec<&'a str>) {
+            match stmt {
+                Stmt::Let { op, .. } | Stmt::Do(op) => {
+                    op.exprs().into_iter().for_each(|e| e.binding_names(out))
+                }
+                Stmt::Tee { stream: e, .. }
+                | Stmt::Throw(e)
+                | Stmt::Return(Some(e))
+                | Stmt::If { cond: e, .. }
+                | Stmt::Drop(e)
+                | Stmt::Watch(e) => e.binding_names(out),
+                Stmt::Log(exprs) => exprs.iter().for_each(|e| e.binding_names(out)),
+                Stmt::Return(None)
+                | Stmt::Comment(_)
+                | Stmt::Try(_)
+                | Stmt::Repeat { .. }
+                | Stmt::Run(_)
+                | Stmt::Use(_)
+                | Stmt::Gc
+                | Stmt::Alive => {}
+            }
+        }
+        fn walk<'a>(stmts: &'a [Stmt], in_function: bool, out: &mut Vec<&'a str>) {
+            for stmt in stmts {
+                if in_function {
+                    stmt_exprs(stmt, out);
+                }
+                let makes_functions = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
+                for block in stmt.blocks() {
+                    walk(block.body(), in_function || makes_functions, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(self.body(), false, &mut out);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Whether the block binds anything itself: a `let` among its own
     /// statements (not in blocks inside). A `try`, `if` or `repeat` block
     /// that does not is no scope of its own (see [`crate::resolve`]).
@@ -1488,6 +1537,22 @@ impl Expr {
     /// A binding reference.
     pub fn var(name: impl Into<String>) -> Expr {
         Expr::Var(Binding::new(name))
+    }
+
+    /// The names of the bindings this expression reads (`a` of `a.signal`).
+    pub fn binding_names<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            Expr::Var(binding) => out.push(&binding.name),
+            Expr::Prop(base, _)
+            | Expr::TypeOf(base)
+            | Expr::InstanceOf(base, _)
+            | Expr::ConstructorName(base) => base.binding_names(out),
+            Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
+                a.binding_names(out);
+                b.binding_names(out);
+            }
+            _ => {}
+        }
     }
 
     /// Calls `f` on each expression directly inside this one (the operand

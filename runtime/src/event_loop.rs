@@ -272,7 +272,7 @@ impl<L: Library> Runtime<L> {
                 }
                 let param = param.map(|p| (p, args.first().cloned().unwrap_or(Value::Undefined)));
                 let argc = u32::try_from(args.len()).unwrap_or(u32::MAX);
-                let env = env.call_frame(this, param, argc);
+                let env = env.call_frame(&body, this, param, argc);
                 if let Some(second) = second {
                     let arg = args.get(1).cloned().unwrap_or(Value::Undefined);
                     env.define(&std::sync::Arc::from(second), arg);

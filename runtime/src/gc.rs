@@ -150,7 +150,7 @@ impl GcState {
 struct Marker {
     live: Vec<bool>,
     work: Vec<ObjectId>,
-    frames_seen: HashSet<*const ()>,
+    frames_seen: HashSet<(*const (), bool)>,
     /// A reachable closure whose captures are unknown: collect nothing.
     conservative: bool,
 }
@@ -170,9 +170,11 @@ impl Marker {
         }
     }
 
-    fn env(&mut self, env: &Env) {
+    /// A frame and its parents: the whole frame when it is running, else
+    /// what its scope's closures keep ([`Env::trace`]).
+    fn env(&mut self, env: &Env, whole: bool) {
         let mut values = Vec::new();
-        env.trace(&mut self.frames_seen, &mut values);
+        env.trace(whole, &mut self.frames_seen, &mut values);
         for v in &values {
             self.value(v);
         }
@@ -186,7 +188,7 @@ impl Marker {
                     self.value(v);
                 }
                 for env in envs {
-                    self.env(env);
+                    self.env(env, true);
                 }
             }
             Captures::Lists { values, lists } => {
@@ -465,10 +467,10 @@ impl<L: Library> Runtime<L> {
 
     fn mark_roots(&mut self, m: &mut Marker) {
         if let Some(global) = &self.gc.global {
-            m.env(global);
+            m.env(global, true);
         }
         for env in &self.gc.frames {
-            m.env(env);
+            m.env(env, true);
         }
         for v in &self.gc.stack {
             m.value(v);
@@ -534,7 +536,7 @@ impl<L: Library> Runtime<L> {
                 }
             }
             ObjectData::Function(f) => match f {
-                FunctionData::Script { env, .. } => m.env(env),
+                FunctionData::Script { env, .. } => m.env(env, false),
                 FunctionData::Native(_, captures) => m.captures(captures),
                 FunctionData::Resolving { promise, .. } => m.object(*promise),
             },

@@ -304,6 +304,12 @@ struct EnvFrame {
     this: Option<Value>,
     /// How many arguments the callback was called with (`arguments.length`).
     argc: u32,
+    /// The block whose scope this frame is, for the collector: through a
+    /// closure, only the bindings some inner function reads stay
+    /// ([`nodesem_lang::Block::closed_over_names`]). `None` for the main
+    /// script's frame, whose bindings the emitted module's segments all
+    /// read.
+    block: Option<Block>,
     /// The `let`s of this activation. A frame holds a handful of them, so a
     /// list searched from the end beats hashing each name on every lookup
     /// ...
@@ -388,10 +394,11 @@ impl EnvFrame {
 }
 
 impl Env {
-    /// A new environment whose parent is `self`.
-    pub fn child(&self) -> Env {
+    /// A new environment whose parent is `self`, the scope of `block`.
+    pub fn child(&self, block: &Block) -> Env {
         Env(Rc::new(RefCell::new(EnvFrame {
             parent: Some(self.clone()),
+            block: Some(block.clone()),
             ..EnvFrame::default()
         })))
     }
@@ -404,7 +411,7 @@ impl Env {
     /// then allocates nothing.
     pub fn block_scope(&self, block: &nodesem_lang::Block) -> Env {
         if block.declares() {
-            self.child()
+            self.child(block)
         } else {
             self.clone()
         }
@@ -412,12 +419,19 @@ impl Env {
 
     /// The environment of a call of a function that closes over `self`:
     /// its receiver and its implicit parameter, if it has one.
-    pub fn call_frame(&self, this: Value, param: Option<(&'static str, Value)>, argc: u32) -> Env {
+    pub fn call_frame(
+        &self,
+        body: &Block,
+        this: Value,
+        param: Option<(&'static str, Value)>,
+        argc: u32,
+    ) -> Env {
         Env(Rc::new(RefCell::new(EnvFrame {
             param,
             this: Some(this),
             argc,
             parent: Some(self.clone()),
+            block: Some(body.clone()),
             ..EnvFrame::default()
         })))
     }
@@ -488,23 +502,56 @@ impl Env {
     }
 
     /// The values this environment and its parents hold, for the
-    /// collector: each frame once (`seen` holds the frames already
-    /// visited, by address).
-    pub fn trace(&self, seen: &mut std::collections::HashSet<*const ()>, out: &mut Vec<Value>) {
+    /// collector. A running frame (`whole`) holds all its bindings, its
+    /// receiver and its parameter; a frame reached through a closure (the
+    /// parents, or a function's environment) only the bindings some inner
+    /// function of its scope reads, as V8 allocates them in the scope's
+    /// context ([`nodesem_lang::Block::closed_over_names`]). `seen` holds
+    /// the frames already visited, by address and by how.
+    pub fn trace(
+        &self,
+        whole: bool,
+        seen: &mut std::collections::HashSet<(*const (), bool)>,
+        out: &mut Vec<Value>,
+    ) {
         let mut env = Some(self.clone());
+        let mut whole = whole;
         while let Some(e) = env {
-            if !seen.insert(Rc::as_ptr(&e.0) as *const ()) {
+            let address = Rc::as_ptr(&e.0) as *const ();
+            if seen.contains(&(address, true)) || !seen.insert((address, whole)) {
                 return;
             }
             let frame = e.0.borrow();
-            if let Some((_, v)) = &frame.param {
-                out.push(v.clone());
+            match (&frame.block, whole) {
+                (None, _) | (_, true) => {
+                    if let Some((_, v)) = &frame.param {
+                        out.push(v.clone());
+                    }
+                    if whole {
+                        if let Some(this) = &frame.this {
+                            out.push(this.clone());
+                        }
+                    }
+                    out.extend(frame.vars.iter().map(|(_, v)| v.clone()));
+                }
+                (Some(block), false) => {
+                    let names = block.closed_over_names();
+                    if let Some((name, v)) = &frame.param {
+                        if names.contains(name) {
+                            out.push(v.clone());
+                        }
+                    }
+                    out.extend(
+                        frame
+                            .vars
+                            .iter()
+                            .filter(|(n, _)| names.contains(&&**n))
+                            .map(|(_, v)| v.clone()),
+                    );
+                }
             }
-            if let Some(this) = &frame.this {
-                out.push(this.clone());
-            }
-            out.extend(frame.vars.iter().map(|(_, v)| v.clone()));
             env = frame.parent.clone();
+            whole = false;
         }
     }
 
@@ -538,7 +585,8 @@ mod tests {
         let global = Env::default();
         global.define(&name("a"), Value::Number(1.0));
         global.define(&name("b"), Value::Number(2.0));
-        let call = global.call_frame(Value::Null, Some(("event", Value::Number(3.0))), 1);
+        let body = Block::new(Vec::new());
+        let call = global.call_frame(&body, Value::Null, Some(("event", Value::Number(3.0))), 1);
         call.define(&name("c"), Value::Number(4.0));
         let place = |hops, slot| Place { hops, slot };
         assert_eq!(call.lookup_at(place(1, 1), "b"), Some(Value::Number(2.0)));
@@ -554,8 +602,9 @@ mod tests {
         let global = Env::default();
         global.define(&name("event"), Value::Number(0.0));
         global.define(&name("a"), Value::Number(1.0));
-        let call = global.call_frame(Value::Null, Some(("event", Value::Number(2.0))), 1);
-        assert_eq!(call.child().argument_count(), 1);
+        let body = Block::new(Vec::new());
+        let call = global.call_frame(&body, Value::Null, Some(("event", Value::Number(2.0))), 1);
+        assert_eq!(call.child(&body).argument_count(), 1);
         assert_eq!(global.argument_count(), 0);
         assert_eq!(call.lookup("event"), Some(Value::Number(2.0)));
         assert_eq!(call.lookup("a"), Some(Value::Number(1.0)));
@@ -565,16 +614,16 @@ mod tests {
         assert_eq!(global.lookup("event"), Some(Value::Number(0.0)));
         assert_eq!(call.lookup("b"), None);
         assert_eq!(
-            call.child().this(),
+            call.child(&body).this(),
             Value::Null,
             "a try block inside sees the call's this"
         );
-        assert_eq!(global.child().this(), Value::Undefined);
+        assert_eq!(global.child(&body).this(), Value::Undefined);
     }
 
     #[test]
     fn a_frame_keeps_every_binding_across_the_switch_to_an_index() {
-        let frame = Env::default().child();
+        let frame = Env::default().child(&Block::new(Vec::new()));
         let count = 3 * FRAME_LIST_MAX;
         for i in 0..count {
             frame.define(&name(&format!("b{i}")), Value::Number(i as f64));
