@@ -35,6 +35,7 @@ use nodesem_lang::{Log, RunConfig, Scenario};
 
 pub use async_gen::AsyncGeneratorState;
 pub use event_loop::Task;
+pub use gc::Captures;
 pub use iteration::{IteratorKind, IteratorRecord, WellKnownSymbol};
 
 pub use promise::{PromiseCapability, PromiseReaction, PromiseState};
