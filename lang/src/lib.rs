@@ -47,7 +47,7 @@
 //! callback sees `undefined`, and then the value. Its kind is not known
 //! where the callback is written, so it is a plain value there.
 //! Callback bodies see implicit
-//! parameters: listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
+//! parameters: a FinalizationRegistry's cleanup sees `held`; listener bodies (`on`, `fn`, `onabort`, `addAbortListener`)
 //! see `event`; `then` bodies see `value`; `else` and `catch` bodies see
 //! `reason`; a stream source's `start` and `pull` see `controller`, its
 //! `cancel` sees `reason`; a sink's `start`, a transformer's `start` and
@@ -262,6 +262,51 @@
 //! | `getReader S byob` | `S.getReader({ mode: "byob" })`: a ReadableStreamBYOBReader |
 //! | `read R V [min N]` on a BYOB reader | `R.read(V, { min: N })`: a promise of `{ value, done }` |
 //! | `respond Q N`, `respondWithNewView Q V` | `Q.respond(N)`, `Q.respondWithNewView(V)` on a ReadableStreamBYOBRequest |
+//!
+//! Garbage collection:
+//!
+//! | statement or operation | JavaScript |
+//! |---|---|
+//! | `drop NAME` (a statement) | `NAME = undefined`: the binding no longer holds its object (a later read gives `undefined`) |
+//! | `gc` (a statement) | `gc()`, a full collection (Node runs with `--expose-gc`): every object nothing reachable holds is collected |
+//! | `watch V` (a statement) | the engine keeps `new WeakRef(V)` labelled with V as written (`watch a.signal`); V must be an object (V8's `TypeError: WeakRef: invalid target`) |
+//! | `alive` (a statement) | one log line: `alive` and the labels of the watched objects not collected yet, in the order of their `watch` |
+//! | `weakref V` | `new WeakRef(V)` |
+//! | `deref W` | `W.deref()`: the target, or `undefined` once it was collected |
+//! | `registry {` / `registry F` | `new FinalizationRegistry(held => { ... })`: the body sees `held` |
+//! | `register R T H [token K]` | `R.register(T, H, K)`: when T is collected, the cleanup callback gets H |
+//! | `unregister R K` | `R.unregister(K)`: whether a cell was removed |
+//! | `dependants S` | the size of the signal's set of dependant signals, as Node's internal `S[kDependantSignals]?.size ?? 0` reads it: the composites of `AbortSignal.any()` that follow S, a collected one counted until Node's cleanup removes it |
+//!
+//! When a collection can free what, and when cleanups run, is Node
+//! 26.12.1's behaviour, measured (`harness/js/NODE_GC_FACTS.md`):
+//!
+//! - A WeakRef's target that was made or deref'd in a job (`new WeakRef`,
+//!   `deref`, `watch`, `alive`, and Node's own derefs, such as an abort's
+//!   walk of its dependants) survives every `gc` until the end of the
+//!   current microtask checkpoint (ECMA-262 AddToKeptObjects; V8 clears the
+//!   list when a checkpoint ends): a `gc` in the same callback, its ticks
+//!   or its microtasks does not free it; one in a later timer or
+//!   immediate does.
+//! - A FinalizationRegistry's cleanup is a macrotask of its own in the
+//!   loop's poll phase, after the timers phase, before the immediates: all
+//!   the callbacks of one registry back to back, the most recently
+//!   registered first, then the ticks, then the microtasks they queued. A
+//!   cleanup callback that throws is `uncaught`, and the registry's other
+//!   cells are cleaned up after it. A registry that is collected calls
+//!   nothing. Cells with a token are cleaned up in an order V8 does not
+//!   fix, and so are two registries with cells freed by one `gc`: the
+//!   engines run them in registration order, and a scenario whose log
+//!   depends on that order is not deterministic on Node.
+//! - A function keeps the bindings of the scopes around it that some
+//!   function made in the same scope reads (V8's contexts: every closure
+//!   of a scope shares one), not those that only the scope's own code
+//!   reads. The main script's bindings are all kept while the script can
+//!   still run.
+//! - Node keeps some signals alive without a script reference: a timeout
+//!   signal with abort listeners until it fires, an `AbortSignal.any()`
+//!   composite with abort listeners while a source can still abort, and
+//!   the timeouts given to `any()`.
 //!
 //! The source's `start` and `pull` bodies see `controller`, the stream's
 //! controller; `cancel` sees `reason`. (As an operation, `let c =

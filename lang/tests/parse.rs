@@ -711,3 +711,37 @@ fn byte_streams_and_byob_readers_round_trip() {
         );
     }
 }
+
+#[test]
+fn the_gc_statements_and_operations_round_trip() {
+    assert_round_trips(
+        "let c = controller\nlet a = any [c.signal]\nwatch a\nwatch c.signal\nlet w = weakref a\n\
+         let r = registry {\n  log \"cleanup\" held\n}\nlet t = {}\nregister r a \"a\" token t\n\
+         register r c 1\nlet removed = unregister r t\nlet n = dependants c.signal\ndrop a\ngc\nalive\n\
+         let v = deref w\nlog v n removed\nlet f = fn {\n  log event\n}\nlet g = registry f\n",
+    );
+}
+
+#[test]
+fn the_gc_forms_say_what_they_expected() {
+    // `held` exists only in a cleanup callback; `drop` takes a binding;
+    // `deref` a WeakRef; `dependants` a signal.
+    let found = errors("log held\n");
+    assert!(
+        found[0].contains("`held` exists only in the cleanup callback"),
+        "{found:?}"
+    );
+    let found = errors("drop 1\n");
+    assert!(
+        found[0].contains("1:6: expected a binding after `drop`"),
+        "{found:?}"
+    );
+    let found = errors("let o = {}\nlet v = deref o\n");
+    assert!(found[0].contains("2:15"), "{found:?}");
+    assert!(found[0].contains("a WeakRef"), "{found:?}");
+    let found = errors("let t = target\nlet n = dependants t\n");
+    assert!(found[0].contains("an AbortSignal"), "{found:?}");
+    // The words are reserved.
+    let found = errors("let gc = 1\n");
+    assert!(found[0].contains("reserved"), "{found:?}");
+}
