@@ -42,6 +42,11 @@ enum FamilyArg {
     Abort,
     /// Readable streams, their readers and microtask rulers.
     Streams,
+    /// The abort family with collection points, dropped bindings, watched
+    /// objects and a FinalizationRegistry (`gc`, `drop`, `watch`, `alive`).
+    Gc,
+    /// The streams family with the same collection points.
+    StreamsGc,
 }
 
 impl From<FamilyArg> for nodesem_lang::gen::Family {
@@ -49,6 +54,8 @@ impl From<FamilyArg> for nodesem_lang::gen::Family {
         match f {
             FamilyArg::Abort => nodesem_lang::gen::Family::Abort,
             FamilyArg::Streams => nodesem_lang::gen::Family::Streams,
+            FamilyArg::Gc => nodesem_lang::gen::Family::Gc,
+            FamilyArg::StreamsGc => nodesem_lang::gen::Family::StreamsGc,
         }
     }
 }

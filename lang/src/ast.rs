@@ -96,41 +96,8 @@ impl Block {
     /// runtime `Env::trace`). Every closure of a scope shares its context:
     /// a function that reads none of them still keeps them all.
     pub fn closed_over_names(&self) -> Vec<&str> {
-        fn stmt_exprs<'a>(stmt: &'a Stmt, out: &mut Vec<&'a str>) {
-            match stmt {
-                Stmt::Let { op, .. } | Stmt::Do(op) => {
-                    op.exprs().into_iter().for_each(|e| e.binding_names(out))
-                }
-                Stmt::Tee { stream: e, .. }
-                | Stmt::Throw(e)
-                | Stmt::Return(Some(e))
-                | Stmt::If { cond: e, .. }
-                | Stmt::Drop(e)
-                | Stmt::Watch(e) => e.binding_names(out),
-                Stmt::Log(exprs) => exprs.iter().for_each(|e| e.binding_names(out)),
-                Stmt::Return(None)
-                | Stmt::Comment(_)
-                | Stmt::Try(_)
-                | Stmt::Repeat { .. }
-                | Stmt::Run(_)
-                | Stmt::Use(_)
-                | Stmt::Gc
-                | Stmt::Alive => {}
-            }
-        }
-        fn walk<'a>(stmts: &'a [Stmt], in_function: bool, out: &mut Vec<&'a str>) {
-            for stmt in stmts {
-                if in_function {
-                    stmt_exprs(stmt, out);
-                }
-                let makes_functions = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
-                for block in stmt.blocks() {
-                    walk(block.body(), in_function || makes_functions, out);
-                }
-            }
-        }
         let mut out = Vec::new();
-        walk(self.body(), false, &mut out);
+        names_read(self.body(), false, &mut out);
         out.sort_unstable();
         out.dedup();
         out
@@ -143,6 +110,57 @@ impl Block {
         self.body
             .iter()
             .any(|stmt| matches!(stmt, Stmt::Let { .. } | Stmt::Tee { .. }))
+    }
+}
+
+/// The names of the bindings that `stmts` read, at any depth; with
+/// `in_function` false, only those read inside the functions they make (a
+/// `let` or a bare operation's blocks are functions; `try`, `if` and
+/// `repeat` blocks are not).
+pub fn names_read<'a>(stmts: &'a [Stmt], in_function: bool, out: &mut Vec<&'a str>) {
+    for stmt in stmts {
+        if in_function {
+            stmt.operand_names(out);
+        }
+        let makes_functions = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
+        for block in stmt.blocks() {
+            names_read(block.body(), in_function || makes_functions, out);
+        }
+    }
+}
+
+impl Stmt {
+    /// The names of the bindings the statement's own operands read (not
+    /// those of its blocks).
+    pub fn operand_names<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            Stmt::Let { op, .. } | Stmt::Do(op) => {
+                op.exprs().into_iter().for_each(|e| e.binding_names(out))
+            }
+            Stmt::Tee { stream: e, .. }
+            | Stmt::Throw(e)
+            | Stmt::Return(Some(e))
+            | Stmt::If { cond: e, .. }
+            | Stmt::Drop(e)
+            | Stmt::Watch(e) => e.binding_names(out),
+            Stmt::Log(exprs) => exprs.iter().for_each(|e| e.binding_names(out)),
+            Stmt::Return(None)
+            | Stmt::Comment(_)
+            | Stmt::Try(_)
+            | Stmt::Repeat { .. }
+            | Stmt::Run(_)
+            | Stmt::Use(_)
+            | Stmt::Gc
+            | Stmt::Alive => {}
+        }
+    }
+
+    /// Whether the statement reads the binding `name` anywhere: in its
+    /// operands or in its blocks, at any depth.
+    pub fn reads(&self, name: &str) -> bool {
+        let mut out = Vec::new();
+        names_read(std::slice::from_ref(self), true, &mut out);
+        out.contains(&name)
     }
 }
 

@@ -231,17 +231,29 @@ pub enum Family {
     /// Readable streams, their readers and microtask rulers:
     /// [`crate::gen_streams`].
     Streams,
+    /// The abort family with collection points, dropped bindings and
+    /// observations of what is alive ([`crate::gen_gc`]).
+    Gc,
+    /// The streams family with the same overlay.
+    StreamsGc,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 2] = [Family::Abort, Family::Streams];
+    pub const ALL: [Family; 4] = [
+        Family::Abort,
+        Family::Streams,
+        Family::Gc,
+        Family::StreamsGc,
+    ];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Family::Abort => "abort",
             Family::Streams => "streams",
+            Family::Gc => "gc",
+            Family::StreamsGc => "streams-gc",
         }
     }
 
@@ -250,6 +262,19 @@ impl Family {
         match self {
             Family::Abort => generate_from_seed(seed, size),
             Family::Streams => crate::gen_streams::generate_streams_from_seed(seed, size),
+            Family::Gc | Family::StreamsGc => {
+                let base = if self == Family::Gc {
+                    Family::Abort
+                } else {
+                    Family::Streams
+                };
+                let scenario = base.generate_from_seed(seed, size);
+                // The overlay's own bytes, from a stream the base's seed
+                // does not share.
+                let bytes = seeded_bytes(seed ^ 0x6763_6763_6763_6763, 1024);
+                let mut u = Unstructured::new(&bytes);
+                crate::gen_gc::add_gc_points(&scenario, &mut u, crate::gen_gc::GcDensity::default())
+            }
         }
     }
 }
