@@ -15,9 +15,31 @@
 // It therefore declares exactly one top-level name, `createScenario`, uses no `require` (internal
 // modules come from process.getBuiltinModule) and exports through `module` only when it exists.
 // Run with `--expose-internals` (needed by the driver and $.timeoutSignal) and `--expose-gc`.
+//
+// Garbage collection (`gc`, `watch`, `alive`, WeakRef, FinalizationRegistry): nothing here holds a
+// scenario's object strongly once the scenario no longer does (callbacks of timers and immediates
+// that ran or were cleared are let go, the log holds strings, per-object side tables are WeakMaps,
+// `watch` keeps only a WeakRef, $.timeoutSignal holds its signal only as Node does, through the
+// WeakRef its real timer closes over). A FinalizationRegistry's cleanup runs on real Node only when
+// the real event loop turns (a V8 platform task of the poll phase, one registry per real loop
+// iteration, harness/js/NODE_GC_FACTS.md §2, §5): after a `$.gc()`, the driver suspends at the
+// virtual loop's poll phase and continues from fresh real setImmediate callbacks ("hops"), enough
+// of them for every pending registry, Node's internal ones included, to have run before the
+// virtual check phase, as the Rust runtime's cleanup_phase runs every dirty registry there.
 
 const createScenario = (() => {
   'use strict';
+
+  // The real collector of `node --expose-gc` (the global `gc`), looked up once.
+  const realGc = typeof gc === 'function' ? gc : undefined;
+
+  // How many real loop turns the driver lets pass at a virtual poll phase after a `$.gc()`, besides
+  // one per registry the scenario made: each turn runs at most one dirty registry's cleanup task,
+  // and Node's own registries (abort_controller's three, event_target's weak listeners) queue in
+  // the same line (NODE_GC_FACTS.md §5). A gc or an uncaught exception during the turns (a
+  // cleanup that collects again, or one whose callback threw: its registry's other cells come in
+  // a later task) starts the count again.
+  const POLL_HOPS = 6;
 
   // ---- process-wide state, shared by every scenario of this process ----------------------------
 
@@ -267,9 +289,19 @@ const createScenario = (() => {
     let immHead = 0;
     let pendingImmediates = 0;
     let goal = null;       // null (run the next program item) or { mode, target }
-    let phase = 'timers';  // within an iteration: 'timers' then 'check'
+    let phase = 'timers';  // within an iteration: 'timers', 'poll', then 'check'
     let checkLeft = 0;     // immediates of the current check phase still to visit
     const realTimeouts = new Set(); // { real, slot } of timeout signals not yet fired
+
+    // Garbage collection. `gcSincePoll`: a `$.gc()` ran since the last virtual poll phase, so a
+    // registry's cleanup may be pending (the Rust runtime's cleanup_pending). `activity` counts
+    // the gcs and uncaught exceptions, which restart the hops of a poll phase.
+    let gcSincePoll = false;
+    let activity = 0;
+    let registriesMade = 0;
+    let hopsLeft = 0;
+    let hopActivity = 0;
+    const watches = []; // { label, ref }: `watch V`, a WeakRef each, in watch order
 
     // Set when an exception was reported. When the throw came from a nextTick callback, the drain
     // was abandoned and the rest waits for the drain after the next virtual macrotask; when there
@@ -379,7 +411,9 @@ const createScenario = (() => {
     function cb(fn, cost = 0) {
       if (typeof fn !== 'function') throw new TypeError('$.cb expects a function');
       const wrapper = function (...args) {
-        if (stopped) return undefined;
+        // Only while this scenario is the one running: a registry of a finished scenario may still
+        // call back, from a later real loop turn, during another scenario's.
+        if (stopped || current !== self) return undefined;
         if (++steps > budget) {
           stop(`budget exhausted: more than ${budget} callbacks`);
           return undefined;
@@ -462,6 +496,9 @@ const createScenario = (() => {
       if (h == null || h.kind !== 'timeout') return;
       h.cleared = true;
       if (h.active) deactivateTimer(h);
+      // Node's clearTimeout lets go of the callback (`_onTimeout = null`); a handle the script
+      // still holds must not keep it alive.
+      h.fn = null;
     }
 
     // timer.unref() and timer.ref(): whether it keeps the loop alive; both return the timer.
@@ -491,6 +528,7 @@ const createScenario = (() => {
     function clearImmediateV(h) {
       if (h != null && h.kind === 'immediate' && h.active) {
         h.active = false;
+        h.fn = null;
         pendingImmediates--;
       }
     }
@@ -536,6 +574,59 @@ const createScenario = (() => {
       if (!realTimeouts.delete(entry)) return;
       clearTimeout(entry.real);
       releaseSlot(entry.slot);
+    }
+
+    // -- garbage collection --
+
+    // `gc`: a full, synchronous collection (WeakRefs to what it collected are empty at once); the
+    // registries with collected cells run their cleanups at the next virtual poll phase.
+    function gcV() {
+      if (realGc === undefined) throw new Error('nodesem prelude: `gc` needs node --expose-gc');
+      realGc();
+      gcSincePoll = true;
+      activity++;
+    }
+
+    // `registry { ... }`: a real FinalizationRegistry; the driver lets one more real loop turn
+    // pass at each poll phase for each registry the scenario made.
+    // `$.keep(() => [a, b])`: a `use module` scenario's bindings, held until the end like the
+    // Rust runtime's global environment (see module_top_level in harness/src/emit.rs).
+    let bindings = null;
+    function keep(fn) { bindings = fn; }
+
+    function registry(cleanup) {
+      const made = new FinalizationRegistry(cleanup);
+      registriesMade++;
+      return made;
+    }
+
+    // `watch V`: a WeakRef to V, kept under its label; V8's constructor throws `TypeError:
+    // WeakRef: invalid target` for what cannot be held weakly, and keeps V until the end of the
+    // job (AddToKeptObjects), as Runtime::watch does.
+    function watch(label, value) {
+      const ref = new WeakRef(value);
+      watches.push({ label: String(label), ref });
+    }
+
+    // `alive`: `alive` and the labels whose target is still there, in watch order; each deref
+    // is a real one, which keeps the target until the end of the job (Runtime::alive_line).
+    function alive() {
+      let line = 'alive';
+      for (let i = 0; i < watches.length; i++) {
+        if (watches[i].ref.deref() !== undefined) line += ` ${watches[i].label}`;
+      }
+      log(line);
+    }
+
+    // `dependants S`: the size of Node's `S[kDependantSignals]` (the WeakRefs to the composites
+    // that follow S, lib/internal/abort_controller.js), 0 for what has none.
+    function dependants(signal) {
+      if (signal === null || (typeof signal !== 'object' && typeof signal !== 'function')) return 0;
+      const symbols = Object.getOwnPropertySymbols(signal);
+      for (let i = 0; i < symbols.length; i++) {
+        if (symbols[i].description === 'kDependantSignals') return signal[symbols[i]]?.size ?? 0;
+      }
+      return 0;
     }
 
     // -- promises --
@@ -605,7 +696,8 @@ const createScenario = (() => {
         goal = null;
         return AGAIN;
       }
-      if (pendingImmediates > 0) return AGAIN;
+      // A cleanup that may be pending makes the loop iterate, at the same time (runnable_now).
+      if (pendingImmediates > 0 || gcSincePoll) return AGAIN;
       const t = peekTimer();
       if (t !== null && t.deadline <= now) return AGAIN;
       if (mode === 'advance') {
@@ -638,6 +730,8 @@ const createScenario = (() => {
         if (stopped) return null;
         if (goal === null) {
           if (pc < program.length) {
+            // (The segments stay in `program` until the end: they hold the context of the main
+            // script's bindings, which the Rust runtime's global environment is, a root.)
             const item = program[pc++];
             if (item.segment !== undefined) {
               if (segmentsSkipped) continue;
@@ -655,7 +749,20 @@ const createScenario = (() => {
           if (t !== null && t.deadline <= now) {
             heapPop(timerHeap);
             deactivateTimer(t);
-            return { kind: 'timer', fn: t.fn, handle: t };
+            const fn = t.fn;
+            // A timer that ran holds its callback no more (an interval's wrapper re-arms it).
+            if (t.repeat === undefined) t.fn = null;
+            return { kind: 'timer', fn, handle: t };
+          }
+          phase = 'poll';
+          continue;
+        }
+        if (phase === 'poll') {
+          // The poll phase: after a gc, the real loop turns until every pending cleanup ran (see
+          // hop); the check phase's batch is taken after it, with what the cleanups queued.
+          if (gcSincePoll && !stopped) {
+            gcSincePoll = false;
+            return POLL_TASK;
           }
           phase = 'check';
           checkLeft = immediates.length - immHead;
@@ -668,7 +775,9 @@ const createScenario = (() => {
           if (im.active) {
             im.active = false;
             pendingImmediates--;
-            return { kind: 'immediate', fn: im.fn, handle: im };
+            const fn = im.fn;
+            im.fn = null;
+            return { kind: 'immediate', fn, handle: im };
           }
         }
         // NODE: when the last immediate of a batch throws, Node re-enters processImmediate
@@ -691,6 +800,7 @@ const createScenario = (() => {
       }
     }
     const FLUSH_TASK = { kind: 'flush', fn: null };
+    const POLL_TASK = { kind: 'poll', fn: null };
 
     // The whole scenario runs inside ONE real setImmediate callback. After each virtual macrotask
     // the driver calls Node's own runNextTicks() (lib/internal/process/task_queues.js, the drain
@@ -728,7 +838,8 @@ const createScenario = (() => {
         if (loadError === null) {
           // Like a module whose top level threw: no later segment runs, the loop still does.
           if (moduleState === 'evaluating') segmentsSkipped = true;
-          runLoop(drain);
+          // Suspended at a poll phase: the loop goes on from a real immediate (hop).
+          if (!runLoop(drain)) return;
         }
       } catch (e) {
         // A failure of the driver itself (not of the scenario), e.g. on a Node without an internal
@@ -738,10 +849,49 @@ const createScenario = (() => {
       finish();
     }
 
+    // The virtual poll phase after a gc. The scenario's real callback returns and the driver
+    // continues from a fresh real setImmediate, `hopsLeft` times: before each, the real loop's
+    // poll phase runs one dirty registry's cleanup task (V8 platform task), each in Node's own
+    // callback scope, which runs the ticks and microtasks the cleanup queued right after it, and
+    // routes a throwing callback's exception to 'uncaughtException' (to this scenario: it stays
+    // current). Nothing else of the scenario runs meanwhile. Then the loop goes on, in the check
+    // phase. Costs nothing to a scenario that never calls gc.
+    function hopQuota() { return POLL_HOPS + Math.min(registriesMade, 1000); }
+    function beginHops() {
+      hopsLeft = hopQuota();
+      hopActivity = activity;
+      setImmediate(hop);
+    }
+    function hop() {
+      current = self;
+      if (activity !== hopActivity) {
+        hopActivity = activity;
+        hopsLeft = hopQuota();
+      }
+      if (--hopsLeft > 0 && !stopped) {
+        setImmediate(hop);
+        return;
+      }
+      // Every cleanup of this poll phase ran, the ones a cleanup's gc made pending too.
+      gcSincePoll = false;
+      try {
+        if (!runLoop(getRunNextTicks())) return;
+      } catch (e) {
+        internalError = e;
+      }
+      finish();
+    }
+
+    // Runs virtual macrotasks until the scenario is finished (returns true) or the loop suspends
+    // at a poll phase (returns false; hop resumes it).
     function runLoop(drain) {
       for (;;) {
         const task = nextTask();
         if (task === null) break;
+        if (task === POLL_TASK) {
+          beginHops();
+          return false;
+        }
         if (task === FLUSH_TASK) {
           lastTaskThrew = false;
           drainNow(drain);
@@ -762,6 +912,7 @@ const createScenario = (() => {
         if (threw && task.kind !== 'segment' && phaseHasMore()) continue;
         drainNow(drain);
       }
+      return true;
     }
 
     function settleLeftovers() {
@@ -830,6 +981,7 @@ const createScenario = (() => {
         if (loadError === null) loadError = error;
         return;
       }
+      activity++;
       const from = origin === 'unhandledRejection' ? ' from unhandledRejection' : '';
       if (uncaughtHandlerOff) {
         log(`exit 1 after uncaught ${fmt(error)}${from}`);
@@ -858,6 +1010,7 @@ const createScenario = (() => {
       if (finished) return;
       finished = true;
       stopped = true;
+      bindings = null;
       for (const entry of realTimeouts) releaseReal(entry);
       if (current === self) current = null;
       if (rejectionListenerRemoved) {
@@ -869,6 +1022,23 @@ const createScenario = (() => {
       // still run). Drain them here, while no scenario is current, until a drain completes:
       // each throwing tick abandons a drain, so this may take several.
       settleLeftovers();
+      if (gcSincePoll) {
+        // A scenario that stopped after a gc: its pending cleanups (no-ops now, as every callback
+        // of a stopped scenario) run here, in the same hops, so that they take none of the next
+        // scenario's.
+        gcSincePoll = false;
+        let left = hopQuota();
+        const settle = () => {
+          if (--left > 0) setImmediate(settle);
+          else deliver();
+        };
+        setImmediate(settle);
+        return;
+      }
+      deliver();
+    }
+
+    function deliver() {
       const done = onDone;
       onDone = null;
       if (done !== null) {
@@ -932,6 +1102,12 @@ const createScenario = (() => {
       setImmediate: setImmediateV,
       clearImmediate: clearImmediateV,
       timeoutSignal,
+      gc: gcV,
+      registry,
+      keep,
+      watch,
+      alive,
+      dependants,
       charge,
       listeners,
       any: anySignal,

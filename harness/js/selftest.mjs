@@ -165,6 +165,112 @@ const EXIT_SCENARIO = `$.segment(() => {
 
 const cases = [
   { name: 'ordering example from the contract', standalone: true, code: ORDERING_EXAMPLE, expect: ORDERING_EXPECTED },
+  // ---- garbage collection: $.gc, $.watch, $.alive, $.dependants, $.registry, the poll phase ----
+  {
+    name: 'gc: cleanups run in the virtual poll phase (cells in reverse, then their ticks, then their microtasks), before the check phase',
+    standalone: true,
+    code: `let r, a, b, c;
+$.segment(() => {
+  r = $.registry($.cb(function (held) {
+    $.log("cleanup", held);
+    process.nextTick($.cb(function () { $.log("tick", held); }));
+    queueMicrotask($.cb(function () { $.log("mt", held); }));
+  }));
+  a = ({}); b = ({}); c = ({});
+  r.register(a, "a"); r.register(b, "b"); r.register(c, "c");
+  $.watch("a", a); $.watch("b", b); $.watch("c", c);
+  a = undefined; b = undefined;
+  $.setTimeout(0, $.cb(function () {
+    $.gc();
+    $.alive();
+    $.setImmediate($.cb(function () { $.log("imm"); $.alive(); }));
+    $.setTimeout(0, $.cb(function () { $.log("timer2"); }));
+  }));
+  $.setImmediate($.cb(function () { $.log("imm0"); }));
+});`,
+    expect: ['imm0', 'alive c', 'cleanup b', 'cleanup a', 'tick b', 'tick a', 'mt b', 'mt a', 'imm', 'alive c', 'timer2'],
+  },
+  {
+    name: 'gc: a watched object made or dereferenced in this job survives gc (KeepDuringJob); a non-object cannot be watched',
+    code: `let o;
+$.segment(() => {
+  o = ({});
+  $.watch("o", o);
+  o = undefined;
+  $.gc();
+  $.alive();
+  $.try(() => { $.watch("n", 1); });
+  $.setTimeout(0, $.cb(function () { $.gc(); $.alive(); }));
+});`,
+    expect: ['alive o', 'caught TypeError: WeakRef: invalid target', 'alive'],
+  },
+  {
+    name: 'gc: pending cleanups run before the loop goes idle, and may schedule more work',
+    code: `let r, o;
+$.segment(() => {
+  r = $.registry($.cb(function (held) { $.log("cleanup", held); $.setImmediate($.cb(function () { $.log("imm", held); })); }));
+  o = ({});
+  r.register(o, "o");
+  o = undefined;
+  $.setTimeout(0, $.cb(function () { $.gc(); $.log("after gc"); }));
+});
+$.run("idle");
+$.segment(() => { $.log("after idle"); });`,
+    expect: ['after gc', 'cleanup o', 'imm o', 'after idle'],
+  },
+  {
+    name: 'gc: a throwing cleanup is reported as uncaught, the other cells of the registry follow in the same poll phase',
+    code: `let r, a, b;
+$.segment(() => {
+  r = $.registry($.cb(function (held) { $.log("cleanup", held); throw held; }));
+  a = ({}); b = ({});
+  r.register(a, "a"); r.register(b, "b");
+  a = undefined; b = undefined;
+  $.setTimeout(0, $.cb(function () { $.gc(); }));
+  $.setImmediate($.cb(function () { $.log("imm"); }));
+});`,
+    expect: ['imm', 'cleanup b', 'uncaught b', 'cleanup a', 'uncaught a'],
+  },
+  {
+    name: 'gc: $.dependants counts kDependantSignals, which shrinks in the cleanup; an unobserved timeout signal is collected, an observed one fires',
+    code: `let c, x, s, s2;
+$.segment(() => {
+  c = new AbortController();
+  x = $.any([c.signal]);
+  s = $.timeoutSignal(5);
+  s2 = $.timeoutSignal(5);
+  s2.addEventListener("abort", $.cb(function (event) { $.log("s2", event.type); }));
+  $.log("dependants", $.dependants(c.signal), $.dependants(x), $.dependants(1), $.dependants(null));
+  $.watch("x", x); $.watch("s", s); $.watch("s2", s2);
+  x = undefined; s = undefined; s2 = undefined;
+  $.setTimeout(1, $.cb(function () {
+    $.gc();
+    $.alive();
+    $.log("after gc", $.dependants(c.signal));
+    $.setImmediate($.cb(function () { $.log("in check", $.dependants(c.signal)); }));
+  }));
+  $.setTimeout(10, $.cb(function () { $.gc(); $.alive(); }));
+});`,
+    expect: ['dependants 1 0 0 0', 'alive s2', 'after gc 1', 'in check 0', 's2 abort', 'alive'],
+  },
+  {
+    name: 'gc: a use module scenario keeps its bindings as a root ($.keep) and its cleanups run',
+    module: true,
+    code: `let r, o;
+$.keep(() => [r, o]);
+$.run("advance", 3);
+$.segment(() => { $.log("advanced"); $.alive(); });
+if ($.evaluate(0)) {
+  r = $.registry($.cb(function (held) { $.log("cleanup", held); }));
+  o = ({});
+  r.register(o, "o");
+  $.watch("o", o);
+  o = undefined;
+  $.setTimeout(1, $.cb(function () { $.gc(); $.alive(); }));
+  $.evaluated();
+}`,
+    expect: ['alive', 'cleanup o', 'advanced', 'alive'],
+  },
   {
     name: 'without an uncaughtException handler the first uncaught exception ends the run',
     code: EXIT_SCENARIO,

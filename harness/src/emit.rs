@@ -36,7 +36,16 @@
 //! - operations are the JavaScript the language reference lists, with the
 //!   prelude's helpers where the virtual clock or the kept resolving
 //!   functions are involved (`$.setTimeout`, `$.setImmediate`,
-//!   `$.timeoutSignal`, `$.deferred`, `$.resolve`, `$.reject`, `$.thenable`).
+//!   `$.timeoutSignal`, `$.deferred`, `$.resolve`, `$.reject`, `$.thenable`);
+//! - garbage collection: `drop x` is `x = undefined;` (nothing else of the
+//!   emitted program or the prelude holds a binding's object), `gc` is
+//!   `$.gc();` (the real `gc()` of `--expose-gc`, after which the prelude's
+//!   driver lets the real loop turn at the virtual poll phase, so that the
+//!   FinalizationRegistry cleanups run there), `watch V` is
+//!   `$.watch("V", V);`, `alive` is `$.alive();`, `dependants S` is
+//!   `$.dependants(S)`, a registry is `$.registry(CLEANUP)` (a real
+//!   `new FinalizationRegistry`, counted); WeakRef, `deref`, `register` and
+//!   `unregister` are the plain JavaScript.
 //!
 //! The emitter expects a valid scenario (see [`nodesem_lang::validate`]); it
 //! never panics on an invalid one, but what it writes then may fail in Node.
@@ -266,6 +275,12 @@ impl Emitter {
             let list: Vec<String> = names.iter().map(|n| identifier(n)).collect();
             let declaration = format!("let {};", list.join(", "));
             self.line(&declaration);
+            // The main script's bindings are a root for the whole run, as the
+            // Rust runtime's global environment is: V8 keeps a module-level
+            // binding that no closure reads on the stack of the module's
+            // evaluation only, so the prelude holds one closure that reads
+            // them all (a CommonJS body's segments are such closures).
+            self.line(&format!("$.keep(() => [{}]);", list.join(", ")));
         }
         let first_run = body
             .iter()
@@ -523,7 +538,10 @@ impl Emitter {
                     Callback::Inline(block) => self.callback(Param::Held, block),
                     Callback::Value(e) => expr(e),
                 };
-                format!("new FinalizationRegistry({cleanup})")
+                // `new FinalizationRegistry(cleanup)`, through the prelude, which
+                // counts the registries to let enough real loop turns pass for
+                // their cleanups at each poll phase after a gc.
+                format!("$.registry({cleanup})")
             }
             Op::Register {
                 registry,

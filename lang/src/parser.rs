@@ -1385,6 +1385,8 @@ impl<'a> Parser<'a> {
             // Its body runs inside `then`, later.
             Some("thenable") => Some(Kind::Thenable),
             Some("handleEvent") => Some(Kind::ListenerObject),
+            // Its cleanup runs after a collection, later.
+            Some("registry") => Some(Kind::Registry),
             _ => None,
         };
         if let Some(kind) = early {

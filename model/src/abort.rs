@@ -11,8 +11,10 @@
 //! <https://dom.spec.whatwg.org/#interface-AbortSignal>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js>.
 
+use nodesem_runtime::gc::Captures;
 use nodesem_runtime::{Completion, ObjectData, ObjectId, Runtime, Task, Value};
 
+use crate::gc::{self, deref, new_weak_ref};
 use crate::{event_target, Model};
 
 /// The internal slots of an AbortSignal.
@@ -26,17 +28,23 @@ pub struct AbortSignalState {
     /// dependent (Node: `kComposite`).
     pub dependent: bool,
     /// source signals (Node: `kSourceSignals`, absent until `any()` gives
-    /// the signal at least one source).
-    ///
-    /// MODEL: Node keeps a set of WeakRefs, one new WeakRef per plain source
-    /// occurrence, so `any([a, a])` holds two entries for `a`; which entries
-    /// exist is only observable through garbage collection, which scenarios
-    /// of this model cannot trigger, so this is an ordered set of signals.
-    pub source_signals: Option<Vec<ObjectId>>,
-    /// dependent signals (Node: `kDependantSignals`), in insertion order.
-    pub dependent_signals: Vec<ObjectId>,
+    /// the signal at least one source): an ordered set of WeakRefs to the
+    /// sources, one new WeakRef per plain source occurrence (so `any([a,
+    /// a])` holds two entries for `a`), the same WeakRef objects as the
+    /// inner composite's for a composite input.
+    pub source_signals: Option<Vec<Value>>,
+    /// dependent signals (Node: `kDependantSignals`): an ordered set of the
+    /// dependants' self-WeakRefs (`kResultSignalWeakRef`). Node creates it
+    /// on the first follow; an absent set and an empty one both count 0.
+    pub dependent_signals: Vec<Value>,
     /// Node's `kFollowing`: the signal registered itself with its sources.
     pub following: bool,
+    /// Node's `kTimeout`: made by `AbortSignal.timeout`, or a composite of a
+    /// timeout signal with sources.
+    pub timeout: bool,
+    /// Node's `kResultSignalWeakRef`: the composite's one WeakRef to itself,
+    /// made by its first follow.
+    pub result_signal_weak_ref: Option<Value>,
 }
 
 /// `new AbortController()` (<https://dom.spec.whatwg.org/#dom-abortcontroller-abortcontroller>).
@@ -68,6 +76,8 @@ pub fn new_abort_signal(rt: &mut Runtime<Model>) -> ObjectId {
             source_signals: None,
             dependent_signals: Vec::new(),
             following: false,
+            timeout: false,
+            result_signal_weak_ref: None,
         },
     );
     id
@@ -130,26 +140,36 @@ pub fn signal_abort(rt: &mut Runtime<Model>, signal: ObjectId, reason: Value) {
     // 2. Set signal's abort reason to reason if it is given; otherwise to a
     //    new "AbortError" DOMException.
     set_abort_reason(rt, signal, reason.clone());
+    // The function's locals (`signal`, `reason`, `dependentSignalsToAbort`)
+    // hold their values while listeners run.
+    let mark = gc::hold(rt, &[Value::Object(signal), reason.clone()]);
     // 3. Let dependentSignalsToAbort be a new list.
     let mut dependent_signals_to_abort = Vec::new();
     // 4. For each dependentSignal of signal's dependent signals:
     let dependents = state(rt, signal).dependent_signals.clone();
-    for dependent_signal in dependents {
+    for weak_ref in dependents {
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L514-L516>
+        // the set holds WeakRefs: `s.deref()`, skipping a collected one.
+        let Some(dependent_signal) = deref(rt, &weak_ref) else {
+            continue;
+        };
         // 4.1. If dependentSignal is not aborted:
         if !state(rt, dependent_signal).aborted {
             // 4.1.1. Set dependentSignal's abort reason to signal's abort reason.
             set_abort_reason(rt, dependent_signal, reason.clone());
             // 4.1.2. Append dependentSignal to dependentSignalsToAbort.
             dependent_signals_to_abort.push(dependent_signal);
+            gc::hold(rt, &[Value::Object(dependent_signal)]);
         }
     }
-    // Invariant: every dependent of an aborted source is aborted before any
-    // abort event fires.
+    // Invariant: every live dependent of an aborted source is aborted before
+    // any abort event fires.
     assert!(
         state(rt, signal)
             .dependent_signals
             .iter()
-            .all(|d| state(rt, *d).aborted),
+            .filter_map(|w| gc::peek(rt, w))
+            .all(|d| state(rt, d).aborted),
         "a dependent signal is not aborted when its source's abort event fires"
     );
     // 5. Run the abort steps for signal.
@@ -158,10 +178,27 @@ pub fn signal_abort(rt: &mut Runtime<Model>, signal: ObjectId, reason: Value) {
     //    steps for dependentSignal.
     for dependent_signal in dependent_signals_to_abort {
         run_the_abort_steps(rt, dependent_signal);
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L540>
+        // a transitively aborted dependant leaves gcPersistentSignals.
+        gc::persistent_delete(rt, dependent_signal);
     }
-    // MODEL: Node then drops the signals from gcPersistentSignals
-    // (https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L540);
-    // that only matters to garbage collection.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L544>
+    // so does the signal itself,
+    gc::persistent_delete(rt, signal);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L548-L555>
+    // and, for a composite, each of its live sources (a timeout source too,
+    // whatever listeners it has of its own).
+    let s = state(rt, signal);
+    if s.dependent {
+        if let Some(sources) = s.source_signals.clone() {
+            for source_weak_ref in sources {
+                if let Some(source_signal) = deref(rt, &source_weak_ref) {
+                    gc::persistent_delete(rt, source_signal);
+                }
+            }
+        }
+    }
+    gc::release(rt, mark);
 }
 
 /// To run the abort steps (<https://dom.spec.whatwg.org/#run-the-abort-steps>)
@@ -205,21 +242,55 @@ pub fn timeout(rt: &mut Runtime<Model>, milliseconds: u32) -> ObjectId {
     //    milliseconds, and the following step:
     //    1. Queue a global task on the timer task source given global to
     //       signal abort given signal and a new "TimeoutError" DOMException.
-    // MODEL: Node reaches the signal through a WeakRef and a
-    // FinalizationRegistry clears the timer when the signal is collected;
-    // scenarios cannot collect it, so the timer always fires.
-    rt.set_timeout(
-        milliseconds,
-        Task::Native(Box::new(move |rt: &mut Runtime<Model>| {
-            let reason =
-                rt.new_dom_exception("The operation was aborted due to timeout", "TimeoutError");
-            signal_abort(rt, signal, reason);
-            Ok(Value::Undefined)
-        })),
-        false,
-    );
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L310>
+    // `signal[kTimeout] = true`.
+    state_mut(rt, signal).timeout = true;
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L311-L314>
+    // `clearTimeoutRegistry.register(signal, setWeakAbortSignalTimeout(new
+    // SafeWeakRef(signal), delay), signal)`: the timer's callback closes over
+    // the WeakRef only, and the registry clears the timer once the signal is
+    // collected.
+    let weak_ref = new_weak_ref(rt, signal);
+    let timer = set_weak_abort_signal_timeout(rt, weak_ref, milliseconds);
+    let registry = gc::clear_timeout_registry(rt);
+    rt.registry_register(
+        &registry,
+        Value::Object(signal),
+        Value::Number(timer as f64),
+        Some(Value::Object(signal)),
+    )
+    .expect("a signal can be registered");
     // 4. Return signal.
     signal
+}
+
+/// Node's `setWeakAbortSignalTimeout(weakRef, delay)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L204-L219>
+fn set_weak_abort_signal_timeout(rt: &mut Runtime<Model>, weak_ref: Value, delay: u32) -> u64 {
+    let captured = weak_ref.clone();
+    rt.set_timeout(
+        delay,
+        Task::Captured(
+            Box::new(move |rt: &mut Runtime<Model>| {
+                // const signal = weakRef.deref(); if (signal !== undefined) {
+                let Some(signal) = deref(rt, &weak_ref) else {
+                    return Ok(Value::Undefined);
+                };
+                // clearTimeoutRegistry.unregister(signal);
+                let registry = gc::clear_timeout_registry(rt);
+                rt.registry_unregister(&registry, Value::Object(signal))?;
+                // gcPersistentSignals.delete(signal);
+                gc::persistent_delete(rt, signal);
+                let reason = rt
+                    .new_dom_exception("The operation was aborted due to timeout", "TimeoutError");
+                signal_abort(rt, signal, reason);
+                Ok(Value::Undefined)
+            }),
+            Captures::values(vec![captured]),
+        ),
+        false,
+    )
 }
 
 /// `AbortSignal.any(signals)` (<https://dom.spec.whatwg.org/#dom-abortsignal-any>):
@@ -242,9 +313,16 @@ pub fn create_dependent_abort_signal(rt: &mut Runtime<Model>, signals: &[ObjectI
         return result_signal;
     }
     state_mut(rt, result_signal).source_signals = Some(Vec::new());
+    let mut has_timeout_signals = false;
     // 4. For each signal of signals:
     for &signal in signals {
-        // MODEL: Node adds timeout sources to gcPersistentSignals here; only GC sees it.
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L342-L348>
+        // a timeout input enters gcPersistentSignals, listeners or not,
+        // before the aborted check (so an already fired one too).
+        if state(rt, signal).timeout {
+            has_timeout_signals = true;
+            gc::persistent_add(rt, signal);
+        }
         // 2. If signal is aborted, then set resultSignal's abort reason to
         //    signal's abort reason and return resultSignal.
         refresh_composite_signal(rt, signal);
@@ -256,15 +334,28 @@ pub fn create_dependent_abort_signal(rt: &mut Runtime<Model>, signals: &[ObjectI
         if !state(rt, signal).dependent {
             // 4.1. If signal's dependent is false: append signal to
             //      resultSignal's source signals.
-            append_source(rt, result_signal, signal);
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L356-L358>
+            // a new WeakRef for each occurrence.
+            let signal_weak_ref = new_weak_ref(rt, signal);
+            sources_mut(rt, result_signal).push(signal_weak_ref);
             // (Appending resultSignal to signal's dependent signals happens in
             // follow_composite_signal, as in Node.)
+        } else if state(rt, signal).source_signals.is_none() {
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L359-L360>
+            // a composite made by `any([])` has no source set: skipped.
+            continue;
         } else {
             // 4.2. Otherwise, for each sourceSignal of signal's source signals:
             let sources = state(rt, signal).source_signals.clone().unwrap_or_default();
-            for source_signal in sources {
+            for source_signal_weak_ref in sources {
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L363-L366>
+                // a collected source is skipped (and stays in the inner set).
+                let Some(source_signal) = deref(rt, &source_signal_weak_ref) else {
+                    continue;
+                };
                 // 4.2.1. Assert: sourceSignal is not aborted and not dependent.
-                // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L367 Node asserts only "not dependent" and treats an aborted
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L367>
+                // Node asserts only "not dependent" and treats an aborted
                 // source like an aborted signal (step 2).
                 assert!(
                     !state(rt, source_signal).dependent,
@@ -276,68 +367,184 @@ pub fn create_dependent_abort_signal(rt: &mut Runtime<Model>, signals: &[ObjectI
                     return result_signal;
                 }
                 // 4.2.2. Append sourceSignal to resultSignal's source signals.
-                append_source(rt, result_signal, source_signal);
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L374-L377>
+                // the inner composite's own WeakRef, once.
+                let sources = sources_mut(rt, result_signal);
+                if !sources.contains(&source_signal_weak_ref) {
+                    sources.push(source_signal_weak_ref);
+                }
             }
         }
     }
-    // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L388
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L382-L384>
+    // a composite of a timeout signal (with sources) is a timeout signal.
+    if has_timeout_signals && !sources_mut(rt, result_signal).is_empty() {
+        state_mut(rt, result_signal).timeout = true;
+    }
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L388>
     // the result registers with its sources at once ("following").
     follow_composite_signal(rt, result_signal);
     // 5. Return resultSignal.
     result_signal
 }
 
-/// Appends to a signal's source signals (an ordered set).
-fn append_source(rt: &mut Runtime<Model>, result_signal: ObjectId, source: ObjectId) {
-    let sources = state_mut(rt, result_signal)
+/// A composite's source signals (the set exists).
+fn sources_mut(rt: &mut Runtime<Model>, signal: ObjectId) -> &mut Vec<Value> {
+    state_mut(rt, signal)
         .source_signals
-        .get_or_insert_with(Vec::new);
-    if !sources.contains(&source) {
-        sources.push(source);
+        .get_or_insert_with(Vec::new)
+}
+
+/// `signal[kSourceSignals].delete(weakRef)`; returns the size after.
+pub(crate) fn sources_delete(rt: &mut Runtime<Model>, signal: ObjectId, weak_ref: &Value) -> usize {
+    match &mut state_mut(rt, signal).source_signals {
+        Some(sources) => {
+            sources.retain(|w| w != weak_ref);
+            sources.len()
+        }
+        None => 0,
+    }
+}
+
+/// `signal[kDependantSignals].delete(weakRef)`.
+pub(crate) fn dependants_delete(rt: &mut Runtime<Model>, signal: ObjectId, weak_ref: &Value) {
+    state_mut(rt, signal)
+        .dependent_signals
+        .retain(|w| w != weak_ref);
+}
+
+/// Whether the signal is a timeout signal or a composite with sources
+/// (`isTimeoutOrNonEmptyCompositeSignal`).
+fn is_timeout_or_non_empty_composite_signal(rt: &Runtime<Model>, signal: ObjectId) -> bool {
+    let s = state(rt, signal);
+    s.timeout || (s.dependent && s.source_signals.as_ref().is_some_and(|v| !v.is_empty()))
+}
+
+/// AbortSignal's half of `[kNewListener](size, type, listener, once,
+/// capture, passive, weak)`, after EventTarget's.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L393-L412>
+/// the first abort listener follows the sources (a no-op: `any()` already
+/// did), and the first abort listener of a timeout signal or of a
+/// composite with sources, if it is not weak, puts the signal in
+/// gcPersistentSignals. `size` counts weak listeners too: a strong second
+/// listener after a weak first one does not.
+pub(crate) fn signal_new_listener(
+    rt: &mut Runtime<Model>,
+    signal: ObjectId,
+    size: i64,
+    event_type: &str,
+    weak: bool,
+) {
+    if state(rt, signal).dependent && event_type == "abort" && !aborted(rt, signal) && size == 1 {
+        follow_composite_signal(rt, signal);
+    }
+    if is_timeout_or_non_empty_composite_signal(rt, signal)
+        && event_type == "abort"
+        && !aborted(rt, signal)
+        && !weak
+        && size == 1
+    {
+        gc::persistent_add(rt, signal);
+    }
+}
+
+/// AbortSignal's half of `[kRemoveListener](size, type, listener, capture)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L414-L420>
+/// the last abort listener gone, the signal leaves gcPersistentSignals.
+pub(crate) fn signal_remove_listener(
+    rt: &mut Runtime<Model>,
+    signal: ObjectId,
+    size: i64,
+    event_type: &str,
+) {
+    if is_timeout_or_non_empty_composite_signal(rt, signal) && event_type == "abort" && size == 0 {
+        gc::persistent_delete(rt, signal);
     }
 }
 
 /// Node's `followCompositeSignal(signal)`: append the composite to each
 /// source's dependent signals (DOM step 4.1.2 and 4.2.3 of "create a
-/// dependent abort signal").
+/// dependent abort signal"), through WeakRefs and two registries.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L159>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L159-L194>
 fn follow_composite_signal(rt: &mut Runtime<Model>, signal: ObjectId) {
     let s = state(rt, signal);
     if s.following || s.aborted || s.source_signals.as_ref().is_none_or(Vec::is_empty) {
         return;
     }
-    let sources = s.source_signals.clone().unwrap_or_default();
-    for source_signal in sources {
+    // const resultSignalWeakRef = signal[kResultSignalWeakRef] ??= new SafeWeakRef(signal);
+    let result_signal_weak_ref = match state(rt, signal).result_signal_weak_ref.clone() {
+        Some(w) => w,
+        None => {
+            let w = new_weak_ref(rt, signal);
+            state_mut(rt, signal).result_signal_weak_ref = Some(w.clone());
+            w
+        }
+    };
+    let sources = state(rt, signal).source_signals.clone().unwrap_or_default();
+    for source_signal_weak_ref in sources {
+        let Some(source_signal) = deref(rt, &source_signal_weak_ref) else {
+            sources_delete(rt, signal, &source_signal_weak_ref);
+            continue;
+        };
         if state(rt, source_signal).aborted {
             let reason = state(rt, source_signal).reason.clone();
             signal_abort(rt, signal, reason);
             return;
         }
-        // Append resultSignal to sourceSignal's dependent signals (a set).
+        // sourceSignal[kDependantSignals].add(resultSignalWeakRef);
         let dependents = &mut state_mut(rt, source_signal).dependent_signals;
-        if !dependents.contains(&signal) {
-            dependents.push(signal);
+        if !dependents.contains(&result_signal_weak_ref) {
+            dependents.push(result_signal_weak_ref.clone());
         }
+        let (dependant_registry, source_registry) = gc::signal_registries(rt);
+        // dependantSignalsCleanupRegistry.register(signal, { sourceSignalRef,
+        // dependantSignalRef }): no unregister token.
+        let held = gc::holdings(
+            rt,
+            vec![source_signal_weak_ref.clone(), result_signal_weak_ref.clone()],
+        );
+        rt.registry_register(&dependant_registry, Value::Object(signal), held, None)
+            .expect("a signal can be registered");
+        // sourceSignalsCleanupRegistry.register(sourceSignal, { sourceSignalRef,
+        // composedSignalRef }, resultSignalWeakRef).
+        let held = gc::holdings(
+            rt,
+            vec![source_signal_weak_ref.clone(), result_signal_weak_ref.clone()],
+        );
+        rt.registry_register(
+            &source_registry,
+            Value::Object(source_signal),
+            held,
+            Some(result_signal_weak_ref.clone()),
+        )
+        .expect("a signal can be registered");
     }
     state_mut(rt, signal).following = true;
 }
 
-/// Node's `refreshCompositeSignal(signal)`: a composite whose source is
-/// aborted is aborted now. Called by the `aborted` and `reason` getters,
-/// `throwIfAborted()` and `any()`.
+/// Node's `refreshCompositeSignal(signal)`: forgets collected sources, and
+/// a composite whose source is aborted is aborted now. Called by the
+/// `aborted` and `reason` getters, `throwIfAborted()` and `any()`.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L140>
-/// MODEL: every composite follows its sources from creation and there is no
-/// GC, so a source's abort always reaches its dependents first and this never
-/// aborts anything; it is kept so that the getters read like Node's.
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L140-L157>
+/// MODEL: every composite follows its sources from creation, so a source's
+/// abort always reaches its live dependents first and this never aborts
+/// anything; what it does do is delete the WeakRefs of collected sources,
+/// which decides whether the composite still counts as one with sources.
 fn refresh_composite_signal(rt: &mut Runtime<Model>, signal: ObjectId) {
     let s = state(rt, signal);
     if !s.dependent || s.aborted || s.source_signals.as_ref().is_none_or(Vec::is_empty) {
         return;
     }
     let sources = s.source_signals.clone().unwrap_or_default();
-    for source_signal in sources {
+    for source_signal_weak_ref in sources {
+        let Some(source_signal) = deref(rt, &source_signal_weak_ref) else {
+            sources_delete(rt, signal, &source_signal_weak_ref);
+            continue;
+        };
         if state(rt, source_signal).aborted {
             let reason = state(rt, source_signal).reason.clone();
             signal_abort(rt, signal, reason);

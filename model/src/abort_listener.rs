@@ -11,6 +11,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use nodesem_runtime::gc::Captures;
 use nodesem_runtime::{Job, ObjectData, ObjectId, Runtime, Task, Value};
 
 use crate::event_target::{self, ListenerOptions};
@@ -20,7 +21,14 @@ use crate::{abort, event, Model};
 #[derive(Clone, Debug)]
 pub enum Disposable {
     /// The signal was aborted: cancels the queued call (`disposed = true`).
-    Queued(Rc<Cell<bool>>),
+    Queued {
+        /// `disposed`.
+        disposed: Rc<Cell<bool>>,
+        /// The signal (in the function's context, which the method keeps).
+        signal: ObjectId,
+        /// The listener (likewise).
+        listener: ObjectId,
+    },
     /// The listener was added: removes it again.
     Listener {
         /// The signal.
@@ -28,6 +36,18 @@ pub enum Disposable {
         /// The listener function.
         listener: ObjectId,
     },
+}
+
+impl Disposable {
+    /// What its method's context holds strongly: the signal and the listener.
+    pub fn holds(&self) -> (ObjectId, ObjectId) {
+        match self {
+            Disposable::Queued {
+                signal, listener, ..
+            }
+            | Disposable::Listener { signal, listener } => (*signal, *listener),
+        }
+    }
 }
 
 /// `events.addAbortListener(signal, listener)`; returns the Disposable (a
@@ -47,8 +67,9 @@ pub fn add_abort_listener(
         // and then leaves the dispatch flag set.
         let disposed = Rc::new(Cell::new(false));
         let flag = disposed.clone();
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(
-            move |rt: &mut Runtime<Model>| {
+        // The arrow's context holds `signal` and `listener`.
+        rt.enqueue_microtask(Job::Task(Task::Captured(
+            Box::new(move |rt: &mut Runtime<Model>| {
                 if flag.get() {
                     return Ok(Value::Undefined);
                 }
@@ -57,9 +78,14 @@ pub fn add_abort_listener(
                 rt.call_function(listener, Value::Undefined, &[Value::Object(ev)])?;
                 event::set_dispatching(rt, ev, None, false);
                 Ok(Value::Undefined)
-            },
-        ))));
-        Disposable::Queued(disposed)
+            }),
+            Captures::objects(&[signal, listener]),
+        )));
+        Disposable::Queued {
+            disposed,
+            signal,
+            listener,
+        }
     } else {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L53-L55
         // signal.addEventListener('abort', listener, { once: true,
@@ -91,7 +117,7 @@ pub fn add_abort_listener(
 /// non-capture abort listener with that function, whoever added it.
 pub fn dispose(rt: &mut Runtime<Model>, disposable: ObjectId) {
     match rt.lib.disposables[&disposable].clone() {
-        Disposable::Queued(disposed) => disposed.set(true),
+        Disposable::Queued { disposed, .. } => disposed.set(true),
         Disposable::Listener { signal, listener } => {
             event_target::remove_an_event_listener(rt, signal, "abort", listener, false)
         }

@@ -12,15 +12,17 @@
 //! DOM Standard: <https://dom.spec.whatwg.org/#interface-eventtarget>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L587>.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-use nodesem_runtime::{Completion, ObjectData, ObjectId, PromiseCapability, Runtime, Value};
+use nodesem_runtime::gc::Captures;
+use nodesem_runtime::{Completion, ObjectData, ObjectId, PromiseCapability, Runtime, Task, Value};
 
+use crate::gc;
 use crate::{abort, event, Model};
 
 /// An index into [`Model::listeners`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ListenerId(usize);
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ListenerId(pub(crate) usize);
 
 /// An index into [`Model::roots`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,8 +57,9 @@ pub struct ListenerRoot {
 /// as Node's `Listener` class: a node of the linked list.
 #[derive(Debug)]
 pub struct EventListener {
-    /// callback: the function object (identity matters for removal).
-    callback: ObjectId,
+    /// callback: the function object (identity matters for removal), held
+    /// strongly or, for a weak listener, through a WeakRef.
+    callback: ListenerCallback,
     /// once.
     once: bool,
     /// capture.
@@ -73,6 +76,27 @@ pub struct EventListener {
     /// Kept after removal, as Node's `remove()` keeps it: a dispatch that
     /// cached this node as its next one continues from here.
     next: Option<ListenerId>,
+}
+
+/// How a listener node holds its callback.
+#[derive(Debug)]
+enum ListenerCallback {
+    /// `this.callback = listener`.
+    Strong(ObjectId),
+    /// A weak listener (Node's `kWeakHandler` option, which only the
+    /// `signal` option's remover uses).
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L486-L506>
+    Weak {
+        /// `this.callback = new SafeWeakRef(listener)`.
+        callback_ref: Value,
+        /// `this.weakKeyRef = new SafeWeakRef(weak)`: the retainer.
+        weak_key_ref: Value,
+        /// The heap object standing for this `Listener` record, which the
+        /// weak-listener registry's holdings hold and which is its
+        /// unregister token.
+        record: ObjectId,
+    },
 }
 
 /// An `onabort`-style event handler: Node's `makeEventHandler` wrapper, a
@@ -113,6 +137,8 @@ pub struct ListenerOptions {
     pub signal: Option<ObjectId>,
     /// Node's `kResistStopPropagation`.
     pub resist_stop_propagation: bool,
+    /// Node's `kWeakHandler`: the retainer object of a weak listener.
+    pub weak: Option<ObjectId>,
 }
 
 /// `new EventTarget()`.
@@ -170,6 +196,35 @@ pub const DEFAULT_MAX_LISTENERS: f64 = 10.0;
 /// and the maximum. AbortSignal's override (lib/internal/abort_controller.js#L393-L394)
 /// calls this first; its own half only keeps signals alive for GC.
 fn event_target_new_listener(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    size: i64,
+    event_type: &str,
+    weak: bool,
+) {
+    new_listener_warning(rt, event_target, size, event_type);
+    if rt.lib.signals.contains_key(&event_target) {
+        abort::signal_new_listener(rt, event_target, size, event_type, weak);
+    }
+}
+
+/// `this[kRemoveListener](size, type, listener, capture)`: EventTarget's
+/// does nothing; AbortSignal's may let the signal leave gcPersistentSignals.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L414-L420>
+fn event_target_remove_listener(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    size: i64,
+    event_type: &str,
+) {
+    if rt.lib.signals.contains_key(&event_target) {
+        abort::signal_remove_listener(rt, event_target, size, event_type);
+    }
+}
+
+/// EventTarget's `kNewListener`: the MaxListenersExceededWarning.
+fn new_listener_warning(
     rt: &mut Runtime<Model>,
     event_target: ObjectId,
     size: i64,
@@ -253,14 +308,21 @@ fn set_next(rt: &mut Runtime<Model>, link: Link, next: Option<ListenerId>) {
     }
 }
 
-/// Node's `new Listener(..., previous, ...)`: a node appended after `previous`.
+/// Node's `new Listener(eventTarget, eventType, previous, ...)`: a node
+/// appended after `previous`.
 fn new_listener(
     rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    event_type: &str,
     previous: Link,
     callback: ObjectId,
     options: &ListenerOptions,
 ) -> ListenerId {
     let id = ListenerId(rt.lib.listeners.len());
+    let callback = match options.weak {
+        None => ListenerCallback::Strong(callback),
+        Some(retainer) => new_weak_callback(rt, event_target, event_type, id, callback, retainer),
+    };
     rt.lib.listeners.push(EventListener {
         callback,
         once: options.once,
@@ -275,8 +337,63 @@ fn new_listener(
     id
 }
 
+/// The weak half of Node's `Listener` constructor: the callback behind a
+/// WeakRef, a registry cell that removes the node once the function is
+/// collected, and the function kept alive by the retainer through
+/// `objectToWeakListenerMap`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L486-L506>
+fn new_weak_callback(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    event_type: &str,
+    id: ListenerId,
+    listener: ObjectId,
+    retainer: ObjectId,
+) -> ListenerCallback {
+    // this.callback = new SafeWeakRef(listener);
+    let callback_ref = gc::new_weak_ref(rt, listener);
+    let record = rt.heap.alloc(ObjectData::Host);
+    rt.lib.records.insert(record, id);
+    // weakListeners().registry.register(listener, { eventTarget: new
+    // SafeWeakRef(eventTarget), listener: this, eventType }, this);
+    let registry = gc::weak_listeners_registry(rt);
+    let event_target_ref = gc::new_weak_ref(rt, event_target);
+    let held = gc::holdings(
+        rt,
+        vec![
+            event_target_ref,
+            Value::Object(record),
+            Value::String(std::rc::Rc::from(event_type)),
+        ],
+    );
+    rt.registry_register(
+        &registry,
+        Value::Object(listener),
+        held,
+        Some(Value::Object(record)),
+    )
+    .expect("a function can be registered");
+    // this.weakKeyRef = new SafeWeakRef(weak);
+    let weak_key_ref = gc::new_weak_ref(rt, retainer);
+    // weakListeners().map.get(weak) ?? new SafeSet(), then .add(listener).
+    let mut retained = rt.lib.weak_listener_map.remove(&retainer).unwrap_or_default();
+    if !retained.contains(&listener) {
+        retained.push(listener);
+    }
+    rt.lib.weak_listener_map.insert(retainer, retained);
+    ListenerCallback::Weak {
+        callback_ref,
+        weak_key_ref,
+        record,
+    }
+}
+
 /// Node's `Listener.prototype.remove()`: unlinks the node and marks it
-/// removed; its own `next` stays.
+/// removed; its own `next` stays. A weak listener also leaves the
+/// registry and its retainer's set.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L552-L571>
 fn unlink(rt: &mut Runtime<Model>, id: ListenerId) {
     let (previous, next) = {
         let n = node(rt, id);
@@ -287,6 +404,125 @@ fn unlink(rt: &mut Runtime<Model>, id: ListenerId) {
         node_mut(rt, next).previous = previous;
     }
     node_mut(rt, id).removed = true;
+    if let ListenerCallback::Weak {
+        callback_ref,
+        weak_key_ref,
+        record,
+    } = &node(rt, id).callback
+    {
+        let (callback_ref, weak_key_ref, record) =
+            (callback_ref.clone(), weak_key_ref.clone(), *record);
+        // weakListeners().registry.unregister(this);
+        let registry = gc::weak_listeners_registry(rt);
+        rt.registry_unregister(&registry, Value::Object(record))
+            .expect("an object token");
+        let weak_key = gc::deref(rt, &weak_key_ref);
+        let listener = gc::deref(rt, &callback_ref);
+        if let (Some(weak_key), Some(listener)) = (weak_key, listener) {
+            if let Some(retained) = rt.lib.weak_listener_map.get_mut(&weak_key) {
+                retained.retain(|f| *f != listener);
+                if retained.is_empty() {
+                    rt.lib.weak_listener_map.remove(&weak_key);
+                }
+            }
+        }
+    }
+}
+
+/// A node's callback as a dispatch or a comparison reads it: a weak one
+/// through `deref()` (`None` once collected).
+fn node_callback(rt: &mut Runtime<Model>, id: ListenerId) -> Option<ObjectId> {
+    match &node(rt, id).callback {
+        ListenerCallback::Strong(f) => Some(*f),
+        ListenerCallback::Weak { callback_ref, .. } => {
+            let callback_ref = callback_ref.clone();
+            gc::deref(rt, &callback_ref)
+        }
+    }
+}
+
+/// `eventTarget[kRemoveWeakListenerHelper](type, listener)`: the
+/// weak-listener registry's cleanup, once the listener function was
+/// collected.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L772-L795>
+pub(crate) fn remove_weak_listener_helper(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    event_type: &str,
+    record: ObjectId,
+) {
+    let Some(&listener) = rt.lib.records.get(&record) else {
+        return;
+    };
+    let Some(state) = rt.lib.targets.get(&event_target) else {
+        return;
+    };
+    let Some(&root_id) = state.events.get(event_type) else {
+        return;
+    };
+    let mut handler = root(rt, root_id).next;
+    while let Some(h) = handler {
+        if h == listener {
+            unlink(rt, h);
+            let r = root_mut(rt, root_id);
+            r.size -= 1;
+            let size = r.size;
+            if size == 0 {
+                target_state_mut(rt, event_target).events.remove(event_type);
+            }
+            // "Undefined is passed as the listener as the listener was GCed".
+            event_target_remove_listener(rt, event_target, size, event_type);
+            break;
+        }
+        handler = node(rt, h).next;
+    }
+}
+
+/// The strong edges of an EventTarget: the callbacks (and weak records) of
+/// its listener lists, its event handlers and their wrappers.
+pub(crate) fn trace_target(rt: &Runtime<Model>, target: ObjectId, edges: &mut Vec<Value>) {
+    let state = target_state(rt, target);
+    for root_id in state.events.values() {
+        if let Some(first) = root(rt, *root_id).next {
+            trace_chain(rt, first, edges);
+        }
+    }
+    for h in state.handlers.values() {
+        edges.push(Value::Object(h.wrapper));
+        edges.push(h.handler.clone());
+    }
+}
+
+/// What a `Listener` record reaches: itself and, through `previous` and
+/// `next` (and the list head), every record of its list, with their strong
+/// callbacks, and for a weak one its WeakRefs.
+pub(crate) fn trace_chain(rt: &Runtime<Model>, start: ListenerId, edges: &mut Vec<Value>) {
+    let mut seen = HashSet::new();
+    let mut work = vec![start];
+    while let Some(id) = work.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let n = node(rt, id);
+        match &n.callback {
+            ListenerCallback::Strong(f) => edges.push(Value::Object(*f)),
+            ListenerCallback::Weak {
+                callback_ref,
+                weak_key_ref,
+                record,
+            } => {
+                edges.push(callback_ref.clone());
+                edges.push(weak_key_ref.clone());
+                edges.push(Value::Object(*record));
+            }
+        }
+        match n.previous {
+            Link::Listener(p) => work.push(p),
+            Link::Root(r) => work.extend(root(rt, r).next),
+        }
+        work.extend(n.next);
+    }
 }
 
 /// Whether a node is linked into the list behind `root`: the invariant that a
@@ -302,10 +538,10 @@ fn list_contains(rt: &Runtime<Model>, root_id: RootId, id: ListenerId) -> bool {
     false
 }
 
-/// Node's `Listener.prototype.same(listener, capture)`.
-fn same(rt: &Runtime<Model>, id: ListenerId, callback: ObjectId, capture: bool) -> bool {
-    let n = node(rt, id);
-    n.callback == callback && n.capture == capture
+/// Node's `Listener.prototype.same(listener, capture)`: a weak listener's
+/// function is read through `deref()`.
+fn same(rt: &mut Runtime<Model>, id: ListenerId, callback: ObjectId, capture: bool) -> bool {
+    node_callback(rt, id) == Some(callback) && node(rt, id).capture == capture
 }
 
 /// `eventTarget.addEventListener(type, callback, options)` with a callback
@@ -431,7 +667,14 @@ fn add_signal_remover(
     capture: bool,
 ) -> Completion {
     let event_type_owned = event_type.to_string();
-    let remover = rt.native_function(move |rt, _this, _args| {
+    // The arrow closes over `this`, `type`, `listener` and `options`, which
+    // holds the signal.
+    let captures = Captures::values(vec![
+        Value::Object(event_target),
+        callback.clone(),
+        Value::Object(signal),
+    ]);
+    let remover = rt.native_function_capturing(captures, move |rt, _this, _args| {
         remove_event_listener_steps(
             rt,
             event_target,
@@ -440,8 +683,10 @@ fn add_signal_remover(
             capture,
         )
     });
-    // MODEL: Node passes `[kWeakHandler]: this`, which only affects what
-    // garbage collection may drop; scenarios have no GC of listeners here.
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L669-L671>
+    // `[kWeakHandler]: this`: the signal holds the remover weakly, the
+    // target keeps it alive, and it never puts the signal in
+    // gcPersistentSignals.
     add_an_event_listener(
         rt,
         signal,
@@ -450,6 +695,7 @@ fn add_signal_remover(
         ListenerOptions {
             once: true,
             resist_stop_propagation: true,
+            weak: Some(event_target),
             ..ListenerOptions::default()
         },
     )
@@ -522,8 +768,15 @@ pub fn add_an_event_listener(
             next: None,
             resist_stop_propagation: options.resist_stop_propagation,
         });
-        new_listener(rt, Link::Root(root_id), callback, &options);
-        event_target_new_listener(rt, event_target, 1, event_type);
+        new_listener(
+            rt,
+            event_target,
+            event_type,
+            Link::Root(root_id),
+            callback,
+            &options,
+        );
+        event_target_new_listener(rt, event_target, 1, event_type, options.weak.is_some());
         target_state_mut(rt, event_target)
             .events
             .insert(event_type.to_string(), root_id);
@@ -539,13 +792,13 @@ pub fn add_an_event_listener(
         previous = Link::Listener(h);
         handler = node(rt, h).next;
     }
-    new_listener(rt, previous, callback, &options);
+    new_listener(rt, event_target, event_type, previous, callback, &options);
     let r = root_mut(rt, root_id);
     r.size += 1;
     r.resist_stop_propagation |= options.resist_stop_propagation;
     let size = r.size;
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L727>
-    event_target_new_listener(rt, event_target, size, event_type);
+    event_target_new_listener(rt, event_target, size, event_type, options.weak.is_some());
     Ok(Value::Undefined)
 }
 
@@ -582,12 +835,15 @@ pub fn remove_an_event_listener(
             unlink(rt, h);
             let r = root_mut(rt, root_id);
             r.size -= 1;
+            let size = r.size;
             // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L763
             // when the count reaches 0 the root leaves the map, even if an
             // uncounted `onabort` wrapper is still linked behind it.
-            if r.size == 0 {
+            if size == 0 {
                 target_state_mut(rt, event_target).events.remove(event_type);
             }
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L765>
+            event_target_remove_listener(rt, event_target, size, event_type);
             return;
         }
         handler = node(rt, h).next;
@@ -722,10 +978,11 @@ fn call_a_user_objects_operation(
         // promise fulfils with undefined) or throw (it rejects).
         Ok(returned) => {
             let awaited = rt.promise_resolve(returned);
-            let on_fulfilled = rt.native_function(move |rt, _this, _args| {
+            let holds = Captures::objects(&[resolve, reject]);
+            let on_fulfilled = rt.native_function_capturing(holds.clone(), move |rt, _this, _args| {
                 rt.call_function(resolve, Value::Undefined, &[Value::Undefined])
             });
-            let on_rejected = rt.native_function(move |rt, _this, args| {
+            let on_rejected = rt.native_function_capturing(holds, move |rt, _this, args| {
                 let reason = args.first().cloned().unwrap_or(Value::Undefined);
                 rt.call_function(reject, Value::Undefined, &[reason])
             });
@@ -746,17 +1003,23 @@ fn call_a_user_objects_operation(
 /// while that node was last (or behind a node removed meanwhile). The DOM
 /// clones the list first, so no listener added during a dispatch runs.
 fn inner_invoke(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId, root_id: RootId) {
+    // The dispatch's frame holds `this`, the event and the cached `next`.
+    let mark = gc::hold(rt, &[Value::Object(target), Value::Object(event)]);
+    inner_invoke_walk(rt, target, event, root_id);
+    gc::release(rt, mark);
+}
+
+fn inner_invoke_walk(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId, root_id: RootId) {
     let mut handler = root(rt, root_id).next;
     // 2. For each listener of listeners, whose removed is false:
     while let Some(h) = handler {
-        let (removed, once, passive, resist, callback, next) = {
+        let (removed, once, passive, resist, next) = {
             let n = node(rt, h);
             (
                 n.removed,
                 n.once,
                 n.passive,
                 n.resist_stop_propagation,
-                n.callback,
                 n.next,
             )
         };
@@ -790,14 +1053,31 @@ fn inner_invoke(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId, root
             // the root stays in the map even when its count reaches 0.
             unlink(rt, h);
             root_mut(rt, root_id).size -= 1;
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L849>
+            // `this[kRemoveListener](root.size, type, listener, capture)`.
+            let size = root(rt, root_id).size;
+            let event_type = event::event_type(rt, event);
+            event_target_remove_listener(rt, target, size, &event_type);
         }
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L864-L866>
+        // a weak handler's callback is `deref()`ed, and one already collected
+        // is not called (the flags below are not touched either).
+        let Some(callback) = node_callback(rt, h) else {
+            handler = next;
+            continue;
+        };
         // 2.9. If listener's passive is true, then set event's in passive listener flag.
         if passive {
             event::set_in_passive_listener(rt, event, true);
         }
         // 2.11. Call a user object's operation with listener's callback,
         //       "handleEvent", « event », and event's currentTarget attribute value.
-        match call_a_user_objects_operation(rt, callback, target, event) {
+        rt.lib.gc.dispatch_nodes.extend(next);
+        let called = call_a_user_objects_operation(rt, callback, target, event);
+        if next.is_some() {
+            rt.lib.gc.dispatch_nodes.pop();
+        }
+        match called {
             Ok(result) => {
                 // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L873
                 // the dispatch flag is unset after the first listener that
@@ -830,9 +1110,8 @@ fn inner_invoke(rt: &mut Runtime<Model>, target: ObjectId, event: ObjectId, root
 /// `uncaughtException` from a nextTick queued at the moment of the throw, and
 /// interrupts that drain like any throwing tick.
 fn report_the_exception(rt: &mut Runtime<Model>, exception: Value) {
-    rt.next_tick(nodesem_runtime::Task::Native(Box::new(move |_| {
-        Err(exception)
-    })));
+    let captures = Captures::values(vec![exception.clone()]);
+    rt.next_tick(Task::Captured(Box::new(move |_| Err(exception)), captures));
 }
 
 /// Node's `addCatch(promise)`: if the listener returned a thenable, calls its
@@ -845,7 +1124,7 @@ fn add_catch(rt: &mut Runtime<Model>, value: &Value) -> Completion {
     };
     let id = *id;
     if rt.is_promise(value) {
-        let on_rejected = rt.native_function(|rt, _this, args| {
+        let on_rejected = rt.native_function_capturing(Captures::nothing(), |rt, _this, args| {
             report_the_exception(rt, args.first().cloned().unwrap_or(Value::Undefined));
             Ok(Value::Undefined)
         });
@@ -927,6 +1206,9 @@ pub fn set_event_handler(
             if had_function {
                 if let Some(r) = root_id {
                     root_mut(rt, r).size -= 1;
+                    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1198>
+                    let size = root(rt, r).size;
+                    event_target_remove_listener(rt, target, size, event_type);
                 }
             }
             target_state_mut(rt, target)
@@ -942,7 +1224,7 @@ pub fn set_event_handler(
                     Some(r) => {
                         root_mut(rt, r).size += 1;
                         let size = root(rt, r).size;
-                        event_target_new_listener(rt, target, size, event_type);
+                        event_target_new_listener(rt, target, size, event_type, false);
                     }
                     // The wrapper was removed from kEvents: re-register it.
                     None => {
@@ -959,9 +1241,20 @@ pub fn set_event_handler(
         }
         None => {
             // Node's makeEventHandler(handler): calls the current handler, if
-            // it is a function.
+            // it is a function, with the `this` it was called with (the
+            // target: only a dispatch on it calls the wrapper).
+            // MODEL: Node's wrapper holds the handler in a property
+            // (`eventHandler.handler`); the model keeps the handler in the
+            // target's slots and the wrapper holds nothing, so the edge
+            // wrapper -> handler is the target's edge to its handler.
             let owned = event_type.to_string();
-            let wrapper = rt.native_function(move |rt, this, args| {
+            let wrapper = rt.native_function_capturing(Captures::nothing(), move |rt, this, args| {
+                let Value::Object(target) = this else {
+                    return Ok(Value::Undefined);
+                };
+                if !rt.lib.targets.contains_key(&target) {
+                    return Ok(Value::Undefined);
+                }
                 let handler = get_event_handler(rt, target, &owned);
                 match handler {
                     Value::Object(f) if rt.is_function(&handler) => rt.call_function(f, this, args),

@@ -106,6 +106,14 @@ pub struct Model {
     transform: transform::Transforms,
     /// Every pipe (ReadableStreamPipeTo), by [`pipe::PipeId`].
     pipes: Vec<pipe::Pipe>,
+    /// The handles of weak listener records (Node's `Listener` objects of
+    /// weak listeners, which the weak-listener registry holds), to their node.
+    records: Slots<event_target::ListenerId>,
+    /// Node's `objectToWeakListenerMap`: a retainer to the weak listener
+    /// functions it keeps alive.
+    weak_listener_map: Slots<Vec<ObjectId>>,
+    /// `gcPersistentSignals`, Node's internal registries, work in flight.
+    gc: gc::GcState,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -161,6 +169,9 @@ impl Library for Model {
             writable,
             transform,
             pipes,
+            records,
+            weak_listener_map,
+            gc,
         } = self;
         controllers.clear();
         targets.clear();
@@ -173,6 +184,9 @@ impl Library for Model {
         writable.clear();
         transform.clear();
         pipes.clear();
+        records.clear();
+        weak_listener_map.clear();
+        gc.clear();
     }
 
     // ---- abort ----
@@ -351,6 +365,7 @@ impl Library for Model {
                 passive: options.passive,
                 signal,
                 resist_stop_propagation: false,
+                weak: None,
             },
         )
     }

@@ -56,6 +56,20 @@ impl<T> Slots<T> {
         self.by_id.clear();
     }
 
+    /// Whether no object has slots of this kind.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.iter().all(Option::is_none)
+    }
+
+    /// The ids of the objects with slots of this kind, in id order.
+    pub fn ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.by_id
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_some())
+            .map(|(i, _)| ObjectId(i as u32))
+    }
+
     /// Takes the slots of `id` away.
     pub fn remove(&mut self, id: &ObjectId) -> Option<T> {
         self.by_id.get_mut(id.0 as usize).and_then(Option::take)

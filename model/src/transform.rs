@@ -109,6 +109,11 @@ pub struct Transforms {
 }
 
 impl Transforms {
+    /// Whether any TransformStream or controller exists.
+    pub(crate) fn exists(&self) -> bool {
+        !self.streams.is_empty() || !self.controllers.is_empty()
+    }
+
     /// Empties the state for another scenario.
     pub fn clear(&mut self) {
         let Transforms {

@@ -152,14 +152,18 @@ impl<L: Library> Runtime<L> {
         refed: bool,
     ) {
         let key = (self.now + repeat, seq);
-        let task = Task::Native(Box::new(move |rt: &mut Runtime<L>| {
-            let result = rt.call_function(f, this.clone(), &[]);
-            if let Some(refed) = rt.running_intervals.remove(&id) {
-                let seq = rt.seq();
-                rt.arm_interval(id, seq, repeat, f, this, refed);
-            }
-            result
-        }));
+        let holds = crate::gc::Captures::values(vec![Value::Object(f), this.clone()]);
+        let task = Task::Captured(
+            Box::new(move |rt: &mut Runtime<L>| {
+                let result = rt.call_function(f, this.clone(), &[]);
+                if let Some(refed) = rt.running_intervals.remove(&id) {
+                    let seq = rt.seq();
+                    rt.arm_interval(id, seq, repeat, f, this, refed);
+                }
+                result
+            }),
+            holds,
+        );
         self.timers.insert(
             key,
             TimerEntry {
@@ -400,8 +404,9 @@ impl<L: Library> Runtime<L> {
     /// V8's microtask checkpoint: runs jobs until the queue is empty,
     /// including jobs queued meanwhile; then ClearKeptObjects.
     ///
-    /// NODE: V8's `MicrotaskQueue::PerformCheckpoint` empties the kept list
-    /// after the jobs (`harness/js/NODE_GC_FACTS.md`): a WeakRef's target
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L104> every `runMicrotasks()`
+    /// is V8's `MicrotaskQueue::PerformCheckpoint`, which empties the kept
+    /// list after the jobs, measured (`harness/js/NODE_GC_FACTS.md` §3): a WeakRef's target
     /// made or deref'd in a macrotask, its ticks or its microtasks survives
     /// a `gc` until that checkpoint ends.
     fn run_microtasks(&mut self) {
@@ -542,8 +547,8 @@ impl<L: Library> Runtime<L> {
 
     fn iteration(&mut self) {
         self.timers_phase();
-        // NODE: the poll phase runs V8's platform tasks, a registry's
-        // cleanup among them ([`Runtime::cleanup_phase`]).
+        // Measured on the pinned Node: the poll phase runs V8's platform
+        // tasks, a registry's cleanup among them ([`Runtime::cleanup_phase`]).
         self.cleanup_phase();
         self.check_phase();
     }

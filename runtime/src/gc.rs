@@ -612,7 +612,7 @@ impl<L: Library> Runtime<L> {
     /// scope of its own (its ticks, then its microtasks, after all of its
     /// callbacks). Returns whether one ran.
     ///
-    /// NODE: V8 posts one platform task per dirty registry, and Node runs
+    /// Measured on the pinned Node: V8 posts one platform task per dirty registry, and Node runs
     /// platform tasks in the poll phase, one registry per loop iteration, in
     /// an order between registries that is not fixed
     /// (`harness/js/NODE_GC_FACTS.md` §2). The Node engine's driver lets the
@@ -641,7 +641,7 @@ impl<L: Library> Runtime<L> {
                     task.take()
                 },
             );
-            // NODE: a callback that throws ends its task; the registry's
+            // Measured on the pinned Node: a callback that throws ends its task; the registry's
             // other cleared cells are called by a later task, without
             // another collection (NODE_GC_FACTS.md §2).
             if threw && self.registry_has_cleared_cells(registry) {
@@ -670,7 +670,7 @@ impl<L: Library> Runtime<L> {
             //    such that cell.[[WeakRefTarget]] is empty, an
             //    implementation may perform: choose such a cell, remove it,
             //    call the callback with its held value.
-            // NODE: V8 chooses the most recently registered first (the
+            // Measured on the pinned Node: V8 chooses the most recently registered first (the
             //    reverse of registration order; cells with an unregister
             //    token come in an order that varies per process,
             //    NODE_GC_FACTS.md §2, so scenarios do not rely on theirs).
