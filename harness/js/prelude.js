@@ -14,7 +14,8 @@
 //  - loaded with require() by harness/js/server.js (batch mode).
 // It therefore declares exactly one top-level name, `createScenario`, uses no `require` (internal
 // modules come from process.getBuiltinModule) and exports through `module` only when it exists.
-// Run with `--expose-internals` (needed by the driver and $.timeoutSignal) and `--expose-gc`.
+// Run with `--expose-internals` (needed by the driver and $.timeoutSignal), `--expose-gc` and
+// `--stack-trace-limit=0` (see NODE_FLAGS in harness/src/emit.rs).
 //
 // Garbage collection (`gc`, `watch`, `alive`, WeakRef, FinalizationRegistry): nothing here holds a
 // scenario's object strongly once the scenario no longer does (callbacks of timers and immediates

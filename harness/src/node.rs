@@ -14,7 +14,7 @@
 //!
 //! # How a worker starts
 //!
-//! `node --expose-gc --expose-internals -e <source>`, where the source is
+//! `node --expose-gc --expose-internals --stack-trace-limit=0 -e <source>`, where the source is
 //! `'use strict';`, the prelude (`harness/js/prelude.js`, which declares the
 //! one top-level name `createScenario`) and the server, embedded in this crate
 //! with `include_str!` ([`SERVER_SOURCE`]). No JavaScript is written to disk,

@@ -8,54 +8,40 @@
 //! every dependent signal aborted, then fire the signal's event, then each
 //! dependent's. Node 20 fired the source before marking its dependents.
 //!
-//! Nothing is collected yet (the runtime has no GC); the weak references,
-//! the registrations and `gc_persistent` are kept in the shape the seed
-//! gives them so that the GC half, a later issue, only has to add the
-//! collection side. Until then `WeakSignalRef::deref` always succeeds and
-//! Node's `refreshCompositeSignal` (which only acts when a source was
-//! collected) has nothing to do.
+//! The weak references are the runtime's WeakRefs and the registrations
+//! its FinalizationRegistries (see `gc.rs`): a composite's sources and a
+//! source's dependants are lists of the signals' self-WeakRefs, deref'd
+//! where Node derefs them (which keeps the signal until the end of the
+//! job, as in Node), and `gc_persistent` is Node's `gcPersistentSignals`,
+//! reported as roots.
 
-use nodesem_runtime::{Completion, Job, ObjectId, Task, Value};
+use nodesem_runtime::{Captures, Completion, Job, ObjectId, Task, Value};
 
 use crate::event::{BEING_DISPATCHED, TRUSTED};
 use crate::event_target::{
     add_listener, dispatch, has_listeners, new_event, new_listener_hook, remove_listener,
     remove_listener_hook, TargetData,
 };
+use crate::gc::{deref, keep_input, self_ref};
 use crate::listeners::{Callback, NIL, ONCE, RESIST};
 use crate::{alloc_host, type_error, Mutant, Rt, Slot, ABORT};
 
-/// A weak reference to a signal. Seed ("Each signal gets a single
-/// self-WeakRef, shared by every composite that follows it"): every signal
-/// has exactly one, made with it, and the source and dependant lists hold
-/// these handles, so `any([a, a])` and nested composites share them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct WeakSignalRef(u32);
-
-impl WeakSignalRef {
-    /// `weakRef.deref()`: the signal's index while it is alive (always, until
-    /// the runtime collects garbage).
-    #[inline]
-    pub(crate) fn deref(self) -> Option<u32> {
-        Some(self.0)
-    }
-}
-
-/// A FinalizationRegistry registration, for the GC half. Seed ("No
-/// unregister tokens are needed"): none of them carries one.
+/// A record of a FinalizationRegistry registration made (`gc.rs` makes the
+/// real one). Seed ("No unregister tokens are needed"): none of them
+/// carries one.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Registration {
     /// Seed ("Each composite registers once, to leave its sources'
     /// dependant sets when it is collected").
-    Composite(WeakSignalRef),
+    Composite(u32),
     /// Seed ("Each source registers once, when it gets its first dependant,
     /// to leave its dependants' source sets when it is collected").
-    Source(WeakSignalRef),
+    Source(u32),
     /// Seed ("AbortSignal.timeout(): the registry holds the timer through a
     /// small holder that is emptied when the timer fires").
     Timeout {
         /// The timeout signal.
-        signal: WeakSignalRef,
+        signal: u32,
         /// Its holder in `Impl::timeout_holders`.
         holder: u32,
     },
@@ -86,14 +72,18 @@ pub(crate) struct SignalData {
     /// Membership in `gcPersistentSignals` (kept alive while it can still
     /// abort and has abort listeners).
     pub(crate) gc_persistent: bool,
-    /// `kWeakRef`: the one weak reference to this signal.
-    pub(crate) weak_ref: WeakSignalRef,
-    /// `kSourceSignals` (composites only; empty otherwise), duplicates
-    /// removed.
-    pub(crate) sources: Vec<WeakSignalRef>,
-    /// `kDependantSignals`. Seed ("only allocate the dependent signal list
-    /// when there are dependent signals"): `None` until the first one.
-    pub(crate) dependants: Option<Vec<WeakSignalRef>>,
+    /// `kWeakRef`: the one WeakRef (a runtime WeakRef object) to this
+    /// signal. Seed ("Each signal gets a single self-WeakRef, shared by
+    /// every composite that follows it"): made on first need, where
+    /// Node 26.12.1 makes one (`gc::self_ref`).
+    pub(crate) weak_ref: Option<ObjectId>,
+    /// `kSourceSignals` (composites only; empty otherwise): the sources'
+    /// self-WeakRefs, duplicates removed.
+    pub(crate) sources: Vec<ObjectId>,
+    /// `kDependantSignals`: the dependants' self-WeakRefs. Seed ("only
+    /// allocate the dependent signal list when there are dependent
+    /// signals"): `None` until the first one.
+    pub(crate) dependants: Option<Vec<ObjectId>>,
     /// Whether this signal's registration as a source was made.
     pub(crate) source_registered: bool,
     /// Whether this signal's registration as a composite was made.
@@ -110,9 +100,16 @@ pub(crate) struct SignalData {
 pub(crate) enum Disposable {
     /// The signal was already aborted: a microtask will call the listener
     /// unless this was disposed first.
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L27-L66>
+    /// the Disposable's method shares `addAbortListener`'s context, which
+    /// holds `signal` and `listener`, in this case too.
     Queued {
         /// Set by `dispose`.
         disposed: bool,
+        /// The signal.
+        signal: u32,
+        /// The listener.
+        listener: ObjectId,
     },
     /// The listener was added; `dispose` removes it.
     Listening {
@@ -142,6 +139,7 @@ fn new_signal(rt: &mut Rt, aborted: bool, reason: Value, composite: bool) -> u32
         signal: Some(index),
         max_listeners,
         warned: false,
+        removers: Vec::new(),
     });
     rt.lib.signals.push(SignalData {
         obj,
@@ -152,7 +150,7 @@ fn new_signal(rt: &mut Rt, aborted: bool, reason: Value, composite: bool) -> u32
         timeout: false,
         following: false,
         gc_persistent: false,
-        weak_ref: WeakSignalRef(index),
+        weak_ref: None,
         sources: Vec::new(),
         dependants: None,
         source_registered: false,
@@ -216,23 +214,27 @@ pub(crate) fn op_signal_abort(rt: &mut Rt, reason: Option<Value>) -> Completion 
 /// virtual clock.
 pub(crate) fn signal_timeout(rt: &mut Rt, ms: u32) -> Value {
     let signal = new_signal(rt, false, Value::Undefined, false);
-    let weak = WeakSignalRef(signal);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L311-L314> `new SafeWeakRef(signal)`: the signal's self-WeakRef.
+    let weak = self_ref(rt, signal);
     let holder = rt.lib.timeout_holders.len() as u32;
     rt.lib.timeout_holders.push(None);
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L204-L219> the timer closes over a WeakRef, not the signal, and is unref'd.
     let timer = rt.set_timeout(
         ms,
-        Task::Native(Box::new(move |rt| {
-            on_timeout(rt, weak, holder);
-            Ok(Value::Undefined)
-        })),
+        Task::Captured(
+            Box::new(move |rt| {
+                on_timeout(rt, weak, holder);
+                Ok(Value::Undefined)
+            }),
+            Captures::objects(&[weak]),
+        ),
         false,
     );
     rt.lib.timeout_holders[holder as usize] = Some(timer);
-    rt.lib.registrations.push(Registration::Timeout {
-        signal: weak,
-        holder,
-    });
+    crate::gc::register_timeout(rt, signal, holder);
+    rt.lib
+        .registrations
+        .push(Registration::Timeout { signal, holder });
     let data = &mut rt.lib.signals[signal as usize];
     data.timeout = true;
     data.timeout_holder = Some(holder);
@@ -240,11 +242,11 @@ pub(crate) fn signal_timeout(rt: &mut Rt, ms: u32) -> Value {
 }
 
 /// The timeout's callback.
-fn on_timeout(rt: &mut Rt, weak: WeakSignalRef, holder: u32) {
+fn on_timeout(rt: &mut Rt, weak: ObjectId, holder: u32) {
     // Seed: the holder is emptied when the timer fires; the registration
     // stays until the signal is collected.
     rt.lib.timeout_holders[holder as usize] = None;
-    let Some(signal) = weak.deref() else {
+    let Some(signal) = deref(rt, weak) else {
         return;
     };
     rt.lib.signals[signal as usize].gc_persistent = false;
@@ -278,21 +280,22 @@ pub(crate) fn op_signal_any(rt: &mut Rt, signals: &[Value]) -> Completion {
             has_timeout = true;
             data.gc_persistent = true;
         }
-        // refreshCompositeSignal(signal): nothing to refresh (see the module doc).
+        refresh_composite_signal(rt, signal);
+        let data = &rt.lib.signals[signal as usize];
         if data.aborted {
             let reason = data.reason.clone();
             abort_signal(rt, result, reason);
             return Ok(Value::Object(result_obj));
         }
         if !data.composite {
-            let weak = data.weak_ref;
+            let weak = keep_input(rt, signal);
             add_source(rt, result, weak);
             continue;
         }
         // A composite contributes its own sources (they are never composites).
-        for i in 0..rt.lib.signals[signal as usize].sources.len() {
-            let weak = rt.lib.signals[signal as usize].sources[i];
-            let Some(source) = weak.deref() else {
+        let sources = rt.lib.signals[signal as usize].sources.clone();
+        for weak in sources {
+            let Some(source) = deref(rt, weak) else {
                 continue;
             };
             debug_assert!(!rt.lib.signals[source as usize].composite);
@@ -314,7 +317,7 @@ pub(crate) fn op_signal_any(rt: &mut Rt, signals: &[Value]) -> Completion {
 
 /// Adds a source to a composite's source list, once. Seed ("AbortSignal.any([a, a])
 /// now registers once instead of twice, because the WeakRefs are shared").
-fn add_source(rt: &mut Rt, composite: u32, weak: WeakSignalRef) {
+fn add_source(rt: &mut Rt, composite: u32, weak: ObjectId) {
     let sources = &mut rt.lib.signals[composite as usize].sources;
     if !sources.contains(&weak) {
         sources.push(weak);
@@ -328,10 +331,14 @@ fn follow_composite_signal(rt: &mut Rt, composite: u32) {
     if data.following || data.aborted || data.sources.is_empty() {
         return;
     }
-    let own = data.weak_ref;
-    for i in 0..rt.lib.signals[composite as usize].sources.len() {
-        let weak = rt.lib.signals[composite as usize].sources[i];
-        let Some(source) = weak.deref() else {
+    let own = self_ref(rt, composite);
+    let sources = rt.lib.signals[composite as usize].sources.clone();
+    for weak in sources {
+        let Some(source) = deref(rt, weak) else {
+            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L168-L170> a dead source leaves the set.
+            rt.lib.signals[composite as usize]
+                .sources
+                .retain(|&w| w != weak);
             continue;
         };
         let source_data = &mut rt.lib.signals[source as usize];
@@ -348,27 +355,74 @@ fn follow_composite_signal(rt: &mut Rt, composite: u32) {
             .push(own);
         if !source_data.source_registered {
             source_data.source_registered = true;
-            rt.lib.registrations.push(Registration::Source(weak));
+            rt.lib.registrations.push(Registration::Source(source));
+            crate::gc::register_source(rt, source);
         }
     }
     let data = &mut rt.lib.signals[composite as usize];
     if !data.composite_registered {
         data.composite_registered = true;
-        rt.lib.registrations.push(Registration::Composite(own));
+        rt.lib
+            .registrations
+            .push(Registration::Composite(composite));
+        crate::gc::register_composite(rt, composite);
     }
     rt.lib.signals[composite as usize].following = true;
 }
 
-/// The signal half of `kNewListener`, for the first abort listener.
-pub(crate) fn signal_new_abort_listener(rt: &mut Rt, signal: u32, weak: bool) {
-    let data = &rt.lib.signals[signal as usize];
-    if data.composite && !data.aborted {
-        follow_composite_signal(rt, signal);
+/// The signal half of `kNewListener`, for every abort listener (`size`
+/// is the list's size after the add).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L393-L412>
+/// `this.aborted` refreshes a composite before `size === 1` is tested.
+pub(crate) fn signal_new_abort_listener(rt: &mut Rt, signal: u32, size: i32, weak: bool) {
+    if rt.lib.signals[signal as usize].composite {
+        refresh_composite_signal(rt, signal);
+        if !rt.lib.signals[signal as usize].aborted && size == 1 {
+            follow_composite_signal(rt, signal);
+        }
     }
-    let data = &mut rt.lib.signals[signal as usize];
+    let data = &rt.lib.signals[signal as usize];
     let may_be_collected_early = data.timeout || (data.composite && !data.sources.is_empty());
-    if may_be_collected_early && !data.aborted && !weak {
+    if !may_be_collected_early {
+        return;
+    }
+    refresh_composite_signal(rt, signal);
+    let data = &mut rt.lib.signals[signal as usize];
+    if !data.aborted && !weak && size == 1 {
+        if data.timeout && !data.composite && rt.lib.mutant == Some(Mutant::TimeoutCollectedEarly) {
+            return;
+        }
         data.gc_persistent = true;
+    }
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L140-L157>
+/// `refreshCompositeSignal`: dead sources leave a composite's source set,
+/// and an aborted source aborts it. Every source looked at is deref'd
+/// (kept until the end of the job).
+pub(crate) fn refresh_composite_signal(rt: &mut Rt, signal: u32) {
+    let data = &rt.lib.signals[signal as usize];
+    if !data.composite || data.aborted || data.sources.is_empty() {
+        return;
+    }
+    let sources = data.sources.clone();
+    for weak in sources {
+        let Some(source) = deref(rt, weak) else {
+            rt.lib.signals[signal as usize]
+                .sources
+                .retain(|&w| w != weak);
+            continue;
+        };
+        // The mutant is Node 20's order, from before the refresh existed:
+        // a read of a composite does not abort it from its aborted source.
+        if rt.lib.signals[source as usize].aborted
+            && rt.lib.mutant != Some(Mutant::DependantsAbortedLate)
+        {
+            let reason = rt.lib.signals[source as usize].reason.clone();
+            abort_signal(rt, signal, reason);
+            return;
+        }
     }
 }
 
@@ -397,7 +451,7 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
         run_abort(rt, signal);
         let dependants = rt.lib.signals[signal as usize].dependants.clone();
         for weak in dependants.into_iter().flatten() {
-            if let Some(dependant) = weak.deref() {
+            if let Some(dependant) = deref(rt, weak) {
                 abort_signal(rt, dependant, reason.clone());
             }
         }
@@ -412,7 +466,7 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
     let to_abort = data.dependants.take().map(|dependants| {
         let mut to_abort = Vec::with_capacity(dependants.len());
         for &weak in &dependants {
-            let Some(dependant) = weak.deref() else {
+            let Some(dependant) = deref(rt, weak) else {
                 continue;
             };
             let d = &mut rt.lib.signals[dependant as usize];
@@ -429,6 +483,16 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
         rt.lib.signals[signal as usize].dependants = Some(dependants);
         to_abort
     });
+    // The signal and `dependentSignalsToAbort` are the abort's locals:
+    // roots while its listeners run.
+    let base = rt.lib.in_flight.len();
+    rt.lib
+        .in_flight
+        .push(Value::Object(rt.lib.signals[signal as usize].obj));
+    for &(dependant, _) in to_abort.iter().flatten() {
+        let obj = rt.lib.signals[dependant as usize].obj;
+        rt.lib.in_flight.push(Value::Object(obj));
+    }
     // 5. Run the abort steps for signal.
     run_abort(rt, signal);
     // 6. For each dependentSignal of dependentSignalsToAbort, run the abort
@@ -439,11 +503,13 @@ pub(crate) fn abort_signal(rt: &mut Rt, signal: u32, reason: Value) {
         }
         rt.lib.signals[dependant as usize].gc_persistent = false;
     }
+    rt.lib.in_flight.truncate(base);
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L543-L555> the signal, and a composite's sources, leave gcPersistentSignals.
     rt.lib.signals[signal as usize].gc_persistent = false;
     if rt.lib.signals[signal as usize].composite {
-        for i in 0..rt.lib.signals[signal as usize].sources.len() {
-            if let Some(source) = rt.lib.signals[signal as usize].sources[i].deref() {
+        let sources = rt.lib.signals[signal as usize].sources.clone();
+        for weak in sources {
+            if let Some(source) = deref(rt, weak) {
                 rt.lib.signals[source as usize].gc_persistent = false;
             }
         }
@@ -486,6 +552,7 @@ fn only_onabort(rt: &Rt, target: u32) -> bool {
 /// `throwIfAborted S`.
 pub(crate) fn op_throw_if_aborted(rt: &mut Rt, signal: &Value) -> Completion {
     let signal = signal_of(rt, signal)?;
+    refresh_composite_signal(rt, signal);
     let data = &rt.lib.signals[signal as usize];
     if data.aborted {
         return Err(data.reason.clone());
@@ -493,8 +560,12 @@ pub(crate) fn op_throw_if_aborted(rt: &mut Rt, signal: &Value) -> Completion {
     Ok(Value::Undefined)
 }
 
-/// A signal's readable properties.
-pub(crate) fn signal_get(rt: &Rt, signal: u32, prop: &str) -> Value {
+/// A signal's readable properties (`aborted` and `reason` refresh a
+/// composite first).
+pub(crate) fn signal_get(rt: &mut Rt, signal: u32, prop: &str) -> Value {
+    if matches!(prop, "aborted" | "reason") {
+        refresh_composite_signal(rt, signal);
+    }
     let data = &rt.lib.signals[signal as usize];
     match prop {
         "aborted" => Value::Bool(data.aborted),
@@ -577,22 +648,30 @@ pub(crate) fn op_add_abort_listener(rt: &mut Rt, signal: &Value, listener: &Valu
         // trusted abort event whose target is the signal, marked as being
         // dispatched during the call, unless the Disposable was disposed.
         let signal_obj = data.obj;
-        rt.lib
-            .disposables
-            .push(Disposable::Queued { disposed: false });
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
-            if let Disposable::Queued { disposed: true } = rt.lib.disposables[index as usize] {
-                return Ok(Value::Undefined);
-            }
-            let event = new_event(rt, ABORT, TRUSTED | BEING_DISPATCHED);
-            let e = &mut rt.lib.events[event as usize];
-            e.target = Some(signal_obj);
-            let event_obj = e.obj;
-            // An exception leaves the event marked, as in Node.
-            rt.call_function(listener, Value::Undefined, &[Value::Object(event_obj)])?;
-            rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
-            Ok(Value::Undefined)
-        }))));
+        rt.lib.disposables.push(Disposable::Queued {
+            disposed: false,
+            signal,
+            listener,
+        });
+        let captures = Captures::objects(&[signal_obj, listener]);
+        rt.enqueue_microtask(Job::Task(Task::Captured(
+            Box::new(move |rt| {
+                if let Disposable::Queued { disposed: true, .. } =
+                    rt.lib.disposables[index as usize]
+                {
+                    return Ok(Value::Undefined);
+                }
+                let event = new_event(rt, ABORT, TRUSTED | BEING_DISPATCHED);
+                let e = &mut rt.lib.events[event as usize];
+                e.target = Some(signal_obj);
+                let event_obj = e.obj;
+                // An exception leaves the event marked, as in Node.
+                rt.call_function(listener, Value::Undefined, &[Value::Object(event_obj)])?;
+                rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+                Ok(Value::Undefined)
+            }),
+            captures,
+        )));
     } else {
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/events/abort_listener.js#L53-L55> `signal.addEventListener('abort', listener, { once: true,
         // [kResistStopPropagation]: true })`.
@@ -619,8 +698,14 @@ pub(crate) fn op_dispose(rt: &mut Rt, disposable: &Value) -> Completion {
         ));
     };
     match rt.lib.disposables[index as usize] {
-        Disposable::Queued { .. } => {
-            rt.lib.disposables[index as usize] = Disposable::Queued { disposed: true };
+        Disposable::Queued {
+            signal, listener, ..
+        } => {
+            rt.lib.disposables[index as usize] = Disposable::Queued {
+                disposed: true,
+                signal,
+                listener,
+            };
         }
         Disposable::Listening { signal, listener } => {
             let target = rt.lib.signals[signal as usize].target;

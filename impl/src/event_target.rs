@@ -11,8 +11,8 @@
 //! kept here, because it is observable.
 
 use nodesem_runtime::{
-    AddListenerOptions, Completion, EventInit, Job, ObjectData, ObjectId, PromiseCapability, Task,
-    Value,
+    AddListenerOptions, Captures, Completion, EventInit, Job, ObjectData, ObjectId,
+    PromiseCapability, Task, Value,
 };
 
 use crate::event::{
@@ -35,6 +35,9 @@ pub(crate) struct TargetData {
     pub(crate) max_listeners: f64,
     /// `kMaxEventTargetListenersWarned`.
     pub(crate) warned: bool,
+    /// The arrows of the `signal` option's removers this target retains
+    /// (Node's `objectToWeakListenerMap.get(this)`), while they are linked.
+    pub(crate) removers: Vec<ObjectId>,
 }
 
 /// `EventEmitter.defaultMaxListeners`, which every `initEventTarget`
@@ -59,6 +62,7 @@ pub(crate) fn new_target(rt: &mut Rt) -> Value {
         signal: None,
         max_listeners: DEFAULT_MAX_LISTENERS,
         warned: false,
+        removers: Vec::new(),
     });
     Value::Object(obj)
 }
@@ -126,20 +130,27 @@ pub(crate) fn op_add_event_listener(
         // { once: true, [kWeakHandler]: this, [kResistStopPropagation]: true })`,
         // before the duplicate check, so even a duplicate registration gets
         // one, and before the listener is validated, so a refused one too.
-        let remover = match *listener {
-            Value::Object(listener) => Callback::RemoveOnAbort {
+        let (callback_listener, error) = match *listener {
+            Value::Object(listener) => (Some(listener), None),
+            ref other => (
+                None,
+                invalid_listener(rt, other)
+                    .err()
+                    .and_then(|e| e.as_object()),
+            ),
+        };
+        let remover = new_remover(rt, signal, target, callback_listener, error);
+        let callback = match callback_listener {
+            Some(listener) => Callback::RemoveOnAbort {
                 target,
                 ty,
                 listener,
                 capture,
+                remover,
             },
-            ref other => Callback::RemoveInvalid {
-                error: invalid_listener(rt, other)
-                    .err()
-                    .and_then(|e| e.as_object()),
-            },
+            None => Callback::RemoveInvalid { error, remover },
         };
-        add_listener(rt, signal_target, ABORT, remover, ONCE | WEAK | RESIST);
+        add_listener(rt, signal_target, ABORT, callback, ONCE | WEAK | RESIST);
     }
     let Value::Object(listener) = *listener else {
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L675-L686> a listener that fails `validateEventListener`: when null or
@@ -158,6 +169,42 @@ pub(crate) fn op_add_event_listener(
     Ok(Value::Undefined)
 }
 
+/// The `signal` option's remover: its arrow (a host object the retainer
+/// `target` holds, which holds the target, the listener and the signal),
+/// registered in the weak listeners' registry.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L486-L506>
+/// the weak `Listener`: `new SafeWeakRef(listener)` (the arrow),
+/// `new SafeWeakRef(eventTarget)` (the signal) and `new SafeWeakRef(weak)`
+/// (the retainer) keep all three until the end of the job.
+fn new_remover(
+    rt: &mut Rt,
+    signal: u32,
+    retainer: u32,
+    listener: Option<ObjectId>,
+    error: Option<ObjectId>,
+) -> u32 {
+    let index = rt.lib.removers.len() as u32;
+    let arrow = alloc_host(rt, |_| Slot::Remover(index));
+    rt.lib.removers.push(crate::gc::RemoverData {
+        arrow,
+        signal,
+        retainer,
+        listener,
+        error,
+        node: crate::listeners::NIL,
+        registered: true,
+    });
+    rt.lib.targets[retainer as usize].removers.push(arrow);
+    let signal_obj = rt.lib.signals[signal as usize].obj;
+    let retainer_obj = rt.lib.targets[retainer as usize].obj;
+    for obj in [arrow, signal_obj, retainer_obj] {
+        rt.add_to_kept_objects(&Value::Object(obj));
+    }
+    crate::gc::register_remover(rt, index);
+    index
+}
+
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1092-L1107> `validateEventListener` of a listener argument that is no object:
 /// `null` and `undefined` pass as none, the rest throw ERR_INVALID_ARG_TYPE.
 fn invalid_listener(rt: &mut Rt, listener: &Value) -> Completion {
@@ -174,7 +221,8 @@ pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback
     let size = match lib.targets[target as usize].root(ty) {
         None => {
             let root = lib.listeners.new_root(flags & RESIST != 0);
-            lib.listeners.append(root, callback, flags);
+            let node = lib.listeners.append(root, callback, flags);
+            note_remover_node(lib, callback, node);
             lib.targets[target as usize].types.push((ty, root));
             1
         }
@@ -190,7 +238,8 @@ pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback
                     return;
                 }
             };
-            lib.listeners.append(last, callback, flags);
+            let node = lib.listeners.append(last, callback, flags);
+            note_remover_node(lib, callback, node);
             let root = lib.listeners.get_mut(root);
             root.size += 1;
             root.flags |= flags & RESIST;
@@ -198,6 +247,15 @@ pub(crate) fn add_listener(rt: &mut Rt, target: u32, ty: u32, callback: Callback
         }
     };
     new_listener_hook(rt, target, ty, size, flags & WEAK != 0);
+}
+
+/// A remover's node, once linked.
+fn note_remover_node(lib: &mut crate::Impl, callback: Callback, node: u32) {
+    if let Callback::RemoveOnAbort { remover, .. } | Callback::RemoveInvalid { remover, .. } =
+        callback
+    {
+        lib.removers[remover as usize].node = node;
+    }
 }
 
 /// `kNewListener`. Seed ("AbortSignal calls the EventTarget hooks directly
@@ -210,9 +268,12 @@ pub(crate) fn new_listener_hook(rt: &mut Rt, target: u32, ty: u32, size: i32, we
     if data.max_listeners > 0.0 && f64::from(size) > data.max_listeners && !data.warned {
         max_listeners_exceeded(rt, target, ty, size);
     }
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L393-L412>
+    // the signal half reads `this.aborted` (a refresh) for every abort
+    // listener, before it tests `size === 1`.
     if let Some(signal) = rt.lib.targets[target as usize].signal {
-        if ty == ABORT && size == 1 {
-            abort::signal_new_abort_listener(rt, signal, weak);
+        if ty == ABORT {
+            abort::signal_new_abort_listener(rt, signal, size, weak);
         }
     }
 }
@@ -335,11 +396,9 @@ pub(crate) fn op_remove_event_listener(
 /// that the `signal` option put on any signal for this (target, type,
 /// listener, capture) leaves that signal's abort list.
 fn drop_removal_listener(rt: &mut Rt, target: u32, ty: u32, listener: ObjectId, capture: bool) {
-    let wanted = Callback::RemoveOnAbort {
-        target,
-        ty,
-        listener,
-        capture,
+    let wanted = |c: Callback| {
+        matches!(c, Callback::RemoveOnAbort { target: t, ty: y, listener: l, capture: c, .. }
+            if (t, y, l, c) == (target, ty, listener, capture))
     };
     for s in 0..rt.lib.signals.len() {
         let signal_target = rt.lib.signals[s].target;
@@ -348,7 +407,7 @@ fn drop_removal_listener(rt: &mut Rt, target: u32, ty: u32, listener: ObjectId, 
         };
         let mut node = rt.lib.listeners.get(root).next;
         while node != NIL {
-            if rt.lib.listeners.get(node).callback == wanted {
+            if wanted(rt.lib.listeners.get(node).callback) {
                 unlink(rt, signal_target, ABORT, root, node);
                 return;
             }
@@ -380,7 +439,9 @@ pub(crate) fn remove_listener(
 
 /// The rest of `removeEventListener` once the node is found: unlink it,
 /// count it off the root, drop a root whose size reaches 0, run the hook.
-fn unlink(rt: &mut Rt, target: u32, ty: u32, root: u32, node: u32) {
+pub(crate) fn unlink(rt: &mut Rt, target: u32, ty: u32, root: u32, node: u32) {
+    let callback = rt.lib.listeners.get(node).callback;
+    crate::gc::forget_remover(rt, callback);
     let lib = &mut rt.lib;
     let mutant = lib.mutant;
     lib.listeners.remove(node, mutant);
@@ -568,6 +629,14 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
     let once_after_call = rt.lib.mutant == Some(Mutant::OnceRemovedAfterCall);
     let flag_hoisted = rt.lib.mutant == Some(Mutant::DispatchFlagHoisted);
     rt.lib.listeners.begin_walk();
+    // The walk's locals (`this`, `event`, the cached `next` record's
+    // callback) are roots while it runs.
+    let base = rt.lib.in_flight.len();
+    rt.lib.in_flight.extend([
+        Value::Object(target_obj),
+        Value::Object(event_obj),
+        Value::Undefined,
+    ]);
     while handler != NIL {
         let node = *rt.lib.listeners.get(handler);
         let stopped = rt.lib.events[event as usize].has(STOP);
@@ -581,6 +650,11 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
         }
         // Cache the next item in case this iteration removes the current one.
         let next = node.next;
+        rt.lib.in_flight[base + 2] =
+            match (next != NIL).then(|| rt.lib.listeners.get(next).callback) {
+                Some(Callback::Function(f)) => Value::Object(f),
+                _ => Value::Undefined,
+            };
         let removed =
             node.flags & REMOVED != 0 && rt.lib.mutant != Some(Mutant::RemovedListenerRuns);
         if removed || (stopped && node.flags & RESIST == 0) {
@@ -612,12 +686,15 @@ pub(crate) fn dispatch(rt: &mut Rt, target: u32, ty: u32, event: u32) {
         handler = next;
     }
     rt.lib.events[event as usize].flags &= !BEING_DISPATCHED;
+    rt.lib.in_flight.truncate(base);
     rt.lib.listeners.end_walk();
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L846-L851> the `once` half of the walk: `handler.remove(); root.size--;`
 /// and `kRemoveListener` (the root stays, even at size 0).
 fn remove_once(rt: &mut Rt, target: u32, ty: u32, root: u32, handler: u32) {
+    let callback = rt.lib.listeners.get(handler).callback;
+    crate::gc::forget_remover(rt, callback);
     let mutant = rt.lib.mutant;
     rt.lib.listeners.remove(handler, mutant);
     let root_node = rt.lib.listeners.get_mut(root);
@@ -650,16 +727,18 @@ fn call_handle_event(
         Ok(returned) => {
             // `await`: the promise settles once what handleEvent returned has.
             let awaited = rt.promise_resolve(returned);
-            let done = rt.native_function(move |rt, _, _| {
-                rt.call_function(resolve, Value::Undefined, &[Value::Undefined])
-            });
-            let failed = rt.native_function(move |rt, _, args| {
-                rt.call_function(
-                    reject,
-                    Value::Undefined,
-                    &[args.first().cloned().unwrap_or(Value::Undefined)],
-                )
-            });
+            let done = rt
+                .native_function_capturing(Captures::objects(&[resolve]), move |rt, _, _| {
+                    rt.call_function(resolve, Value::Undefined, &[Value::Undefined])
+                });
+            let failed =
+                rt.native_function_capturing(Captures::objects(&[reject]), move |rt, _, args| {
+                    rt.call_function(
+                        reject,
+                        Value::Undefined,
+                        &[args.first().cloned().unwrap_or(Value::Undefined)],
+                    )
+                });
             rt.perform_promise_then(awaited, Some(done), Some(failed), None);
         }
     }
@@ -695,16 +774,24 @@ fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectI
             }
             _ => Ok(Value::Undefined),
         },
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L865-L869>
+        // a weak handler whose callback was collected is not called.
+        Callback::RemoveOnAbort { remover, .. } | Callback::RemoveInvalid { remover, .. }
+            if !crate::gc::remover_alive(rt, remover) =>
+        {
+            Ok(Value::Undefined)
+        }
         Callback::RemoveOnAbort {
             target,
             ty,
             listener,
             capture,
+            ..
         } => {
             remove_listener(rt, target, ty, Callback::Function(listener), capture);
             Ok(Value::Undefined)
         }
-        Callback::RemoveInvalid { error } => match error {
+        Callback::RemoveInvalid { error, .. } => match error {
             Some(error) => Err(Value::Object(error)),
             None => Ok(Value::Undefined),
         },
@@ -716,7 +803,8 @@ fn call_listener(rt: &mut Rt, callback: Callback, this: ObjectId, event: ObjectI
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L1151-L1153> `emitUncaughtException(err)`: `process.nextTick(() => { throw err; })`.
 pub(crate) fn emit_uncaught_exception(rt: &mut Rt, err: Value) {
-    let rethrow = Task::Native(Box::new(move |_| Err(err)));
+    let captures = Captures::values(vec![err.clone()]);
+    let rethrow = Task::Captured(Box::new(move |_| Err(err)), captures);
     if rt.lib.mutant == Some(Mutant::ExceptionInMicrotask) {
         rt.enqueue_microtask(Job::Task(rethrow));
     } else {
@@ -734,11 +822,12 @@ fn add_catch(rt: &mut Rt, result: Value) {
     };
     match rt.heap.get(obj) {
         ObjectData::Promise(_) => {
-            let on_rejected = rt.native_function(|rt, _this, args| {
-                let err = args.first().cloned().unwrap_or(Value::Undefined);
-                emit_uncaught_exception(rt, err);
-                Ok(Value::Undefined)
-            });
+            let on_rejected =
+                rt.native_function_capturing(Captures::nothing(), |rt, _this, args| {
+                    let err = args.first().cloned().unwrap_or(Value::Undefined);
+                    emit_uncaught_exception(rt, err);
+                    Ok(Value::Undefined)
+                });
             rt.promise_then(obj, None, Some(on_rejected));
         }
         ObjectData::Thenable { then, .. } => {

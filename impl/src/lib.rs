@@ -107,6 +107,9 @@ pub(crate) enum Slot {
     ByobReader(u32),
     /// A ReadableStreamBYOBRequest.
     ByobRequest(u32),
+    /// The arrow of a `signal` option's remover (`gc.rs`), never handed to
+    /// a script.
+    Remover(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -129,9 +132,16 @@ pub struct Impl {
     /// `AbortSignal.timeout` holders: the pending timer, emptied when it
     /// fires (seed: "the registry holds the timer through a small holder").
     timeout_holders: Vec<Option<u64>>,
-    /// FinalizationRegistry registrations, kept for the GC half (a later
-    /// issue): one per composite and one per source, never tokened.
+    /// A record of the FinalizationRegistry registrations made: one per
+    /// composite and one per source, never tokened, and the timeouts'.
     registrations: Vec<Registration>,
+    /// The library's FinalizationRegistries (`gc.rs`).
+    registries: gc::Registries,
+    /// The `signal` option's removers (`gc.rs`).
+    removers: Vec<gc::RemoverData>,
+    /// What running library code holds in its locals (a dispatch's target
+    /// and event, an abort's dependants to fire): roots while it runs.
+    in_flight: Vec<Value>,
     /// ReadableStreams, their controllers and readers.
     streams: streams::Streams,
     /// WritableStreams, their controllers and writers.
@@ -218,16 +228,16 @@ impl Impl {
         };
         for r in &self.registrations {
             match r {
-                Registration::Composite(w) | Registration::Source(w) => {
-                    debug_assert!(w.deref().is_some());
-                    if matches!(r, Registration::Composite(_)) {
-                        b.composite_registrations += 1;
-                    } else {
-                        b.source_registrations += 1;
-                    }
+                Registration::Composite(s) => {
+                    debug_assert!(self.signals[*s as usize].composite);
+                    b.composite_registrations += 1;
+                }
+                Registration::Source(s) => {
+                    debug_assert!(self.signals[*s as usize].source_registered);
+                    b.source_registrations += 1;
                 }
                 Registration::Timeout { signal, holder } => {
-                    debug_assert!(signal.deref().is_some());
+                    debug_assert!(self.signals[*signal as usize].timeout);
                     debug_assert!((*holder as usize) < self.timeout_holders.len());
                     b.timeout_registrations += 1;
                 }
@@ -266,6 +276,9 @@ impl Library for Impl {
             disposables: Vec::new(),
             timeout_holders: Vec::new(),
             registrations: Vec::new(),
+            registries: gc::Registries::default(),
+            removers: Vec::new(),
+            in_flight: Vec::new(),
             streams: streams::Streams::default(),
             writables: writable::Writables::default(),
             transforms: Vec::new(),
@@ -286,6 +299,9 @@ impl Library for Impl {
             disposables,
             timeout_holders,
             registrations,
+            registries,
+            removers,
+            in_flight,
             streams,
             writables,
             transforms,
@@ -302,6 +318,9 @@ impl Library for Impl {
         disposables.clear();
         timeout_holders.clear();
         registrations.clear();
+        *registries = gc::Registries::default();
+        removers.clear();
+        in_flight.clear();
         streams.clear();
         writables.clear();
         transforms.clear();
@@ -693,7 +712,7 @@ impl Library for Impl {
             Slot::ByteController(_) => HostClass::ReadableByteStreamController,
             Slot::ByobReader(_) => HostClass::ReadableStreamBYOBReader,
             Slot::ByobRequest(_) => HostClass::ReadableStreamBYOBRequest,
-            Slot::Disposable(_) | Slot::None => HostClass::Disposable,
+            Slot::Disposable(_) | Slot::Remover(_) | Slot::None => HostClass::Disposable,
         }
     }
 

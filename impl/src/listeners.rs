@@ -33,8 +33,7 @@ pub(crate) const CAPTURE: u8 = 1 << 1;
 /// `kFlagPassive`.
 pub(crate) const PASSIVE: u8 = 1 << 2;
 /// `kFlagWeak`: the listener of the `signal` option, held weakly by its
-/// signal in Node (the GC half comes later; the flag already decides the
-/// gc-persistence hook).
+/// signal (its arrow lives as long as its retainer, see `gc.rs`).
 pub(crate) const WEAK: u8 = 1 << 4;
 /// `kFlagRemoved`.
 pub(crate) const REMOVED: u8 = 1 << 5;
@@ -70,6 +69,9 @@ pub(crate) enum Callback {
         listener: ObjectId,
         /// Its capture flag, copied.
         capture: bool,
+        /// Its arrow's record in `Impl::removers` (held weakly: see
+        /// `gc.rs`).
+        remover: u32,
     },
     /// The `signal` option's listener for a listener argument that was no
     /// function: Node's `removeEventListener` then ignores `null` and
@@ -78,6 +80,8 @@ pub(crate) enum Callback {
     RemoveInvalid {
         /// What the removal throws, if anything.
         error: Option<ObjectId>,
+        /// Its arrow's record in `Impl::removers`.
+        remover: u32,
     },
 }
 

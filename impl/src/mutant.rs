@@ -20,7 +20,9 @@ pub enum Mutant {
     /// `AbortSignal.any()`: the source fires its abort event first and only
     /// then aborts each dependent signal in turn (mark and fire, one by one).
     /// Observable: inside the source's abort listener, a composite that
-    /// follows it still reads `aborted false` (Node 26: `true`).
+    /// follows it still reads `aborted false` (Node 26: `true`); as in
+    /// Node 20, which had no `refreshCompositeSignal`, that read does not
+    /// abort the composite from its aborted source either.
     DependantsAbortedLate,
     /// `event_target.rs`, the listener behind `addEventListener`'s `signal`
     /// option removes the listener with `capture` false instead of the flag
@@ -164,11 +166,39 @@ pub enum Mutant {
     /// rejection) and a read of branch 2 stays pending (Node: it gets a
     /// copy of the bytes, a view that is not branch 1's).
     ByteTeeNoClone,
+    /// `gc.rs`, `composite_collected`: the composite registration's cleanup
+    /// does nothing, so a collected composite's WeakRef stays in its
+    /// sources' dependant sets for good (the dependant-set leak Node fixed
+    /// more than once). Observable: `dependants c.signal` still counts a
+    /// composite after it was collected and the cleanups' poll phase ran
+    /// (Node: 0).
+    DependantsNeverPruned,
+    /// `abort.rs`, `signal_new_abort_listener`: a timeout signal's first
+    /// strong abort listener does not put it in `gcPersistentSignals`, so
+    /// nothing keeps it alive until its timer fires. Observable: a timeout
+    /// signal with an abort listener, dropped and collected before its
+    /// timer fires, never calls the listener (Node: it fires).
+    TimeoutCollectedEarly,
+    /// `gc.rs`, `source_collected`: the source registration's cleanup takes
+    /// the collected source out of its composites' source sets but leaves a
+    /// composite whose last source went in `gcPersistentSignals`. Observable:
+    /// a composite with an abort listener, dropped, stays `alive` after its
+    /// only source was collected, the cleanup ran and `gc` ran again (Node:
+    /// collected).
+    CompositeOutlivesSources,
+    /// `gc.rs`, `trace_target`: the target that a listener with `signal S`
+    /// was added to does not hold the remover that `S` holds weakly (Node:
+    /// target -> WeakMap entry -> the arrow), so the first collection after
+    /// the job frees the remover and its node is unlinked from `S`.
+    /// Observable: after `gc` (and a turn for the cleanup), aborting `S`
+    /// does not remove the listener, and a later dispatch on the target
+    /// still calls it (Node: removed).
+    SignalRemoverWeak,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 23] = [
+    pub const ALL: [Mutant; 27] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -192,6 +222,10 @@ impl Mutant {
         Mutant::TeeCancelResolvedEarly,
         Mutant::PipeWatcherLate,
         Mutant::ByteTeeNoClone,
+        Mutant::DependantsNeverPruned,
+        Mutant::TimeoutCollectedEarly,
+        Mutant::CompositeOutlivesSources,
+        Mutant::SignalRemoverWeak,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -220,6 +254,10 @@ impl Mutant {
             Mutant::TeeCancelResolvedEarly => "tee-cancel-resolved-early",
             Mutant::PipeWatcherLate => "pipe-watcher-late",
             Mutant::ByteTeeNoClone => "byte-tee-no-clone",
+            Mutant::DependantsNeverPruned => "dependants-never-pruned",
+            Mutant::TimeoutCollectedEarly => "timeout-collected-early",
+            Mutant::CompositeOutlivesSources => "composite-outlives-sources",
+            Mutant::SignalRemoverWeak => "signal-remover-weak",
         }
     }
 

@@ -97,7 +97,20 @@ impl<L: Library> Runtime<L> {
 
     /// Runs an async body from where it stands until it awaits or ends:
     /// 27.7.5.2 AsyncBlockStart, step 3's closure, from a resumption on.
-    fn async_run(&mut self, mut activation: Activation, mut resume: Resume) {
+    fn async_run(&mut self, activation: Activation, resume: Resume) {
+        // The function's promise and resolving functions are the running
+        // code's while it runs ([`crate::gc`]): nothing else holds them
+        // before the first `await` returns the promise.
+        let mark = self.gc.stack.len();
+        let c = activation.capability;
+        self.gc
+            .stack
+            .extend([c.promise, c.resolve, c.reject].map(Value::Object));
+        self.async_walk(activation, resume);
+        self.gc.stack.truncate(mark);
+    }
+
+    fn async_walk(&mut self, mut activation: Activation, mut resume: Resume) {
         loop {
             if self.stopped() {
                 // The budget stopped the scenario: the body never resumes.
@@ -214,10 +227,15 @@ impl<L: Library> Runtime<L> {
                     continue;
                 }
                 other => {
-                    // The block's frame is a root while its statement runs.
+                    // The frames of the blocks the body is in are roots
+                    // while its statement runs.
+                    let mark = self.gc.frames.len();
+                    self.gc
+                        .frames
+                        .extend(activation.frames.iter().map(|f| f.env.clone()));
                     self.gc.frames.push(env.clone());
                     let done = self.exec_stmt(other, &env);
-                    self.gc.frames.pop();
+                    self.gc.frames.truncate(mark);
                     match done {
                         Ok(Flow::Normal) => {}
                         Ok(Flow::Return(value)) => {

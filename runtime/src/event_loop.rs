@@ -421,10 +421,24 @@ impl<L: Library> Runtime<L> {
             }
             match job {
                 Job::PromiseReaction { reaction, argument } => {
-                    self.promise_reaction_job(reaction, argument)
+                    // The job's record is the running code's while it runs
+                    // ([`crate::gc`]): the derived promise the handler's
+                    // result settles may have no other holder.
+                    let mark = self.gc.stack.len();
+                    if let Some(c) = &reaction.capability {
+                        self.gc
+                            .stack
+                            .extend([c.promise, c.resolve, c.reject].map(Value::Object));
+                    }
+                    self.gc.stack.push(argument.clone());
+                    self.promise_reaction_job(reaction, argument);
+                    self.gc.stack.truncate(mark);
                 }
                 Job::ResolveThenable { promise, thenable } => {
-                    self.promise_resolve_thenable_job(promise, thenable)
+                    let mark = self.gc.stack.len();
+                    self.gc.stack.extend([promise, thenable].map(Value::Object));
+                    self.promise_resolve_thenable_job(promise, thenable);
+                    self.gc.stack.truncate(mark);
                 }
                 Job::Task(task) => {
                     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L167-L182> queueMicrotask enqueues the callback
