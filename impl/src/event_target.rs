@@ -718,8 +718,11 @@ fn call_handle_event(
         resolve,
         reject,
     } = rt.new_promise_capability();
-    let settle: Result<Value, Value> =
-        rt.call_function(handle_event, Value::Object(object), &[Value::Object(event)]);
+    // The wrapper's frame holds its promise while handleEvent runs.
+    let capability = [promise, resolve, reject].map(Value::Object);
+    let settle: Result<Value, Value> = rt.holding(&capability, |rt| {
+        rt.call_function(handle_event, Value::Object(object), &[Value::Object(event)])
+    });
     match settle {
         Err(thrown) => {
             rt.call_function(reject, Value::Undefined, &[thrown])?;

@@ -131,11 +131,17 @@ fn registry(rt: &mut Rt, which: Which) -> Value {
 
 fn register(rt: &mut Rt, which: Which, target: ObjectId, index: u32) {
     let registry = registry(rt, which);
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L488-L494> a weak listener registers with its record as the
+    // unregister token, and `remove()` unregisters it: a removed listener's
+    // cell never makes a cleanup task (whose callback scope would drain the
+    // ticks an uncaught exception left). The arrow is the token here. The
+    // seed's registrations of composites and sources take none.
+    let token = matches!(which, Which::WeakListeners).then_some(Value::Object(target));
     rt.registry_register(
         &registry,
         Value::Object(target),
         Value::Number(f64::from(index)),
-        None,
+        token,
     )
     .expect("a library object can be held weakly");
 }
@@ -294,9 +300,15 @@ pub(crate) fn forget_remover(rt: &mut Rt, callback: Callback) {
     };
     let r = &mut rt.lib.removers[remover as usize];
     r.node = NIL;
-    r.registered = false;
+    let was_registered = std::mem::replace(&mut r.registered, false);
     let arrow = r.arrow;
     let retainer = r.retainer;
+    // `remove()`: `weakListenersState.registry.unregister(this)`.
+    if was_registered {
+        if let Some(registry) = rt.lib.registries.weak_listeners {
+            let _ = rt.registry_unregister(&Value::Object(registry), Value::Object(arrow));
+        }
+    }
     rt.lib.targets[retainer as usize]
         .removers
         .retain(|&a| a != arrow);

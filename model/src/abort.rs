@@ -504,7 +504,10 @@ fn follow_composite_signal(rt: &mut Runtime<Model>, signal: ObjectId) {
         // dependantSignalRef }): no unregister token.
         let held = gc::holdings(
             rt,
-            vec![source_signal_weak_ref.clone(), result_signal_weak_ref.clone()],
+            vec![
+                source_signal_weak_ref.clone(),
+                result_signal_weak_ref.clone(),
+            ],
         );
         rt.registry_register(&dependant_registry, Value::Object(signal), held, None)
             .expect("a signal can be registered");
@@ -512,7 +515,10 @@ fn follow_composite_signal(rt: &mut Runtime<Model>, signal: ObjectId) {
         // composedSignalRef }, resultSignalWeakRef).
         let held = gc::holdings(
             rt,
-            vec![source_signal_weak_ref.clone(), result_signal_weak_ref.clone()],
+            vec![
+                source_signal_weak_ref.clone(),
+                result_signal_weak_ref.clone(),
+            ],
         );
         rt.registry_register(
             &source_registry,

@@ -377,7 +377,11 @@ fn new_weak_callback(
     // this.weakKeyRef = new SafeWeakRef(weak);
     let weak_key_ref = gc::new_weak_ref(rt, retainer);
     // weakListeners().map.get(weak) ?? new SafeSet(), then .add(listener).
-    let mut retained = rt.lib.weak_listener_map.remove(&retainer).unwrap_or_default();
+    let mut retained = rt
+        .lib
+        .weak_listener_map
+        .remove(&retainer)
+        .unwrap_or_default();
     if !retained.contains(&listener) {
         retained.push(listener);
     }
@@ -964,12 +968,16 @@ fn call_a_user_objects_operation(
             return Ok(Value::Object(promise));
         }
     };
-    // `await ReflectApply(listener.handleEvent, listener, args)`.
-    match rt.call_function(
-        handle_event,
-        Value::Object(callback),
-        &[Value::Object(event)],
-    ) {
+    // `await ReflectApply(listener.handleEvent, listener, args)`, the
+    // arrow's frame holding its promise.
+    let capability = [promise, resolve, reject].map(Value::Object);
+    match rt.holding(&capability, |rt| {
+        rt.call_function(
+            handle_event,
+            Value::Object(callback),
+            &[Value::Object(event)],
+        )
+    }) {
         // A throw ends the body: AsyncBlockStart rejects the promise.
         Err(thrown) => {
             rt.call_function(reject, Value::Undefined, &[thrown])?;
@@ -979,9 +987,10 @@ fn call_a_user_objects_operation(
         Ok(returned) => {
             let awaited = rt.promise_resolve(returned);
             let holds = Captures::objects(&[resolve, reject]);
-            let on_fulfilled = rt.native_function_capturing(holds.clone(), move |rt, _this, _args| {
-                rt.call_function(resolve, Value::Undefined, &[Value::Undefined])
-            });
+            let on_fulfilled =
+                rt.native_function_capturing(holds.clone(), move |rt, _this, _args| {
+                    rt.call_function(resolve, Value::Undefined, &[Value::Undefined])
+                });
             let on_rejected = rt.native_function_capturing(holds, move |rt, _this, args| {
                 let reason = args.first().cloned().unwrap_or(Value::Undefined);
                 rt.call_function(reject, Value::Undefined, &[reason])
@@ -1248,19 +1257,22 @@ pub fn set_event_handler(
             // target's slots and the wrapper holds nothing, so the edge
             // wrapper -> handler is the target's edge to its handler.
             let owned = event_type.to_string();
-            let wrapper = rt.native_function_capturing(Captures::nothing(), move |rt, this, args| {
-                let Value::Object(target) = this else {
-                    return Ok(Value::Undefined);
-                };
-                if !rt.lib.targets.contains_key(&target) {
-                    return Ok(Value::Undefined);
-                }
-                let handler = get_event_handler(rt, target, &owned);
-                match handler {
-                    Value::Object(f) if rt.is_function(&handler) => rt.call_function(f, this, args),
-                    _ => Ok(Value::Undefined),
-                }
-            });
+            let wrapper =
+                rt.native_function_capturing(Captures::nothing(), move |rt, this, args| {
+                    let Value::Object(target) = this else {
+                        return Ok(Value::Undefined);
+                    };
+                    if !rt.lib.targets.contains_key(&target) {
+                        return Ok(Value::Undefined);
+                    }
+                    let handler = get_event_handler(rt, target, &owned);
+                    match handler {
+                        Value::Object(f) if rt.is_function(&handler) => {
+                            rt.call_function(f, this, args)
+                        }
+                        _ => Ok(Value::Undefined),
+                    }
+                });
             add_an_event_listener(rt, target, event_type, wrapper, ListenerOptions::default())?;
             target_state_mut(rt, target).handlers.insert(
                 event_type.to_string(),

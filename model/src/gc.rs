@@ -378,7 +378,10 @@ pub(crate) fn collected(rt: &mut Runtime<Model>, dead: &[ObjectId]) {
         .persistent_signals
         .iter()
         .any(|s| dead_set.contains(s));
-    assert!(!persistent_dead, "a signal of gcPersistentSignals was collected");
+    assert!(
+        !persistent_dead,
+        "a signal of gcPersistentSignals was collected"
+    );
     {
         let lib = &mut rt.lib;
         for id in dead {

@@ -361,6 +361,18 @@ impl<L: Library> Runtime<L> {
         )
     }
 
+    /// Runs `f` with `roots` held as roots of the collector: what library
+    /// code keeps in its locals across a call into script code (a promise
+    /// capability it settles afterwards), as a JavaScript function's locals
+    /// are held by its frame.
+    pub fn holding<T>(&mut self, roots: &[Value], f: impl FnOnce(&mut Self) -> T) -> T {
+        let mark = self.gc.stack.len();
+        self.gc.stack.extend_from_slice(roots);
+        let result = f(self);
+        self.gc.stack.truncate(mark);
+        result
+    }
+
     // ---- watch and alive --------------------------------------------------
 
     /// `watch V`: the engine keeps a WeakRef to V under `label`.
