@@ -385,7 +385,7 @@ impl Emitter {
             Stmt::Comment(text) => self.line(&line_comment(text.trim())),
             Stmt::Let { name, op } => {
                 let mut value = self.op(op);
-                if !matches!(op, Op::Await(_) | Op::Value(_)) {
+                if stmt.own_frame_operands().is_some() {
                     value = self.own_frame(value, false);
                 }
                 let name = identifier(name);
@@ -397,7 +397,7 @@ impl Emitter {
             }
             Stmt::Tee { branches, stream } => {
                 let [a, b] = [identifier(&branches[0]), identifier(&branches[1])];
-                let value = format!("{}.tee()", expr(stream));
+                let value = self.own_frame(format!("{}.tee()", expr(stream)), false);
                 if top_level {
                     self.line(&format!("[{a}, {b}] = {value};"));
                 } else {
@@ -406,7 +406,7 @@ impl Emitter {
             }
             Stmt::Do(op) => {
                 let mut value = format!("{};", self.op(op));
-                if !matches!(op, Op::Await(_)) {
+                if stmt.own_frame_operands().is_some() {
                     value = self.own_frame(value, true);
                 }
                 self.line(&value);
@@ -429,7 +429,8 @@ impl Emitter {
                 then,
                 otherwise,
             } => {
-                self.line(&format!("if ({}) {{", expr(cond)));
+                let cond = self.own_frame(expr(cond), false);
+                self.line(&format!("if ({cond}) {{"));
                 self.indent += 1;
                 self.stmts(then.body());
                 self.indent -= 1;
@@ -460,11 +461,9 @@ impl Emitter {
             Stmt::Gc => self.line("$.gc();"),
             Stmt::Watch(value) => {
                 let label = nodesem_lang::printer::expr_text(value);
-                self.line(&format!(
-                    "$.watch({}, {});",
-                    string_literal(&label),
-                    expr(value)
-                ));
+                let code = format!("$.watch({}, {});", string_literal(&label), expr(value));
+                let code = self.own_frame(code, true);
+                self.line(&code);
             }
             Stmt::Alive => self.line("$.alive();"),
             Stmt::Return(None) => self.line("return;"),

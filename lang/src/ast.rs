@@ -88,13 +88,15 @@ impl Block {
     }
 
     /// The names that functions made inside this block read (at any depth,
-    /// through `try`, `if` and `repeat` blocks too): the bindings of this
-    /// block's scope that V8 puts in the scope's context, so that they live
-    /// as long as any closure made in the scope does. A binding no inner
-    /// function reads lives on the stack and dies with the call (the
-    /// collector follows only these names through a closure, [`crate`]'s
-    /// runtime `Env::trace`). Every closure of a scope shares its context:
-    /// a function that reads none of them still keeps them all.
+    /// through `try`, `if` and `repeat` blocks too), the arrow frames its
+    /// statements run in when the scenario collects garbage included
+    /// ([`Stmt::own_frame_operands`]): the bindings of this block's scope
+    /// that V8 puts in the scope's context, so that they live as long as
+    /// any closure made in the scope does. A binding no inner function
+    /// reads lives on the stack and dies with the call (the runtime's
+    /// collector follows only these names through a closure, `Env::trace`).
+    /// Every closure of a scope shares its context: a function that reads
+    /// none of them still keeps them all.
     pub fn closed_over_names(&self) -> Vec<&str> {
         let mut out = Vec::new();
         names_read(self.body(), false, &mut out);
@@ -116,11 +118,15 @@ impl Block {
 /// The names of the bindings that `stmts` read, at any depth; with
 /// `in_function` false, only those read inside the functions they make (a
 /// `let` or a bare operation's blocks are functions; `try`, `if` and
-/// `repeat` blocks are not).
+/// `repeat` blocks are not) and inside the frames of their own that
+/// statements run in when the scenario collects garbage
+/// ([`Stmt::own_frame_operands`]).
 pub fn names_read<'a>(stmts: &'a [Stmt], in_function: bool, out: &mut Vec<&'a str>) {
     for stmt in stmts {
         if in_function {
             stmt.operand_names(out);
+        } else if let Some(operands) = stmt.own_frame_operands() {
+            operands.into_iter().for_each(|e| e.binding_names(out));
         }
         let makes_functions = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
         for block in stmt.blocks() {
@@ -130,6 +136,28 @@ pub fn names_read<'a>(stmts: &'a [Stmt], in_function: bool, out: &mut Vec<&'a st
 }
 
 impl Stmt {
+    /// In a scenario that collects garbage, the operands that JavaScript
+    /// evaluates in an arrow function of their own, called at once: a
+    /// `let`'s and a bare operation's (but an `await`'s, which must stay in
+    /// its async function), a `log`'s, a `watch`'s, a `tee`'s and an `if`'s
+    /// condition. V8 scans a running frame's registers whole, so what a
+    /// statement evaluated would otherwise stay alive until the callback
+    /// returns; in its own frame it dies with the statement. `None` for a
+    /// statement evaluated in place. The emitter and the collector's rule
+    /// for what a closure keeps ([`Block::closed_over_names`]) both follow
+    /// this one list: a binding such a frame reads is, for V8, read by an
+    /// inner function.
+    pub fn own_frame_operands(&self) -> Option<Vec<&Expr>> {
+        match self {
+            Stmt::Let { op, .. } | Stmt::Do(op) if !matches!(op, Op::Await(_)) => Some(op.exprs()),
+            Stmt::Log(exprs) => Some(exprs.iter().collect()),
+            Stmt::Watch(e) | Stmt::Tee { stream: e, .. } | Stmt::If { cond: e, .. } => {
+                Some(vec![e])
+            }
+            _ => None,
+        }
+    }
+
     /// The names of the bindings the statement's own operands read (not
     /// those of its blocks).
     pub fn operand_names<'a>(&'a self, out: &mut Vec<&'a str>) {

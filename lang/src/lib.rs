@@ -298,11 +298,18 @@
 //!   fix, and so are two registries with cells freed by one `gc`: the
 //!   engines run them in registration order, and a scenario whose log
 //!   depends on that order is not deterministic on Node.
+//! - In a scenario that collects garbage, each statement that evaluates
+//!   operands (`let`, a bare operation, `log`, `watch`, a `tee`, an `if`'s
+//!   condition; not `await`) runs in a JavaScript arrow function of its
+//!   own, so that what it evaluated dies with it: V8 scans a running
+//!   function's registers whole, and a value a statement used would
+//!   otherwise stay alive until its callback returns.
 //! - A function keeps the bindings of the scopes around it that some
-//!   function made in the same scope reads (V8's contexts: every closure
-//!   of a scope shares one), not those that only the scope's own code
-//!   reads. The main script's bindings are all kept while the script can
-//!   still run.
+//!   function made in the same scope reads, the statements' own arrow
+//!   frames included (V8's contexts: every closure of a scope shares
+//!   one), not those of a `try`, `if` or `repeat` block no closure of
+//!   which is alive. The main script's bindings are all kept while the
+//!   script can still run.
 //! - Node keeps some signals alive without a script reference: a timeout
 //!   signal with abort listeners until it fires, an `AbortSignal.any()`
 //!   composite with abort listeners while a source can still abort, and
