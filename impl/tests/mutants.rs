@@ -467,7 +467,6 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "tee-cancel-resolved-early",
         "pipe-watcher-late",
         "byte-tee-no-clone",
-        // Exposed by impl/tests/gc.rs.
         "dependants-never-pruned",
         "timeout-collected-early",
         "composite-outlives-sources",
@@ -493,11 +492,45 @@ fn scenarios_mutants_holds_one_scenario_per_mutant() {
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "scn"))
         .count();
-    // FIXME: the GC mutants (`dependants-never-pruned`,
-    // `timeout-collected-early`, `composite-outlives-sources`,
-    // `signal-remover-weak`) are exposed by the scenarios of
-    // impl/tests/gc.rs (their logs checked against Node 26.12.1) until
-    // scenarios/mutants/ gets curated copies with snapshots.
-    const GC_MUTANTS: usize = 4;
-    assert_eq!(files, Mutant::ALL.len() - GC_MUTANTS);
+    assert_eq!(files, Mutant::ALL.len());
+}
+
+#[test]
+fn dependants_never_pruned() {
+    exposes(
+        Mutant::DependantsNeverPruned,
+        "a_collected_composite_leaves_its_sources_dependants.scn",
+        &["2", "2", "0"],
+        &["2", "2", "2"], // mutant: the cleanup prunes nothing
+    );
+}
+
+#[test]
+fn timeout_collected_early() {
+    exposes(
+        Mutant::TimeoutCollectedEarly,
+        "an_observed_timeout_lives_until_it_fires.scn",
+        &["alive s", "fired", "alive"],
+        &["alive", "alive"], // mutant: collected at once, it never fires
+    );
+}
+
+#[test]
+fn composite_outlives_sources() {
+    exposes(
+        Mutant::CompositeOutlivesSources,
+        "a_composite_goes_when_its_only_source_goes.scn",
+        &["alive a", "alive", "alive"],
+        &["alive a", "alive a", "alive a"], // mutant: kept for good
+    );
+}
+
+#[test]
+fn signal_remover_weak() {
+    exposes(
+        Mutant::SignalRemoverWeak,
+        "the_target_holds_its_signal_option_remover.scn",
+        &["0"],
+        &["f", "0"], // mutant: the remover was collected, the listener stays
+    );
 }

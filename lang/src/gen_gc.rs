@@ -113,7 +113,7 @@ pub fn add_gc_points(
     u: &mut Unstructured<'_>,
     density: GcDensity,
 ) -> Scenario {
-    let chance = |u: &mut Unstructured<'_>, p: u8| u.arbitrary::<u8>().map_or(false, |b| b < p);
+    let chance = |u: &mut Unstructured<'_>, p: u8| u.arbitrary::<u8>().is_ok_and(|b| b < p);
     let main: Vec<Stmt> = scenario.body.to_vec();
     let captured = read_by_callbacks(&main);
     // Where each main-script binding is last read at the top level.
