@@ -23,7 +23,7 @@
 //!   object of its own), the signal holds it only weakly, and a registry on
 //!   the arrow unlinks it once it is collected ([`Registries::weak_listeners`]).
 //!
-//! NODE: where the seed and 26.12.1 differ observably, 26.12.1 is kept:
+//! NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L357-L358> where the seed and 26.12.1 differ observably, 26.12.1 is kept:
 //! `AbortSignal.any()` makes a new WeakRef to each plain input in 26.12.1,
 //! which keeps the input alive until the end of the job (AddToKeptObjects);
 //! the seed shares one WeakRef per signal, made once, so a later `any()`
@@ -351,7 +351,7 @@ fn trace_target(rt: &Rt, target: u32, edges: &mut Vec<Value>) {
             node = n.next;
         }
     }
-    // NODE: the retainer -> (WeakMap ephemeron) -> the arrow; the mutant
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L500-L505> the retainer -> (WeakMap ephemeron) -> the arrow; the mutant
     // leaves the arrow to the weak side only.
     if rt.lib.mutant != Some(Mutant::SignalRemoverWeak) {
         for &arrow in &data.removers {

@@ -272,6 +272,12 @@ impl Mutant {
             | Mutant::TeeCancelResolvedEarly
             | Mutant::PipeWatcherLate
             | Mutant::ByteTeeNoClone => nodesem_lang::gen::Family::Streams,
+            // Their bugs show only when a collection runs at the right
+            // moment with the right bindings gone.
+            Mutant::DependantsNeverPruned
+            | Mutant::TimeoutCollectedEarly
+            | Mutant::CompositeOutlivesSources
+            | Mutant::SignalRemoverWeak => nodesem_lang::gen::Family::Gc,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }
