@@ -243,12 +243,20 @@ pub(crate) fn signal_timeout(rt: &mut Rt, ms: u32) -> Value {
 
 /// The timeout's callback.
 fn on_timeout(rt: &mut Rt, weak: ObjectId, holder: u32) {
-    // Seed: the holder is emptied when the timer fires; the registration
-    // stays until the signal is collected.
+    // Seed: the holder is emptied when the timer fires.
     rt.lib.timeout_holders[holder as usize] = None;
     let Some(signal) = deref(rt, weak) else {
         return;
     };
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L206-L208> `clearTimeoutRegistry.unregister(signal)`: the
+    // seed leaves the registration until the signal is collected, and its
+    // cleanup is then a task of the poll phase, whose callback scope runs
+    // the ticks an uncaught exception left waiting before the next
+    // macrotask would have. Observable, so impl keeps 26.12.1's unregister;
+    // the seed's way is the mutant.
+    if rt.lib.mutant != Some(Mutant::TimeoutRegistrationKept) {
+        crate::gc::unregister_timeout(rt, signal);
+    }
     rt.lib.signals[signal as usize].gc_persistent = false;
     let reason = rt.new_dom_exception("The operation was aborted due to timeout", "TimeoutError");
     abort_signal(rt, signal, reason);

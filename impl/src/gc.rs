@@ -136,7 +136,13 @@ fn register(rt: &mut Rt, which: Which, target: ObjectId, index: u32) {
     // cell never makes a cleanup task (whose callback scope would drain the
     // ticks an uncaught exception left). The arrow is the token here. The
     // seed's registrations of composites and sources take none.
-    let token = matches!(which, Which::WeakListeners).then_some(Value::Object(target));
+    //
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L311-L314> a timeout signal is its own token too, so
+    // that its timer can unregister it when it fires (the seed keeps that
+    // registration until the signal is collected, which makes a cleanup task
+    // then: `impl+timeout-registration-kept`).
+    let token =
+        matches!(which, Which::WeakListeners | Which::Timeouts).then_some(Value::Object(target));
     rt.registry_register(
         &registry,
         Value::Object(target),
@@ -156,6 +162,14 @@ pub(crate) fn register_composite(rt: &mut Rt, composite: u32) {
 pub(crate) fn register_source(rt: &mut Rt, source: u32) {
     let obj = rt.lib.signals[source as usize].obj;
     register(rt, Which::Sources, obj, source);
+}
+
+/// The timer of a timeout signal fired: `clearTimeoutRegistry.unregister(signal)`.
+pub(crate) fn unregister_timeout(rt: &mut Rt, signal: u32) {
+    let obj = rt.lib.signals[signal as usize].obj;
+    if let Some(registry) = rt.lib.registries.timeouts {
+        let _ = rt.registry_unregister(&Value::Object(registry), Value::Object(obj));
+    }
 }
 
 /// Registers a timeout signal with its holder.

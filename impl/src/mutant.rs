@@ -194,11 +194,19 @@ pub enum Mutant {
     /// does not remove the listener, and a later dispatch on the target
     /// still calls it (Node: removed).
     SignalRemoverWeak,
+    /// `abort.rs`, `on_timeout`: the seed's "fired timeouts" item: the
+    /// timer empties its holder but leaves the signal's registration, so
+    /// that when the fired signal is collected, its registry's cleanup is a
+    /// task of the poll phase (Node 26.12.1 unregisters it when the timer
+    /// fires). Observable: that task's callback scope runs the ticks and
+    /// microtasks an uncaught exception left waiting, before the immediates
+    /// of that loop iteration (Node: after the next macrotask).
+    TimeoutRegistrationKept,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 27] = [
+    pub const ALL: [Mutant; 28] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -226,6 +234,7 @@ impl Mutant {
         Mutant::TimeoutCollectedEarly,
         Mutant::CompositeOutlivesSources,
         Mutant::SignalRemoverWeak,
+        Mutant::TimeoutRegistrationKept,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -258,6 +267,7 @@ impl Mutant {
             Mutant::TimeoutCollectedEarly => "timeout-collected-early",
             Mutant::CompositeOutlivesSources => "composite-outlives-sources",
             Mutant::SignalRemoverWeak => "signal-remover-weak",
+            Mutant::TimeoutRegistrationKept => "timeout-registration-kept",
         }
     }
 
@@ -277,7 +287,8 @@ impl Mutant {
             Mutant::DependantsNeverPruned
             | Mutant::TimeoutCollectedEarly
             | Mutant::CompositeOutlivesSources
-            | Mutant::SignalRemoverWeak => nodesem_lang::gen::Family::Gc,
+            | Mutant::SignalRemoverWeak
+            | Mutant::TimeoutRegistrationKept => nodesem_lang::gen::Family::Gc,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }

@@ -471,6 +471,7 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "timeout-collected-early",
         "composite-outlives-sources",
         "signal-remover-weak",
+        "timeout-registration-kept",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);
@@ -532,5 +533,23 @@ fn signal_remover_weak() {
         "the_target_holds_its_signal_option_remover.scn",
         &["0"],
         &["f", "0"], // mutant: the remover was collected, the listener stays
+    );
+}
+
+#[test]
+fn timeout_registration_kept() {
+    exposes(
+        Mutant::TimeoutRegistrationKept,
+        "a_fired_timeout_leaves_no_registration.scn",
+        &[
+            "uncaught Error: first",
+            "immediate",
+            "uncaught Error: second",
+        ],
+        &[
+            "uncaught Error: first",
+            "uncaught Error: second", // mutant: the cleanup task's scope runs the waiting tick
+            "immediate",
+        ],
     );
 }
