@@ -23,6 +23,9 @@ cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,nod
 echo "== streams: model, impl and the pinned Node (also with --no-async-context-frame, as the seed's stress ran) over scenarios/streams plus 2,000 generated stream scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engines model,impl,node,node+--no-async-context-frame --generated 2000 --family streams --seed 1
 
+echo "== gc: model, impl and the pinned Node over scenarios/gc plus 2,000 generated scenarios with collection points (--family gc)"
+cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --engines model,impl,node --generated 2000 --family gc --seed 1
+
 echo "== work and log budgets: model, impl and Node stop at the same step and byte"
 # Small limits stop most scenarios part-way, so every charge (statements, listener walks, any(),
 # log bytes) must be counted the same way in the three engines for their logs to agree.
@@ -32,6 +35,8 @@ cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,nod
 echo "== main job: model against impl over scenarios/ plus 10,000 generated scenarios"
 cargo run --release --quiet -p nodesem-harness -- check --generated 10000 --seed 100000
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 10000 --family streams --seed 100000
+cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --generated 10000 --family gc --seed 100000
+cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 2000 --family streams-gc --seed 100000
 
 echo "== fuzz targets: each run for 15 s with libFuzzer (installs cargo-fuzz if missing)"
 scripts/fuzz-smoke.sh 15
