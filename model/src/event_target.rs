@@ -468,15 +468,8 @@ pub(crate) fn remove_weak_listener_helper(
     let mut handler = root(rt, root_id).next;
     while let Some(h) = handler {
         if h == listener {
-            unlink(rt, h);
-            let r = root_mut(rt, root_id);
-            r.size -= 1;
-            let size = r.size;
-            if size == 0 {
-                target_state_mut(rt, event_target).events.remove(event_type);
-            }
             // "Undefined is passed as the listener as the listener was GCed".
-            event_target_remove_listener(rt, event_target, size, event_type);
+            unlink_and_count_off(rt, event_target, event_type, root_id, h);
             break;
         }
         handler = node(rt, h).next;
@@ -836,18 +829,7 @@ pub fn remove_an_event_listener(
             // (https://dom.spec.whatwg.org/#remove-an-event-listener):
             // 2. Set listener's removed to true and remove listener from
             //    eventTarget's event listener list.
-            unlink(rt, h);
-            let r = root_mut(rt, root_id);
-            r.size -= 1;
-            let size = r.size;
-            // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L763
-            // when the count reaches 0 the root leaves the map, even if an
-            // uncounted `onabort` wrapper is still linked behind it.
-            if size == 0 {
-                target_state_mut(rt, event_target).events.remove(event_type);
-            }
-            // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L765>
-            event_target_remove_listener(rt, event_target, size, event_type);
+            unlink_and_count_off(rt, event_target, event_type, root_id, h);
             return;
         }
         handler = node(rt, h).next;
@@ -999,6 +981,30 @@ fn call_a_user_objects_operation(
         }
     }
     Ok(Value::Object(promise))
+}
+
+/// The unlinking both removals share, Node's `removeEventListener` and
+/// `kRemoveWeakListenerHelper` alike: the node leaves its list, the type's
+/// count goes down, and the hook runs with the new count.
+fn unlink_and_count_off(
+    rt: &mut Runtime<Model>,
+    event_target: ObjectId,
+    event_type: &str,
+    root_id: RootId,
+    h: ListenerId,
+) {
+    unlink(rt, h);
+    let r = root_mut(rt, root_id);
+    r.size -= 1;
+    let size = r.size;
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L763>
+    // when the count reaches 0 the root leaves the map, even if an
+    // uncounted `onabort` wrapper is still linked behind it.
+    if size == 0 {
+        target_state_mut(rt, event_target).events.remove(event_type);
+    }
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L765>
+    event_target_remove_listener(rt, event_target, size, event_type);
 }
 
 /// To inner invoke (<https://dom.spec.whatwg.org/#concept-event-listener-inner-invoke>),
