@@ -282,11 +282,11 @@ impl<L: Library> Runtime<L> {
                     env.define(&std::sync::Arc::from(second), arg);
                 }
                 self.depth += 1;
-                // The running function, its arguments and its frame are
-                // roots while it runs ([`crate::gc`]).
+                // The running function and its frame (which holds the
+                // arguments a script can reach) are roots while it runs
+                // ([`crate::gc`]).
                 let mark = self.gc.stack.len();
                 self.gc.stack.push(Value::Object(func));
-                self.gc.stack.extend(args.iter().cloned());
                 self.gc.frames.push(env.clone());
                 let result = if is_async {
                     Ok(self.async_function_start(&body, env))

@@ -184,6 +184,11 @@ impl<L: Library> Runtime<L> {
     /// Runs statements in `env`, which is a root of the collector while
     /// they run.
     pub fn exec_stmts(&mut self, stmts: &[Stmt], env: &Env) -> Result<Flow, Value> {
+        // A block that declares nothing runs in its parent's frame, which
+        // is a root already (a call's frame too, pushed by the call).
+        if self.gc.frames.last().is_some_and(|top| top.same(env)) {
+            return self.exec_stmts_in(stmts, env);
+        }
         self.gc.frames.push(env.clone());
         let result = self.exec_stmts_in(stmts, env);
         self.gc.frames.pop();

@@ -436,6 +436,11 @@ impl Env {
         })))
     }
 
+    /// Whether both are the one frame.
+    pub fn same(&self, other: &Env) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+
     /// `this`: the receiver of the innermost function call around this
     /// environment, undefined outside every call.
     pub fn this(&self) -> Value {
