@@ -30,7 +30,7 @@
 //! would not keep its input. [`keep_input`] adds the input to the kept list
 //! every time, as 26.12.1 does.
 
-use nodesem_runtime::{Captures, Completion, ObjectId, Runtime, Value};
+use nodesem_runtime::{Captures, Completion, ObjectData, ObjectId, Runtime, Value};
 
 use crate::listeners::{Callback, NIL};
 use crate::{Impl, Mutant, Rt, Slot, ABORT};
@@ -509,11 +509,51 @@ fn list_callbacks(rt: &Rt, node: u32, roots: &mut Vec<Value>) {
 /// records are indexed and outlive their objects, for the cleanups); checks
 /// that no retained signal was collected.
 pub(crate) fn collected(rt: &mut Runtime<Impl>, dead: &[ObjectId]) {
+    // Invariants after a collection (the runtime empties the dead slots
+    // after this returns, so their state can still be read):
+    // 1. nothing in gcPersistentSignals was collected;
+    // 2. every entry of a live signal's dependant list whose composite was
+    //    collected is a self-WeakRef whose composite registration has a
+    //    cleared cell, so that its cleanup will take it out (Node keeps
+    //    such entries until then, and settled ones for good: the list is
+    //    never a list of live signals, but it never keeps one alive and
+    //    never loses track of a dead one).
     for &obj in dead {
         if let Slot::Signal(s) = rt.lib.slot(obj) {
-            debug_assert!(
+            assert!(
                 !rt.lib.signals[s as usize].gc_persistent,
-                "a signal in gcPersistentSignals was collected"
+                "invariant: a signal of gcPersistentSignals was collected"
+            );
+        }
+    }
+    if rt.lib.mutant == Some(Mutant::DependantsNeverPruned) {
+        return;
+    }
+    let pending: Vec<u32> = match rt.lib.registries.composites.map(|r| rt.heap.get(r)) {
+        Some(ObjectData::FinalizationRegistry(data)) => data
+            .cells
+            .iter()
+            .filter(|c| c.target.is_none())
+            .filter_map(|c| match c.held {
+                Value::Number(n) => Some(n as u32),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let is_dead = |rt: &Rt, obj: ObjectId| dead.contains(&obj) || !rt.is_alive(obj);
+    for signal in &rt.lib.signals {
+        if is_dead(rt, signal.obj) {
+            continue;
+        }
+        for &w in signal.dependants.iter().flatten() {
+            let ObjectData::WeakRef(Value::Undefined) = rt.heap.get(w) else {
+                continue;
+            };
+            let owner = rt.lib.signals.iter().position(|d| d.weak_ref == Some(w));
+            assert!(
+                owner.is_some_and(|c| pending.contains(&(c as u32))),
+                "invariant: a dependant list holds a collected composite with no cleanup pending"
             );
         }
     }
