@@ -159,8 +159,80 @@ const createScenario = (() => {
         throw new Error('nodesem prelude: the event loop driver needs Node internals; run node with --expose-internals');
       }
       runNextTicks = mod.setupTaskQueue().runNextTicks;
+      installTickCallback();
     }
     return runNextTicks;
+  }
+
+  // The drain that closes a real callback scope. Node's InternalCallbackScope::Close (src/api/
+  // callback.cc) runs a microtask checkpoint when no tick is scheduled, then, when ticks or
+  // rejections are pending, calls the tick callback, processTicksAndRejections. The prelude
+  // installs its own tick callback, which is runNextTicks (the same drain: with a tick or a
+  // rejection pending it calls processTicksAndRejections), except at the close of the driver's
+  // own real callback when it suspends for poll-phase hops (`skipOwnClose`): a real program has
+  // no such callback, so the ticks and microtasks an interrupted drain left must not run there.
+  // They run, as in a real program, after the next macrotask (the virtual check phase's), or in
+  // the callback scope of a FinalizationRegistry cleanup task (a V8 platform task that Node runs
+  // in an InternalCallbackScope of its own; NODE_GC_FACTS.md §8), whose close is not skipped.
+  // `tickInfo[kHasTickScheduled]` is set before such a close so that Close calls the tick
+  // callback instead of running the checkpoint itself. Without the binding (a Node whose
+  // internals differ) the hops drain as before.
+  let tickInfo = null;
+  let skipOwnClose = false;
+  function tickCallback() {
+    if (skipOwnClose) {
+      skipOwnClose = false;
+      return;
+    }
+    runNextTicks();
+  }
+  function installTickCallback() {
+    let binding;
+    const emitWarning = process.emitWarning;
+    try {
+      // internal/test/binding warns "These APIs are for internal testing only" from a nextTick,
+      // which would reach the scenario's log; the warning is not the scenario's.
+      process.emitWarning = () => {};
+      binding = process.getBuiltinModule('internal/test/binding').internalBinding('task_queue');
+    } catch {
+      binding = undefined;
+    } finally {
+      process.emitWarning = emitWarning;
+    }
+    if (binding == null || typeof binding.setTickCallback !== 'function' || binding.tickInfo == null) return;
+    binding.setTickCallback(tickCallback);
+    tickInfo = binding.tickInfo;
+  }
+
+  // Makes the close of the real callback now running (the driver's, about to return for a hop)
+  // drain nothing, and takes out of Node's immediate queues the real `setImmediate(noop)` that
+  // Node queues after its handler handled an uncaught exception (lib/internal/process/
+  // execution.js): the prelude's virtual noop immediate stands for it (see `uncaught`), and the
+  // real one, running between two hops or after the driver's callback in the same batch (where
+  // processImmediate calls runNextTicks() before it), would be a drain point a real program
+  // does not have. `running` is the real Immediate whose callback is the driver's.
+  function suspendOwnClose(running) {
+    if (tickInfo === null) return;
+    clearRealNoops(running);
+    skipOwnClose = true;
+    tickInfo[0] = 1; // kHasTickScheduled: Close calls tickCallback, which skips this one drain
+  }
+  function isNodeNoop(immediate) {
+    const fn = immediate._onImmediate;
+    return typeof fn === 'function' && fn.name === 'noop' && immediate._argv === undefined
+      && Function.prototype.toString.call(fn) === 'function noop() {}';
+  }
+  function clearRealNoops(running) {
+    const found = [];
+    // The rest of the batch processImmediate is running (detached from immediateQueue), then
+    // the immediates queued since.
+    for (let im = running == null ? null : running._idleNext; im != null; im = im._idleNext) {
+      if (isNodeNoop(im)) found.push(im);
+    }
+    for (let im = getInternalTimers().immediateQueue.head; im != null; im = im._idleNext) {
+      if (isNodeNoop(im)) found.push(im);
+    }
+    for (let i = 0; i < found.length; i++) clearImmediate(found[i]);
   }
 
   // Node's async id stack and async context frame, restored after a nextTick callback threw
@@ -279,6 +351,8 @@ const createScenario = (() => {
 
     // The program: segments and run commands, in the order the body declared them.
     const program = [];
+    // Whether a segment's code calls `$.gc()` (see start).
+    let programCollects = false;
     let pc = 0;
 
     // Virtual loop state.
@@ -496,7 +570,13 @@ const createScenario = (() => {
     function clearTimeoutV(h) {
       if (h == null || h.kind !== 'timeout') return;
       h.cleared = true;
-      if (h.active) deactivateTimer(h);
+      if (h.active) {
+        deactivateTimer(h);
+        // Node's clearTimeout unlinks the timer from its list at once; a cleared timer waiting in
+        // the heap would keep the handle alive. A tombstone with its key takes its place.
+        const i = timerHeap.indexOf(h);
+        if (i >= 0) timerHeap[i] = { deadline: h.deadline, seq: h.seq, active: false };
+      }
       // Node's clearTimeout lets go of the callback (`_onTimeout = null`); a handle the script
       // still holds must not keep it alive.
       h.fn = null;
@@ -518,6 +598,7 @@ const createScenario = (() => {
       return h;
     }
 
+    const CLEARED_IMMEDIATE = { kind: 'immediate', fn: null, active: false };
     function setImmediateV(fn) {
       if (typeof fn !== 'function') throw new TypeError('$.setImmediate(fn) expects a function');
       const im = new Immediate(fn);
@@ -531,6 +612,9 @@ const createScenario = (() => {
         h.active = false;
         h.fn = null;
         pendingImmediates--;
+        // Node's clearImmediate unlinks it from the queue at once: the handle is not kept.
+        const i = immediates.indexOf(h, immHead);
+        if (i >= 0) immediates[i] = CLEARED_IMMEDIATE;
       }
     }
 
@@ -677,6 +761,7 @@ const createScenario = (() => {
     function segment(fn, cost = 0) {
       if (looping) throw new Error('nodesem prelude: $.segment after the loop began');
       if (typeof fn !== 'function') throw new TypeError('$.segment expects a function');
+      if (!programCollects && Function.prototype.toString.call(fn).includes('$.gc(')) programCollects = true;
       program.push({ segment: () => { if (charge(cost)) fn(); } });
     }
 
@@ -772,7 +857,9 @@ const createScenario = (() => {
         // check phase
         while (checkLeft > 0) {
           checkLeft--;
-          const im = immediates[immHead++];
+          const im = immediates[immHead];
+          // A visited entry is let go (a handle that ran is not kept by the queue).
+          immediates[immHead++] = CLEARED_IMMEDIATE;
           if (im.active) {
             im.active = false;
             pendingImmediates--;
@@ -858,10 +945,14 @@ const createScenario = (() => {
     // current). Nothing else of the scenario runs meanwhile. Then the loop goes on, in the check
     // phase. Costs nothing to a scenario that never calls gc.
     function hopQuota() { return POLL_HOPS + Math.min(registriesMade, 1000); }
+    // The real Immediate whose callback is the driver's (runAll's, then each hop's).
+    let realImmediate = null;
     function beginHops() {
       hopsLeft = hopQuota();
       hopActivity = activity;
-      setImmediate(hop);
+      const running = realImmediate;
+      realImmediate = setImmediate(hop);
+      suspendOwnClose(running);
     }
     function hop() {
       current = self;
@@ -870,7 +961,9 @@ const createScenario = (() => {
         hopsLeft = hopQuota();
       }
       if (--hopsLeft > 0 && !stopped) {
-        setImmediate(hop);
+        const running = realImmediate;
+        realImmediate = setImmediate(hop);
+        suspendOwnClose(running);
         return;
       }
       // Every cleanup of this poll phase ran, the ones a cleanup's gc made pending too.
@@ -887,7 +980,7 @@ const createScenario = (() => {
     // at a poll phase (returns false; hop resumes it).
     function runLoop(drain) {
       for (;;) {
-        const task = nextTask();
+        let task = nextTask();
         if (task === null) break;
         if (task === POLL_TASK) {
           beginHops();
@@ -898,22 +991,34 @@ const createScenario = (() => {
           drainNow(drain);
           continue;
         }
-        let threw = false;
-        lastTaskThrew = false;
-        try {
-          // Node calls a timer's or an immediate's callback on its handle.
-          Reflect.apply(task.fn, task.handle, []);
-        } catch (e) {
-          threw = true;
-          lastTaskThrew = true;
-          // Like a module whose top level threw: no later segment runs, the loop still does.
-          if (task.kind === 'segment') segmentsSkipped = true;
-          uncaught(e);
-        }
-        if (threw && task.kind !== 'segment' && phaseHasMore()) continue;
+        const segment = task.kind === 'segment';
+        const threw = runTask(task);
+        // This frame stays live while later tasks run, and V8 scans a frame's registers whole:
+        // it must not keep the task (its callback, its handle) that ran, which the Rust runtime's
+        // Timer and Immediate objects, with no edges, do not keep (NODE_GC_FACTS.md §8).
+        task = null;
+        if (threw && !segment && phaseHasMore()) continue;
         drainNow(drain);
       }
       return true;
+    }
+
+    // Runs one virtual macrotask; returns whether it threw. A frame of its own, gone before the
+    // drain after the task and before the next task, so that nothing that stays live holds the
+    // callback, its handle or the exception.
+    function runTask(task) {
+      lastTaskThrew = false;
+      try {
+        // Node calls a timer's or an immediate's callback on its handle.
+        Reflect.apply(task.fn, task.handle, []);
+        return false;
+      } catch (e) {
+        lastTaskThrew = true;
+        // Like a module whose top level threw: no later segment runs, the loop still does.
+        if (task.kind === 'segment') segmentsSkipped = true;
+        uncaught(e);
+        return true;
+      }
     }
 
     function settleLeftovers() {
@@ -1058,8 +1163,27 @@ const createScenario = (() => {
       started = true;
       if (typeof callback === 'function') onDone = callback;
       getRunNextTicks(); // fails here, clearly, without --expose-internals
+      const first = !anyScenarioStarted;
       anyScenarioStarted = true;
-      setImmediate(runAll);
+      if (onDone !== null && realGc !== undefined && (first || programCollects)) {
+        // Batch mode, before the first scenario of a worker and before each scenario that
+        // collects: what the server's start-up or the scenarios before left for the collector
+        // has FinalizationRegistry cells (Node's own: abort_controller's, the weak listeners';
+        // a finished scenario's registries), whose cleanup tasks would run, as callback scopes
+        // that drain, in the hops of this scenario's first gc (measured: one such task right
+        // after the first gc of a fresh worker, NODE_GC_FACTS.md §8). A real program has none
+        // of that garbage. Collect it and let those tasks run before the scenario begins; the
+        // scenario's own objects do not exist yet (its body only declared its bindings).
+        realGc();
+        let left = POLL_HOPS;
+        const settle = () => {
+          if (--left > 0) setImmediate(settle);
+          else realImmediate = setImmediate(runAll);
+        };
+        setImmediate(settle);
+        return;
+      }
+      realImmediate = setImmediate(runAll);
     }
 
     // $.start for a `use module` scenario, called before the module's own code: the virtual loop

@@ -254,6 +254,57 @@ $.segment(() => {
     expect: ['dependants 1 0 0 0', 'alive s2', 'after gc 1', 'in check 0', 's2 abort', 'alive'],
   },
   {
+    name: 'gc: the hops of a poll phase with no cleanup do not run what an interrupted drain left; the next macrotask does',
+    standalone: true,
+    code: `let s1;
+$.segment(() => {
+  s1 = new AbortController().signal;
+  s1.addEventListener("abort", $.cb(function () { throw ({}); }));
+  $.setImmediate($.cb(function () { $.log("imm"); }));
+  queueMicrotask($.cb(function () { $.log("mt"); }));
+  s1.dispatchEvent(new Event("abort"));
+  s1.dispatchEvent(new Event("abort"));
+  $.gc();
+});`,
+    expect: ['uncaught [Object]', 'imm', 'uncaught [Object]', 'mt'],
+  },
+  {
+    name: 'gc: a cleanup task that runs in the hops drains what an interrupted drain left, before its own ticks',
+    standalone: true,
+    code: `let s1, r, o;
+$.segment(() => {
+  r = $.registry($.cb(function (held) { $.log("cleanup", held); process.nextTick($.cb(function () { $.log("tick", held); })); }));
+  o = ({});
+  r.register(o, "o");
+  o = undefined;
+  s1 = new AbortController().signal;
+  s1.addEventListener("abort", $.cb(function () { throw ({}); }));
+  $.setImmediate($.cb(function () { $.log("imm"); }));
+  $.setTimeout(0, $.cb(function () {
+    queueMicrotask($.cb(function () { $.log("mt"); }));
+    s1.dispatchEvent(new Event("abort"));
+    s1.dispatchEvent(new Event("abort"));
+    $.gc();
+  }));
+});`,
+    expect: ['imm', 'uncaught [Object]', 'cleanup o', 'uncaught [Object]', 'tick o', 'mt'],
+  },
+  {
+    name: 'gc: the driver keeps no handle or callback of a task that ran, a cleared timer or a cleared immediate',
+    standalone: true,
+    code: `let h, i, c, o;
+$.segment(() => {
+  o = ({});
+  h = $.setTimeout(0, $.cb(function () { process.nextTick($.cb(function () { $.gc(); $.alive(); })); }));
+  c = $.setTimeout(5, $.cb(function () { $.log("never"); }));
+  i = $.setImmediate($.cb(function () { $.log("never"); }));
+  $.watch("h", h); $.watch("c", c); $.watch("i", i);
+  $.clearTimeout(c); $.clearImmediate(i);
+  h = undefined; c = undefined; i = undefined;
+});`,
+    expect: ['alive'],
+  },
+  {
     name: 'gc: a use module scenario keeps its bindings as a root ($.keep) and its cleanups run',
     module: true,
     code: `let r, o;
