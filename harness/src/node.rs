@@ -17,7 +17,7 @@
 //! `node --expose-gc --expose-internals --stack-trace-limit=0 -e <source>`, where the source is
 //! `'use strict';`, the prelude (`harness/js/prelude.js`, which declares the
 //! one top-level name `createScenario`) and the server, embedded in this crate
-//! with `include_str!` ([`SERVER_SOURCE`]). No JavaScript is written to disk,
+//! with `include_str!` ([`server_source`]). No JavaScript is written to disk,
 //! so no other user can swap it, and any installed `nodesem` binary works.
 //! Node is spawned without `NODE_OPTIONS` (a user's options would change
 //! behaviour) or `NODE_EXTRA_CA_CERTS` (it costs some Node versions 33 ms per
@@ -171,15 +171,37 @@ const DIRECT_WRITE_MAX: usize = 4096;
 /// The most characters of an unexpected line an error message quotes.
 const QUOTE_CHARS: usize = 300;
 
-/// The JavaScript a worker runs, passed to `node -e`: the prelude, then the
-/// server, in strict mode. It is one command-line argument, so it must stay
-/// well under Linux's 128 KiB limit on one argument (a unit test checks).
-pub const SERVER_SOURCE: &str = concat!(
+/// The prelude, then the server, in strict mode, as the files have them.
+const SERVER_FILES: &str = concat!(
     "'use strict';\n",
     include_str!("../js/prelude.js"),
     "\n",
     include_str!("../js/server.js"),
 );
+
+/// The JavaScript a worker runs, passed to `node -e`: [`SERVER_FILES`]
+/// without their whole-line `//` comments (the files' documentation, a
+/// third of their bytes). It is one command-line argument, so it must stay
+/// well under Linux's 128 KiB limit on one argument (a unit test checks).
+/// No line of the two files that starts with `//` is inside a template
+/// literal or a string (a unit test checks that the two forms define the
+/// same code: every other line is kept, in order).
+pub fn server_source() -> &'static str {
+    static SOURCE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        SERVER_FILES
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("//"))
+            .fold(
+                String::with_capacity(SERVER_FILES.len()),
+                |mut out, line| {
+                    out.push_str(line);
+                    out.push('\n');
+                    out
+                },
+            )
+    });
+    &SOURCE
+}
 
 /// Why the pinned Node could not be installed or found.
 #[derive(Debug, thiserror::Error)]
@@ -823,7 +845,7 @@ impl Server {
             .args(NODE_FLAGS)
             .args(options)
             .arg("-e")
-            .arg(SERVER_SOURCE)
+            .arg(server_source())
             .env_remove("NODE_OPTIONS")
             .env_remove("NODE_EXTRA_CA_CERTS")
             .stdin(Stdio::piped())
@@ -1160,7 +1182,7 @@ mod tests {
 
     #[test]
     fn the_server_source_fits_well_within_one_argument() {
-        let size = SERVER_SOURCE.len() + 1;
+        let size = server_source().len() + 1;
         assert!(
             size <= MAX_ARG_STRLEN / 2,
             "the JavaScript a worker gets with `node -e` (prelude.js + server.js) is {size} \
@@ -1171,7 +1193,7 @@ mod tests {
              stdin, read by a short -e loader) and update this test"
         );
         assert!(
-            !SERVER_SOURCE.contains('\0'),
+            !server_source().contains('\0'),
             "a command-line argument cannot hold a NUL byte"
         );
     }
@@ -1180,10 +1202,21 @@ mod tests {
     fn the_server_source_is_the_prelude_then_the_server() {
         let prelude = include_str!("../js/prelude.js");
         let server = include_str!("../js/server.js");
-        assert!(SERVER_SOURCE.starts_with("'use strict';\n"));
-        let prelude_at = SERVER_SOURCE.find(prelude).expect("the prelude is in");
-        let server_at = SERVER_SOURCE.find(server).expect("the server is in");
+        assert!(SERVER_FILES.starts_with("'use strict';\n"));
+        let prelude_at = SERVER_FILES.find(prelude).expect("the prelude is in");
+        let server_at = SERVER_FILES.find(server).expect("the server is in");
         assert!(prelude_at < server_at);
+        // What the worker gets is the files' code lines, every one, in
+        // order: only whole-line comments are gone, and none of them is
+        // inside a multi-line template literal (the one such literal, the
+        // watchdog's source in server.js, has no comment line).
+        let code: Vec<&str> = SERVER_FILES
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        assert_eq!(server_source().lines().collect::<Vec<_>>(), code);
+        assert!(server_source().contains("function createScenario"));
+        assert!(server_source().len() < SERVER_FILES.len() * 9 / 10);
     }
 
     #[test]
