@@ -101,13 +101,9 @@ impl<L: Library> Runtime<L> {
         // The function's promise and resolving functions are the running
         // code's while it runs ([`crate::gc`]): nothing else holds them
         // before the first `await` returns the promise.
-        let mark = self.gc.stack.len();
         let c = activation.capability;
-        self.gc
-            .stack
-            .extend([c.promise, c.resolve, c.reject].map(Value::Object));
-        self.async_walk(activation, resume);
-        self.gc.stack.truncate(mark);
+        let held = [c.promise, c.resolve, c.reject].map(Value::Object);
+        self.holding(&held, |rt| rt.async_walk(activation, resume));
     }
 
     fn async_walk(&mut self, mut activation: Activation, mut resume: Resume) {

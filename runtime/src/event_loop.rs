@@ -308,25 +308,25 @@ impl<L: Library> Runtime<L> {
     fn run_task(&mut self, task: Task<L>) -> Completion {
         match task {
             Task::Script(f, this) => self.call_function(f, this, &[]),
-            Task::Native(f) => {
-                if self.stopped {
-                    return Ok(Value::Undefined);
-                }
-                self.gc.task_captures.push(crate::gc::Captures::Unknown);
-                let result = f(self);
-                self.gc.task_captures.pop();
-                result
-            }
-            Task::Captured(f, captures) => {
-                if self.stopped {
-                    return Ok(Value::Undefined);
-                }
-                self.gc.task_captures.push(captures);
-                let result = f(self);
-                self.gc.task_captures.pop();
-                result
-            }
+            Task::Native(f) => self.run_native_task(f, crate::gc::Captures::Unknown),
+            Task::Captured(f, captures) => self.run_native_task(f, captures),
         }
+    }
+
+    /// A closure task, what it captured a root while it runs.
+    #[allow(clippy::type_complexity)]
+    fn run_native_task(
+        &mut self,
+        f: Box<dyn FnOnce(&mut Runtime<L>) -> Completion>,
+        captures: crate::gc::Captures,
+    ) -> Completion {
+        if self.stopped {
+            return Ok(Value::Undefined);
+        }
+        self.gc.task_captures.push(captures);
+        let result = f(self);
+        self.gc.task_captures.pop();
+        result
     }
 
     /// Reports an exception the way `process.on('uncaughtException')` sees it.
@@ -424,21 +424,20 @@ impl<L: Library> Runtime<L> {
                     // The job's record is the running code's while it runs
                     // ([`crate::gc`]): the derived promise the handler's
                     // result settles may have no other holder.
-                    let mark = self.gc.stack.len();
-                    if let Some(c) = &reaction.capability {
-                        self.gc
-                            .stack
-                            .extend([c.promise, c.resolve, c.reject].map(Value::Object));
-                    }
-                    self.gc.stack.push(argument.clone());
-                    self.promise_reaction_job(reaction, argument);
-                    self.gc.stack.truncate(mark);
+                    let c = reaction.capability;
+                    let held = [
+                        c.map_or(Value::Undefined, |c| Value::Object(c.promise)),
+                        c.map_or(Value::Undefined, |c| Value::Object(c.resolve)),
+                        c.map_or(Value::Undefined, |c| Value::Object(c.reject)),
+                        argument.clone(),
+                    ];
+                    self.holding(&held, |rt| rt.promise_reaction_job(reaction, argument));
                 }
                 Job::ResolveThenable { promise, thenable } => {
-                    let mark = self.gc.stack.len();
-                    self.gc.stack.extend([promise, thenable].map(Value::Object));
-                    self.promise_resolve_thenable_job(promise, thenable);
-                    self.gc.stack.truncate(mark);
+                    let held = [promise, thenable].map(Value::Object);
+                    self.holding(&held, |rt| {
+                        rt.promise_resolve_thenable_job(promise, thenable)
+                    });
                 }
                 Job::Task(task) => {
                     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L167-L182> queueMicrotask enqueues the callback

@@ -32,7 +32,7 @@ use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
 use crate::interp::same_value;
-use crate::value::{Env, FunctionData, ObjectData, ObjectId, Value};
+use crate::value::{Completion, Env, FunctionData, ObjectData, ObjectId, Value};
 use crate::{Job, Library, Runtime, Task};
 
 /// What a built-in closure holds: the values and environments it captured,
@@ -278,7 +278,7 @@ impl<L: Library> Runtime<L> {
         }
     }
 
-    fn registry_mut(&mut self, registry: &Value, method: &str) -> Result<ObjectId, Value> {
+    fn registry_id(&mut self, registry: &Value, method: &str) -> Result<ObjectId, Value> {
         if let Value::Object(id) = registry {
             if let ObjectData::FinalizationRegistry(_) = self.heap.get(*id) {
                 return Ok(*id);
@@ -295,7 +295,7 @@ impl<L: Library> Runtime<L> {
         held: Value,
         token: Option<Value>,
     ) -> Completion {
-        let id = self.registry_mut(registry, "register")?;
+        let id = self.registry_id(registry, "register")?;
         // 3. If CanBeHeldWeakly(target) is false, throw a TypeError.
         if !can_be_held_weakly(&target) {
             return Err(self.new_error(
@@ -330,7 +330,7 @@ impl<L: Library> Runtime<L> {
 
     /// `registry.unregister(unregisterToken)` (§26.2.3.3).
     pub fn registry_unregister(&mut self, registry: &Value, token: Value) -> Completion {
-        let id = self.registry_mut(registry, "unregister")?;
+        let id = self.registry_id(registry, "unregister")?;
         // 3. If CanBeHeldWeakly(unregisterToken) is false, throw a TypeError.
         if !can_be_held_weakly(&token) {
             return Err(self.invalid_unregister_token(&token));
@@ -700,8 +700,6 @@ impl<L: Library> Runtime<L> {
         !self.gc.dirty.is_empty()
     }
 }
-
-use crate::value::Completion;
 
 /// CanBeHeldWeakly (ECMA-262 §9.13): an object, or a symbol that is not
 /// registered (the language makes no registered symbols).
