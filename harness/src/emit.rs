@@ -55,6 +55,7 @@ use std::fmt::Write;
 use crate::js_source::{identifier, line_comment, string_literal};
 use nodesem_lang::{
     Block, Callback, Directive, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt,
+    Temporary,
 };
 
 /// The prelude that every emitted body runs on, as the standalone program
@@ -550,15 +551,8 @@ impl Emitter {
                 format!("{}.abort({})", expr(controller), optional(reason))
             }
             Op::SignalAbort { reason } => format!("AbortSignal.abort({})", optional(reason)),
-            Op::SignalTimeout { ms } => format!("$.timeoutSignal({ms})"),
-            Op::SignalAny { signals, from_set } => {
-                let list: Vec<String> = signals.iter().map(expr).collect();
-                if *from_set {
-                    format!("$.any(new Set([{}]))", list.join(", "))
-                } else {
-                    format!("$.any([{}])", list.join(", "))
-                }
-            }
+            Op::SignalTimeout { ms } => timeout_signal(*ms),
+            Op::SignalAny { signals, from_set } => signal_any(signals, *from_set),
             Op::ThrowIfAborted { signal } => format!("{}.throwIfAborted()", expr(signal)),
             Op::SetOnAbort { signal, handler } => {
                 let value = match handler {
@@ -1101,6 +1095,21 @@ fn optional(value: &Option<Expr>) -> String {
     value.as_ref().map(expr).unwrap_or_default()
 }
 
+/// `AbortSignal.timeout(MS)` on the prelude's clock.
+fn timeout_signal(ms: u32) -> String {
+    format!("$.timeoutSignal({ms})")
+}
+
+/// `AbortSignal.any(...)`, through the prelude's weight check.
+fn signal_any(signals: &[Expr], from_set: bool) -> String {
+    let list: Vec<String> = signals.iter().map(expr).collect();
+    if from_set {
+        format!("$.any(new Set([{}]))", list.join(", "))
+    } else {
+        format!("$.any([{}])", list.join(", "))
+    }
+}
+
 /// The JavaScript of an expression.
 fn expr(value: &Expr) -> String {
     match value {
@@ -1150,6 +1159,10 @@ fn expr(value: &Expr) -> String {
         // Bindings start with a lowercase letter: no scenario can shadow a
         // constructor.
         Expr::InstanceOf(a, class) => format!("({} instanceof {})", expr(a), class.name()),
+        Expr::Temporary(t) => match &**t {
+            Temporary::Timeout(ms) => timeout_signal(*ms),
+            Temporary::Any { signals, from_set } => signal_any(signals, *from_set),
+        },
     }
 }
 

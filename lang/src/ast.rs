@@ -1269,6 +1269,48 @@ pub enum Expr {
     /// `instanceof A CLASS`: JavaScript's `A instanceof CLASS`. The operand
     /// is not a `same`, `typeof` or `instanceof`.
     InstanceOf(Box<Expr>, Class),
+    /// `timeout MS` or `any [...]` written as an element of an `any` list:
+    /// a signal made in place that no binding ever holds
+    /// (`AbortSignal.any([AbortSignal.timeout(5)])`), so that after the
+    /// statement only Node's own bookkeeping can keep it.
+    Temporary(Box<Temporary>),
+}
+
+/// A signal made in place as an element of an `any` list
+/// ([`Expr::Temporary`]). An inner `any` list holds no `any` temporary of
+/// its own, so they nest two deep at most
+/// ([`crate::limits::MAX_TEMPORARY_DEPTH`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Temporary {
+    /// `timeout MS`: `AbortSignal.timeout(MS)`, as [`Op::SignalTimeout`].
+    Timeout(u32),
+    /// `any [S, ...]` or `any set [S, ...]`: `AbortSignal.any(...)`, as
+    /// [`Op::SignalAny`].
+    Any {
+        /// The source signals.
+        signals: Vec<Expr>,
+        /// Given as a Set.
+        from_set: bool,
+    },
+}
+
+impl Temporary {
+    /// The expressions inside (an inner `any`'s signals).
+    pub fn exprs(&self) -> &[Expr] {
+        match self {
+            Temporary::Timeout(_) => &[],
+            Temporary::Any { signals, .. } => signals,
+        }
+    }
+
+    /// [`Temporary::exprs`], mutably.
+    pub fn exprs_mut(&mut self) -> &mut [Expr] {
+        match self {
+            Temporary::Timeout(_) => &mut [],
+            Temporary::Any { signals, .. } => signals,
+        }
+    }
 }
 
 /// The constants of the Event interface (DOM Standard, interface Event),
@@ -1597,6 +1639,7 @@ impl Expr {
                 a.binding_names(out);
                 b.binding_names(out);
             }
+            Expr::Temporary(t) => t.exprs().iter().for_each(|e| e.binding_names(out)),
             _ => {}
         }
     }
@@ -1616,6 +1659,7 @@ impl Expr {
                 f(a);
                 f(b);
             }
+            Expr::Temporary(t) => t.exprs_mut().iter_mut().for_each(f),
             Expr::Var(_)
             | Expr::Undefined
             | Expr::This

@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use arbitrary::Unstructured;
 
-use crate::ast::{Block, Callback, Expr, ListenerOptions, Op, Scenario, Stmt};
+use crate::ast::{Block, Callback, Expr, ListenerOptions, Op, Scenario, Stmt, Temporary};
 
 /// The registry's binding: the generators' own names are a letter and a
 /// number (`c1`, `s3`), so this one cannot collide.
@@ -336,6 +336,24 @@ fn network(u: &mut Unstructured<'_>) -> (Vec<Stmt>, Vec<(Stmt, Option<String>)>,
                     "signal".into(),
                 ));
             }
+        }
+        // Sometimes a temporary that no binding holds (`any [timeout 5]`):
+        // a timeout, or a composite over this source and a timeout.
+        let temporary_timeout = |u: &mut Unstructured<'_>| {
+            Expr::Temporary(Box::new(Temporary::Timeout(
+                u.int_in_range(1..=20).unwrap_or(5),
+            )))
+        };
+        match u.int_in_range(0..=5).unwrap_or(0) {
+            1 => sources.push(temporary_timeout(u)),
+            2 => {
+                let inner = vec![signal.clone(), temporary_timeout(u)];
+                sources.push(Expr::Temporary(Box::new(Temporary::Any {
+                    signals: inner,
+                    from_set: false,
+                })));
+            }
+            _ => {}
         }
         setup.push(Stmt::Let {
             name: Arc::from(any.as_str()),

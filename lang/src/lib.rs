@@ -141,6 +141,7 @@
 //! | `aborted [REASON]` | `AbortSignal.abort(REASON)` |
 //! | `timeout MS` | `AbortSignal.timeout(MS)` |
 //! | `any [S1, S2, ...]` | `AbortSignal.any([S1, S2, ...])` |
+//! | `any [timeout 5, S, any [S2, timeout 9]]` | `AbortSignal.any([AbortSignal.timeout(5), S, AbortSignal.any([S2, AbortSignal.timeout(9)])])`: a `timeout MS` or `any [...]` element is a temporary made in place that no binding holds, two deep at most |
 //! | `throwIfAborted S` | `S.throwIfAborted()` |
 //! | `onabort S {` / `onabort S F` / `onabort S null` / `onabort S VALUE` (a string, number, boolean, symbol, `undefined`, `{}` or error literal) | `S.onabort = ...`: Node 26 keeps a function or an object and turns any other value into `null` |
 //! | `addAbortListener S {` / `addAbortListener S F` | `events.addAbortListener(S, ...)`, a Disposable |
@@ -391,6 +392,7 @@
 //! | [`MAX_NESTING`](limits::MAX_NESTING) | 32 | a block deeper than that (the main script is depth 0, a callback in it depth 1): reported at its `{`, its body skipped |
 //! | [`MAX_PROPERTY_CHAIN`](limits::MAX_PROPERTY_CHAIN) | 8 | more property reads in one expression, as in `x.name.name...` |
 //! | [`MAX_LIST`](limits::MAX_LIST) | 256 | more values in one `log`, or signals in one `any [...]` |
+//! | [`MAX_TEMPORARY_DEPTH`](limits::MAX_TEMPORARY_DEPTH) | 2 | an `any [...]` temporary inside one: `any [any [any [a]]]` |
 //! | [`MAX_SAFE_INTEGER`](limits::MAX_SAFE_INTEGER) | 2^53 - 1 | an integer literal outside ±`Number.MAX_SAFE_INTEGER`, where JavaScript would round it |
 //!
 //! The run-time budgets (callbacks, callback nesting, work and log bytes)
@@ -444,7 +446,7 @@ pub use ast::{number_to_string, write_number};
 pub use ast::{
     Binding, Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive,
     EventAttribute, Expr, Handler, ListenerOptions, Number, Op, PipeOptions, Place, ProcessEvent,
-    RunMode, Scenario, Stmt, Strategy,
+    RunMode, Scenario, Stmt, Strategy, Temporary,
 };
 pub use engine::{statement_cost, Engine, EngineError, Log, RunConfig};
 pub use parser::{parse, parse_bytes, validate, Diagnostic, Kind, ParseError};

@@ -39,6 +39,11 @@ pub const MAX_PROPERTY_CHAIN: usize = 8;
 /// limit.
 pub const MAX_LIST: usize = 256;
 
+/// How deep temporaries nest (`any [any [timeout 5]]`, [`crate::Expr::Temporary`]):
+/// an inner `any` list holds `timeout` temporaries but no `any` of its own,
+/// so every recursion over an expression stays shallow.
+pub const MAX_TEMPORARY_DEPTH: usize = 2;
+
 /// The most bytes a `bytes N` Uint8Array may hold (and the largest
 /// `autoAllocateChunkSize` a byte stream may take): enough for any chunk
 /// a scenario reads, small enough that no script exhausts memory with

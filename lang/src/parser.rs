@@ -21,10 +21,11 @@ use std::fmt;
 use crate::ast::{
     Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive, EventAttribute, Expr,
     Handler, ListenerOptions, Name, Number, Op, PipeOptions, ProcessEvent, RunMode, Scenario, Stmt,
-    Strategy,
+    Strategy, Temporary,
 };
 use crate::limits::{
     MAX_BYTES, MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
+    MAX_TEMPORARY_DEPTH,
 };
 use crate::syntax::{lex_line, Spanned, Tok};
 
@@ -1940,7 +1941,7 @@ impl<'a> Parser<'a> {
                 if from_set {
                     line.bump();
                 }
-                let signals = self.list(line, Kind::Value, "signals", "any")?;
+                let signals = self.signal_list(line, 0)?;
                 (Op::SignalAny { signals, from_set }, Kind::Signal)
             }
             "throwIfAborted" => (
@@ -2790,6 +2791,57 @@ impl<'a> Parser<'a> {
         what: &str,
         keyword: &str,
     ) -> PResult<Vec<Expr>> {
+        self.list_of(line, what, keyword, |p, line| {
+            if wanted == Kind::Value {
+                Ok(p.expr(line)?.0)
+            } else {
+                p.expr_of(line, wanted)
+            }
+        })
+    }
+
+    /// The list of an `any`: values, and temporaries (`timeout MS`, and
+    /// `any [...]` while `depth` allows another level) made in place.
+    fn signal_list(&mut self, line: &mut Line, depth: usize) -> PResult<Vec<Expr>> {
+        self.list_of(line, "signals", "any", |p, line| {
+            let col = line.col();
+            match line.peek_word() {
+                Some("timeout") => {
+                    line.bump();
+                    Ok(Expr::Temporary(Box::new(Temporary::Timeout(p.ms(line)?))))
+                }
+                Some("any") if depth + 1 < MAX_TEMPORARY_DEPTH => {
+                    line.bump();
+                    let from_set = line.peek_word() == Some("set");
+                    if from_set {
+                        line.bump();
+                    }
+                    let signals = p.signal_list(line, depth + 1)?;
+                    Ok(Expr::Temporary(Box::new(Temporary::Any {
+                        signals,
+                        from_set,
+                    })))
+                }
+                Some("any") => Err(p.error(
+                    line.number,
+                    col,
+                    format!(
+                        "expected a signal or `timeout MS`: temporaries nest at most \
+                         {MAX_TEMPORARY_DEPTH} deep (`any [any [timeout 5]]`)"
+                    ),
+                )),
+                _ => Ok(p.expr(line)?.0),
+            }
+        })
+    }
+
+    fn list_of(
+        &mut self,
+        line: &mut Line,
+        what: &str,
+        keyword: &str,
+        mut item: impl FnMut(&mut Self, &mut Line) -> PResult<Expr>,
+    ) -> PResult<Vec<Expr>> {
         if line.peek() != Some(&Tok::Punct('[')) {
             return Err(self.expected(line, &format!("`[` starting the list of {what}")));
         }
@@ -2804,11 +2856,7 @@ impl<'a> Parser<'a> {
                 if count == MAX_LIST {
                     past_limit = line.col();
                 }
-                let item = if wanted == Kind::Value {
-                    self.expr(line)?.0
-                } else {
-                    self.expr_of(line, wanted)?
-                };
+                let item = item(self, line)?;
                 count += 1;
                 if count <= MAX_LIST {
                     items.push(item);

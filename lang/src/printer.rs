@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use crate::ast::{
     Block, BytesInit, Callback, Expr, Handler, ListenerOptions, Op, RunMode, Scenario, Stmt,
-    Strategy,
+    Strategy, Temporary,
 };
 use crate::syntax::is_bare_word;
 
@@ -181,15 +181,7 @@ impl Printer {
 
     /// `KEYWORD [E1, E2, ...]`.
     fn list(&mut self, keyword: &str, items: &[Expr]) {
-        self.out.push_str(keyword);
-        self.out.push_str(" [");
-        for (i, e) in items.iter().enumerate() {
-            if i > 0 {
-                self.out.push_str(", ");
-            }
-            write_expr(&mut self.out, e);
-        }
-        self.out.push(']');
+        write_list(&mut self.out, keyword, items);
     }
 
     fn word(&mut self, word: &str) {
@@ -860,6 +852,19 @@ pub fn expr_text(e: &Expr) -> String {
     out
 }
 
+/// `KEYWORD [A, B, ...]`.
+fn write_list(out: &mut String, keyword: &str, items: &[Expr]) {
+    out.push_str(keyword);
+    out.push_str(" [");
+    for (i, e) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_expr(out, e);
+    }
+    out.push(']');
+}
+
 pub(crate) fn write_expr(out: &mut String, e: &Expr) {
     let mut props = Vec::new();
     let mut base = e;
@@ -928,6 +933,14 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr) {
             out.push_str("typeof ");
             write_expr(out, a);
         }
+        Expr::Temporary(t) => match &**t {
+            Temporary::Timeout(ms) => {
+                let _ = write!(out, "timeout {ms}");
+            }
+            Temporary::Any { signals, from_set } => {
+                write_list(out, if *from_set { "any set" } else { "any" }, signals)
+            }
+        },
         Expr::InstanceOf(a, class) => {
             out.push_str("instanceof ");
             write_expr(out, a);

@@ -745,3 +745,43 @@ fn the_gc_forms_say_what_they_expected() {
     let found = errors("let gc = 1\n");
     assert!(found[0].contains("reserved"), "{found:?}");
 }
+
+#[test]
+fn temporaries_in_any_lists_round_trip() {
+    assert_round_trips(
+        "let c = controller\nlet a = any [timeout 5, c.signal]\n\
+         let b = any set [any [c.signal, timeout 3], timeout 20, a]\nlet d = any [any set [a]]\n",
+    );
+    // A temporary is an expression holding others: the binding it reads
+    // counts as read (the overlay's drops and the collector's closure rule
+    // depend on it).
+    let scenario = nodesem_lang::parse(
+        "t.scn",
+        "let c = controller\nlet a = any [any [c.signal]]\n",
+    )
+    .expect("parses");
+    let mut names = Vec::new();
+    for e in match &scenario.body[1] {
+        nodesem_lang::Stmt::Let { op, .. } => op.exprs(),
+        other => panic!("not a let: {other:?}"),
+    } {
+        e.binding_names(&mut names);
+    }
+    assert_eq!(names, ["c"]);
+}
+
+#[test]
+fn temporaries_nest_two_deep_and_are_signals_only_in_any_lists() {
+    let found = errors("let c = controller\nlet a = any [any [any [c.signal]]]\n");
+    assert!(
+        found[0].starts_with(
+            "bad.scn:2:19: expected a signal or `timeout MS`: temporaries nest at most 2 deep"
+        ),
+        "{found:?}"
+    );
+    // Elsewhere `timeout` stays a keyword, not a value.
+    let found = errors("log timeout 5\n");
+    assert!(found[0].contains("1:5"), "{found:?}");
+    let found = errors("let a = any [timeout]\n");
+    assert!(found[0].contains("1:21"), "{found:?}");
+}

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use nodesem_lang::{
     Block, BytesInit, Callback, Class, EventAttribute, Expr, Handler, Op, PipeOptions, Stmt,
-    Strategy,
+    Strategy, Temporary,
 };
 
 use crate::value::{
@@ -395,6 +395,10 @@ impl<L: Library> Runtime<L> {
                 let a = self.eval(a, env)?;
                 Value::string(self.type_of(&a))
             }
+            Expr::Temporary(t) => match &**t {
+                Temporary::Timeout(ms) => L::abort_signal_timeout(self, *ms)?,
+                Temporary::Any { signals, from_set } => self.signal_any(signals, *from_set, env)?,
+            },
             Expr::InstanceOf(a, class) => {
                 let a = self.eval(a, env)?;
                 Value::Bool(self.instance_of(&a, *class))
@@ -897,33 +901,7 @@ impl<L: Library> Runtime<L> {
                 L::abort_signal_abort(self, reason)?
             }
             Op::SignalTimeout { ms } => L::abort_signal_timeout(self, *ms)?,
-            Op::SignalAny { signals, from_set } => {
-                // `$.any([...])` charges the weight of its sources.
-                let mut values: Vec<Value> = Vec::with_capacity(signals.len());
-                let mut weight = 0;
-                for signal in signals {
-                    let value = self.eval(signal, env)?;
-                    // `new Set([...])`: a value already in the set is not
-                    // added again (SameValueZero, ECMA-262 24.2.4.1), so
-                    // iterating it yields each once.
-                    if *from_set && values.iter().any(|v| same_value_zero(v, &value)) {
-                        continue;
-                    }
-                    weight += value
-                        .as_object()
-                        .and_then(|s| self.any_weights.get(&s).copied())
-                        .unwrap_or(1);
-                    values.push(value);
-                }
-                if !self.charge(weight) {
-                    return Ok(Value::Undefined);
-                }
-                let made = L::abort_signal_any(self, values)?;
-                if let Value::Object(signal) = made {
-                    self.record_any_weight(signal, weight);
-                }
-                made
-            }
+            Op::SignalAny { signals, from_set } => self.signal_any(signals, *from_set, env)?,
             Op::ThrowIfAborted { signal } => {
                 let signal = self.receiver(signal, "throwIfAborted", env)?;
                 L::throw_if_aborted(self, signal)?
@@ -1361,6 +1339,35 @@ impl<L: Library> Runtime<L> {
     /// frame of `exec_op`, which every nested callback adds to the stack,
     /// does not grow with each of their locals.
     #[inline(never)]
+    /// `any [...]`: `AbortSignal.any(...)` of its evaluated elements.
+    fn signal_any(&mut self, signals: &[Expr], from_set: bool, env: &Env) -> Completion {
+        // `$.any([...])` charges the weight of its sources.
+        let mut values: Vec<Value> = Vec::with_capacity(signals.len());
+        let mut weight = 0;
+        for signal in signals {
+            let value = self.eval(signal, env)?;
+            // `new Set([...])`: a value already in the set is not
+            // added again (SameValueZero, ECMA-262 24.2.4.1), so
+            // iterating it yields each once.
+            if from_set && values.iter().any(|v| same_value_zero(v, &value)) {
+                continue;
+            }
+            weight += value
+                .as_object()
+                .and_then(|s| self.any_weights.get(&s).copied())
+                .unwrap_or(1);
+            values.push(value);
+        }
+        if !self.charge(weight) {
+            return Ok(Value::Undefined);
+        }
+        let made = L::abort_signal_any(self, values)?;
+        if let Value::Object(signal) = made {
+            self.record_any_weight(signal, weight);
+        }
+        Ok(made)
+    }
+
     fn exec_stream_op(&mut self, op: &Op, env: &Env) -> Completion {
         Ok(match op {
             Op::NewReadable {
