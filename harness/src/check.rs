@@ -276,6 +276,22 @@ pub struct Divergence {
     /// Both logs, for the text report.
     #[serde(skip)]
     pub logs: Option<(Log, Log)>,
+    /// Set when the logs differ only because an engine that is not
+    /// deterministic gave another log on another run, one the other
+    /// engine printed ([`Report::unstable`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unstable: Option<Instability>,
+}
+
+/// How an engine's log changed from run to run ([`Engine::deterministic`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Instability {
+    /// The engine whose log changed.
+    pub engine: String,
+    /// How many times it ran the scenario.
+    pub runs: usize,
+    /// How many different logs it printed.
+    pub logs: usize,
 }
 
 impl Divergence {
@@ -302,6 +318,7 @@ impl Divergence {
                     timed_out: false,
                     text,
                     logs: Some((a, b)),
+                    unstable: None,
                 })
             }
             (a, b) => {
@@ -323,6 +340,7 @@ impl Divergence {
                     timed_out,
                     text,
                     logs: None,
+                    unstable: None,
                 })
             }
         }
@@ -358,6 +376,11 @@ pub struct Report {
     pub divergences: Vec<Divergence>,
     /// Scenarios an engine could not finish in time, apart from the rest.
     pub timeouts: Vec<Divergence>,
+    /// Differences that an engine which is not deterministic (real Node)
+    /// does not reproduce: rerun, it printed the other engine's log too.
+    /// Shown, and not a failure: the reference gave one of the outcomes
+    /// the oracle itself gives.
+    pub unstable: Vec<Divergence>,
     /// Differences explained by the deviations file.
     pub accepted_deviations: usize,
     /// Deviations listed in the file that no longer occur.
@@ -383,6 +406,56 @@ pub fn first_difference(a: &Log, b: &Log) -> Option<(usize, Option<String>, Opti
     (0..n).find_map(|i| {
         let (x, y) = (a.lines.get(i), b.lines.get(i));
         (x != y).then(|| (i + 1, x.cloned(), y.cloned()))
+    })
+}
+
+/// How many more times an engine that is not deterministic runs a
+/// scenario it diverged on, to see whether its log changes.
+pub const RERUNS: usize = 3;
+
+/// The logs an engine printed for one scenario: `first`, and when the
+/// engine is not deterministic, those of [`RERUNS`] more runs (a run that
+/// fails counts as no log).
+fn logs_of(engine: &dyn Engine, scenario: &Scenario, first: &Log, config: &RunConfig) -> Vec<Log> {
+    let mut logs = vec![first.clone()];
+    if engine.deterministic() {
+        return logs;
+    }
+    let again = vec![scenario.clone(); RERUNS];
+    for log in engine.run_batch(&again, config).into_iter().flatten() {
+        if !logs.contains(&log) {
+            logs.push(log);
+        }
+    }
+    logs
+}
+
+/// Whether a divergence between `a` and `b` is an engine's log changing
+/// from run to run: rerun on each engine that is not deterministic, some
+/// log of one is a log of the other.
+fn instability(
+    engines: [&dyn Engine; 2],
+    scenario: &Scenario,
+    logs: (&Log, &Log),
+    config: &RunConfig,
+) -> Option<Instability> {
+    if engines.iter().all(|e| e.deterministic()) {
+        return None;
+    }
+    let a = logs_of(engines[0], scenario, logs.0, config);
+    let b = logs_of(engines[1], scenario, logs.1, config);
+    if !a.iter().any(|log| b.contains(log)) {
+        return None;
+    }
+    let (engine, logs) = if a.len() > 1 {
+        (engines[0], &a)
+    } else {
+        (engines[1], &b)
+    };
+    Some(Instability {
+        engine: engine.name(),
+        runs: 1 + RERUNS,
+        logs: logs.len(),
     })
 }
 
@@ -415,6 +488,7 @@ pub fn check_with(
     let names: Vec<String> = engines.iter().map(|e| e.name()).collect();
     let mut divergences = Vec::new();
     let mut timeouts = Vec::new();
+    let mut unstable = Vec::new();
     let mut accepted = 0;
     let mut stale_deviations = Vec::new();
     let mut counts: (usize, usize) = (0, 0);
@@ -473,14 +547,25 @@ pub fn check_with(
                                 Ok(a.clone()),
                                 Ok(b.clone()),
                                 text(),
-                            ),
+                            )
+                            .map(|mut d| {
+                                d.unstable = instability(
+                                    [&*engines[0], &*engines[e]],
+                                    &case.scenario,
+                                    (a, b),
+                                    config,
+                                );
+                                d
+                            }),
                         }
                     }
                     (a, b) => Divergence::between(&case.name, &pair, a.clone(), b.clone(), text()),
                 };
                 if let Some(d) = divergence {
                     found(&d);
-                    if d.timed_out {
+                    if d.unstable.is_some() {
+                        unstable.push(d);
+                    } else if d.timed_out {
                         timeouts.push(d);
                     } else {
                         divergences.push(d);
@@ -495,6 +580,7 @@ pub fn check_with(
         engines: names,
         divergences,
         timeouts,
+        unstable,
         accepted_deviations: accepted,
         stale_deviations,
         elapsed_s: start.elapsed().as_secs_f64(),
@@ -525,12 +611,31 @@ fn show_line(line: Option<&str>) -> String {
 pub fn render_divergence(d: &Divergence) -> String {
     let mut out = format!(
         "{} {} ({} vs {})\n  {}\n",
-        if d.timed_out { "TIMEOUT" } else { "DIVERGENCE" },
+        if d.unstable.is_some() {
+            "UNSTABLE"
+        } else if d.timed_out {
+            "TIMEOUT"
+        } else {
+            "DIVERGENCE"
+        },
         d.scenario,
         d.engines[0],
         d.engines[1],
         d.first_line()
     );
+    if let Some(u) = &d.unstable {
+        out.push_str(&format!(
+            "  not a divergence: {} printed {} different logs in {} runs, {}'s among them\n",
+            u.engine,
+            u.logs,
+            u.runs,
+            if u.engine == d.engines[0] {
+                &d.engines[1]
+            } else {
+                &d.engines[0]
+            },
+        ));
+    }
     if let Some((a, b)) = &d.logs {
         for line in unified_diff(a, b, &d.engines[0], &d.engines[1]).lines() {
             out.push_str("  ");
@@ -558,16 +663,130 @@ pub fn render_summary(report: &Report) -> String {
         ));
     }
     out.push_str(&format!(
-        "checked {} scenarios ({} from files, {} generated) on {}: {} divergences, {} timeouts, {} accepted deviations, {} stale deviations, {:.2} s\n",
+        "checked {} scenarios ({} from files, {} generated) on {}: {} divergences, {} timeouts, {} unstable, {} accepted deviations, {} stale deviations, {:.2} s\n",
         report.scenarios + report.generated,
         report.scenarios,
         report.generated,
         report.engines.join(", "),
         report.divergences.len(),
         report.timeouts.len(),
+        report.unstable.len(),
         report.accepted_deviations,
         report.stale_deviations.len(),
         report.elapsed_s
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// An engine that prints its logs in turn, one per run, and says
+    /// whether it is deterministic.
+    struct Turns {
+        name: &'static str,
+        logs: Vec<&'static str>,
+        next: AtomicUsize,
+        deterministic: bool,
+    }
+
+    impl Turns {
+        fn engine(
+            name: &'static str,
+            logs: &[&'static str],
+            deterministic: bool,
+        ) -> Box<dyn Engine> {
+            Box::new(Turns {
+                name,
+                logs: logs.to_vec(),
+                next: AtomicUsize::new(0),
+                deterministic,
+            })
+        }
+    }
+
+    impl Engine for Turns {
+        fn name(&self) -> String {
+            self.name.to_string()
+        }
+
+        fn deterministic(&self) -> bool {
+            self.deterministic
+        }
+
+        fn run(&self, _: &Scenario, _: &RunConfig) -> Result<Log, EngineError> {
+            let i = self.next.fetch_add(1, Ordering::SeqCst);
+            Ok(Log {
+                lines: vec![self.logs[i % self.logs.len()].to_string()],
+            })
+        }
+    }
+
+    fn one_case() -> Cases {
+        let scenario = nodesem_lang::parse("s.scn", "log 1\n").expect("parses");
+        Cases::of(vec![Case {
+            name: "s.scn".into(),
+            scenario,
+            generated: false,
+        }])
+    }
+
+    fn run(engines: &[Box<dyn Engine>]) -> Report {
+        check(
+            &one_case(),
+            engines,
+            &RunConfig::default(),
+            &DeviationSet::default(),
+        )
+    }
+
+    #[test]
+    fn a_log_that_changes_between_runs_of_an_oracle_is_unstable_not_a_divergence() {
+        let report = run(&[
+            Turns::engine("model", &["a"], true),
+            Turns::engine("node", &["b", "a"], false),
+        ]);
+        assert!(report.divergences.is_empty(), "{:?}", report.divergences);
+        assert_eq!(report.unstable.len(), 1);
+        let u = report.unstable[0].unstable.as_ref().expect("marked");
+        assert_eq!((u.engine.as_str(), u.runs, u.logs), ("node", 4, 2));
+        assert!(report.ok());
+        assert!(
+            render_divergence(&report.unstable[0]).starts_with("UNSTABLE s.scn (model vs node)")
+        );
+    }
+
+    #[test]
+    fn an_oracle_that_repeats_its_different_log_is_a_divergence() {
+        let report = run(&[
+            Turns::engine("model", &["a"], true),
+            Turns::engine("node", &["b"], false),
+        ]);
+        assert_eq!(report.divergences.len(), 1);
+        assert!(report.unstable.is_empty());
+        assert!(!report.ok());
+    }
+
+    #[test]
+    fn an_oracle_that_changes_among_logs_the_reference_never_prints_is_a_divergence() {
+        let report = run(&[
+            Turns::engine("model", &["a"], true),
+            Turns::engine("node", &["b", "c"], false),
+        ]);
+        assert_eq!(report.divergences.len(), 1);
+        assert!(!report.ok());
+    }
+
+    #[test]
+    fn deterministic_engines_are_not_rerun() {
+        // Were `impl` rerun, its second log would match the model's.
+        let report = run(&[
+            Turns::engine("model", &["a"], true),
+            Turns::engine("impl", &["b", "a"], true),
+        ]);
+        assert_eq!(report.divergences.len(), 1);
+        assert!(report.unstable.is_empty());
+    }
 }

@@ -703,6 +703,10 @@ impl NodeEngine {
 }
 
 impl Engine for NodeEngine {
+    fn deterministic(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
         self.name.clone()
     }

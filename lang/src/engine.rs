@@ -155,6 +155,15 @@ pub trait Engine: Send + Sync {
     /// Runs one scenario to completion.
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError>;
 
+    /// Whether one scenario always gives one log. Real Node need not: V8
+    /// decides when its collector's work lands (which dirty
+    /// FinalizationRegistry runs first, what an optimized frame still
+    /// holds), so a check reruns such an engine's divergences to tell a
+    /// log that changes from run to run from a difference.
+    fn deterministic(&self) -> bool {
+        true
+    }
+
     /// Runs many scenarios; engines with a costly start (a Node process)
     /// override this to batch. Results come back in input order.
     fn run_batch(
