@@ -23,6 +23,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
+use crate::gc::Captures;
 use crate::promise::PromiseCapability;
 use crate::value::{ObjectData, ObjectId, Value};
 use crate::{Library, Runtime};
@@ -420,7 +421,7 @@ impl<L: Library> Runtime<L> {
     /// `on_fulfilled` or `on_rejected`.
     fn async_generator_await(
         &mut self,
-        _g: ObjectId,
+        g: ObjectId,
         value: Value,
         on_fulfilled: impl FnOnce(&mut Runtime<L>, Value) + 'static,
         on_rejected: impl FnOnce(&mut Runtime<L>, Value) + 'static,
@@ -438,9 +439,14 @@ impl<L: Library> Runtime<L> {
         ))));
         // 3. Let fulfilledClosure be a new Abstract Closure with parameters
         //    (v) that resumes asyncContext with NormalCompletion(v).
+        // The resumptions close over the generator alone (and indices).
+        let captures = Captures::Exactly {
+            values: vec![Value::Object(g)],
+            envs: Vec::new(),
+        };
         let fulfilled = {
             let suspended = suspended.clone();
-            self.native_function(move |rt, _this, args| {
+            self.native_function_capturing(captures.clone(), move |rt, _this, args| {
                 if let Some((resume, _)) = suspended.borrow_mut().take() {
                     resume(rt, args.first().cloned().unwrap_or(Value::Undefined));
                 }
@@ -449,7 +455,7 @@ impl<L: Library> Runtime<L> {
         };
         // 5. Let rejectedClosure be a new Abstract Closure with parameters
         //    (reason) that resumes asyncContext with ThrowCompletion(reason).
-        let rejected = self.native_function(move |rt, _this, args| {
+        let rejected = self.native_function_capturing(captures, move |rt, _this, args| {
             if let Some((_, resume)) = suspended.borrow_mut().take() {
                 resume(rt, args.first().cloned().unwrap_or(Value::Undefined));
             }
@@ -575,24 +581,29 @@ impl<L: Library> Runtime<L> {
         let promise = self.promise_resolve(value);
         // 10. Let fulfilledClosure be a new Abstract Closure with parameters (value) that
         //     captures generator and performs the following steps when called:
-        let on_fulfilled = self.native_function(move |rt, _this, args| {
-            let value = args.first().cloned().unwrap_or(Value::Undefined);
-            // a. Assert: generator.[[AsyncGeneratorState]] is awaiting-return.
-            assert_eq!(rt.generator(g).state, AsyncGeneratorState::AwaitingReturn);
-            // b. Set generator.[[AsyncGeneratorState]] to completed.
-            rt.generator_mut(g).state = AsyncGeneratorState::Completed;
-            // c. Let result be NormalCompletion(value).
-            // d. Perform AsyncGeneratorCompleteStep(generator, result, true).
-            rt.async_generator_complete_step(g, Ok(value), true);
-            // e. Perform AsyncGeneratorDrainQueue(generator).
-            rt.async_generator_drain_queue(g);
-            // f. Return undefined.
-            Ok(Value::Undefined)
-        });
+        let captures = Captures::Exactly {
+            values: vec![Value::Object(g)],
+            envs: Vec::new(),
+        };
+        let on_fulfilled =
+            self.native_function_capturing(captures.clone(), move |rt, _this, args| {
+                let value = args.first().cloned().unwrap_or(Value::Undefined);
+                // a. Assert: generator.[[AsyncGeneratorState]] is awaiting-return.
+                assert_eq!(rt.generator(g).state, AsyncGeneratorState::AwaitingReturn);
+                // b. Set generator.[[AsyncGeneratorState]] to completed.
+                rt.generator_mut(g).state = AsyncGeneratorState::Completed;
+                // c. Let result be NormalCompletion(value).
+                // d. Perform AsyncGeneratorCompleteStep(generator, result, true).
+                rt.async_generator_complete_step(g, Ok(value), true);
+                // e. Perform AsyncGeneratorDrainQueue(generator).
+                rt.async_generator_drain_queue(g);
+                // f. Return undefined.
+                Ok(Value::Undefined)
+            });
         // 11. Let onFulfilled be CreateBuiltinFunction(fulfilledClosure, 1, "", « »).
         // 12. Let rejectedClosure be a new Abstract Closure with parameters (reason) that
         //     captures generator and performs the following steps when called:
-        let on_rejected = self.native_function(move |rt, _this, args| {
+        let on_rejected = self.native_function_capturing(captures, move |rt, _this, args| {
             let reason = args.first().cloned().unwrap_or(Value::Undefined);
             // a. Assert: generator.[[AsyncGeneratorState]] is awaiting-return.
             assert_eq!(rt.generator(g).state, AsyncGeneratorState::AwaitingReturn);

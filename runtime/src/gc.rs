@@ -31,6 +31,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 
+use crate::async_gen::ResumptionValue;
 use crate::interp::same_value;
 use crate::value::{Completion, Env, FunctionData, ObjectData, ObjectId, Value};
 use crate::{Job, Library, Runtime, Task};
@@ -586,11 +587,33 @@ impl<L: Library> Runtime<L> {
                 m.value(value)
             }
             ObjectData::Uint8Array(view) => m.object(view.buffer),
-            // Their state machines hold environments and closures that are
-            // not listed: a collection that reaches one keeps everything.
-            ObjectData::AsyncGenerator(_)
-            | ObjectData::ArrayIterator(_)
-            | ObjectData::AsyncFromSyncIterator(_) => m.conservative = true,
+            // The body `for (const v of values) yield v` holds its values;
+            // each queued request its completion's value and capability.
+            ObjectData::AsyncGenerator(g) => {
+                for v in g.values.iter() {
+                    m.value(v);
+                }
+                for request in &g.queue {
+                    let (ResumptionValue::Normal(v)
+                    | ResumptionValue::Return(v)
+                    | ResumptionValue::Throw(v)) = &request.completion;
+                    m.value(v);
+                    m.object(request.capability.promise);
+                    m.object(request.capability.resolve);
+                    m.object(request.capability.reject);
+                }
+            }
+            // [[IteratedObject]]: the array iterated.
+            ObjectData::ArrayIterator(it) => {
+                for v in it.array.iter() {
+                    m.value(v);
+                }
+            }
+            // [[SyncIteratorRecord]].
+            ObjectData::AsyncFromSyncIterator(record) => {
+                m.value(&record.iterator);
+                m.value(&record.next_method);
+            }
             ObjectData::WeakRef(_) => {}
             ObjectData::FinalizationRegistry(data) => {
                 m.object(data.cleanup);

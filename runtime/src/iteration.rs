@@ -16,6 +16,7 @@
 
 use std::rc::Rc;
 
+use crate::gc::Captures;
 use crate::promise::PromiseCapability;
 use crate::value::{Completion, ObjectData, ObjectId, Value};
 use crate::{Library, Runtime};
@@ -89,7 +90,7 @@ impl<L: Library> Runtime<L> {
         Ok(Value::Object(if kind == 0 {
             // 23.1.3.38 Array.prototype.values ( ): 1. Let O be ? ToObject(this value).
             // 2. Return CreateArrayIterator(O, value).
-            self.native_function(|rt, this, _args| match &this {
+            self.native_function_capturing(Captures::nothing(), |rt, this, _args| match &this {
                 Value::Object(id) => match rt.heap.get(*id) {
                     ObjectData::Array(items) => {
                         let array = items.clone();
@@ -108,7 +109,7 @@ impl<L: Library> Runtime<L> {
             // 27.1.2.1 %IteratorPrototype% [ @@iterator ] ( ) and 27.1.3.1
             // %AsyncIteratorPrototype% [ @@asyncIterator ] ( ):
             // 1. Return the this value.
-            self.native_function(|_, this, _| Ok(this))
+            self.native_function_capturing(Captures::nothing(), |_, this, _| Ok(this))
         }))
     }
 
@@ -129,7 +130,7 @@ impl<L: Library> Runtime<L> {
             | (ObjectData::AsyncFromSyncIterator(_), _) => {}
             _ => return None,
         }
-        let f = self.native_function(move |rt, this, args| {
+        let f = self.native_function_capturing(Captures::nothing(), move |rt, this, args| {
             let arg = args.first().cloned();
             let Value::Object(obj) = this else {
                 return Err(rt.new_error("TypeError", "not an iterator"));
@@ -542,10 +543,11 @@ impl<L: Library> Runtime<L> {
         //    and performs the following steps when called:
         //    a. Return CreateIteratorResultObject(v, done).
         // 10. Let onFulfilled be CreateBuiltinFunction(unwrap, 1, "", « »).
-        let on_fulfilled = self.native_function(move |rt, _this, args| {
-            let v = args.first().cloned().unwrap_or(Value::Undefined);
-            Ok(rt.create_iter_result(v, done))
-        });
+        let on_fulfilled =
+            self.native_function_capturing(Captures::nothing(), move |rt, _this, args| {
+                let v = args.first().cloned().unwrap_or(Value::Undefined);
+                Ok(rt.create_iter_result(v, done))
+            });
         // 11. NOTE: onFulfilled is used when processing the "value" property of an
         //     IteratorResult object in order to wait for its value if it is a promise and
         //     re-package the result in a new "unwrapped" IteratorResult object.
@@ -561,10 +563,19 @@ impl<L: Library> Runtime<L> {
             //     b. Let onRejected be CreateBuiltinFunction(closeIterator, 1, "", « »).
             //     c. NOTE: onRejected is used to close the Iterator when the "value" property
             //        of an IteratorResult object it yields is a rejected promise.
-            Some(self.native_function(move |rt, _this, args| {
-                let error = args.first().cloned().unwrap_or(Value::Undefined);
-                rt.iterator_close(&sync_iterator_record, Err(error))
-            }))
+            let captures = Captures::Exactly {
+                values: vec![
+                    sync_iterator_record.iterator.clone(),
+                    sync_iterator_record.next_method.clone(),
+                ],
+                envs: Vec::new(),
+            };
+            Some(
+                self.native_function_capturing(captures, move |rt, _this, args| {
+                    let error = args.first().cloned().unwrap_or(Value::Undefined);
+                    rt.iterator_close(&sync_iterator_record, Err(error))
+                }),
+            )
         };
         // 14. Perform PerformPromiseThen(valueWrapper, onFulfilled, onRejected, promiseCapability).
         self.perform_promise_then(
