@@ -34,6 +34,7 @@
 
 use std::collections::VecDeque;
 
+use nodesem_runtime::gc::Captures;
 use nodesem_runtime::{
     Completion, HostClass, Job, ObjectData, ObjectId, Runtime, Task, UnderlyingSource, Value,
 };
@@ -185,6 +186,17 @@ pub struct ReadableByteStreamController {
     pub underlying_source: Value,
 }
 
+impl ReadIntoRequest {
+    /// What the read-into request holds: its promise, or the byte tee's
+    /// hidden object.
+    pub(crate) fn holds(&self) -> Value {
+        Value::Object(match *self {
+            ReadIntoRequest::Read { promise } => promise,
+            ReadIntoRequest::ByteTee { tee, .. } => tee.0,
+        })
+    }
+}
+
 /// A read-into request (<https://streams.spec.whatwg.org/#read-into-request>).
 #[derive(Clone, Copy, Debug)]
 pub enum ReadIntoRequest {
@@ -225,9 +237,11 @@ pub struct ReadableStreamBYOBRequest {
     pub view: Value,
 }
 
-/// Which ReadableByteStreamTee: an index into [`ByteStreams`]' tees.
+/// Which ReadableByteStreamTee: the hidden heap object that stands for its
+/// variables (the closure context of Node's `readableByteStreamTee`), see
+/// [`crate::streams::new_record_object`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ByteTeeId(usize);
+pub struct ByteTeeId(pub(crate) ObjectId);
 
 /// The variables the algorithms of one ReadableByteStreamTee(stream) share
 /// (<https://streams.spec.whatwg.org/#abstract-opdef-readablebytestreamtee>).
@@ -271,7 +285,7 @@ pub struct ByteStreams {
     /// Every ReadableStreamBYOBRequest.
     byob_requests: Slots<ReadableStreamBYOBRequest>,
     /// Every ReadableByteStreamTee, by [`ByteTeeId`].
-    tees: Vec<ByteTee>,
+    tees: Slots<ByteTee>,
 }
 
 impl ByteStreams {
@@ -287,6 +301,79 @@ impl ByteStreams {
         byob_readers.clear();
         byob_requests.clear();
         tees.clear();
+    }
+
+    /// Forgets a collected object.
+    pub(crate) fn forget(&mut self, id: &ObjectId) {
+        self.controllers.remove(id);
+        self.byob_readers.remove(id);
+        self.byob_requests.remove(id);
+        self.tees.remove(id);
+    }
+
+    /// The objects with slots here.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.controllers
+            .ids()
+            .chain(self.byob_readers.ids())
+            .chain(self.byob_requests.ids())
+            .chain(self.tees.ids())
+    }
+}
+
+/// The strong edges of a ReadableByteStreamController, a BYOB reader, a
+/// BYOB request or a ReadableByteStreamTee's record: their slots (the
+/// queue's and the pull-into descriptors' buffers among them).
+pub(crate) fn trace(rt: &Rt, obj: ObjectId, edges: &mut Vec<Value>) {
+    let bytes = &rt.lib.streams.bytes;
+    if let Some(c) = bytes.controllers.get(&obj) {
+        let mut invoked = false;
+        match c.pull_algorithm {
+            Some(BytePullAlgorithm::Invoke { method }) => {
+                invoked = true;
+                edges.push(Value::Object(method));
+            }
+            Some(BytePullAlgorithm::Tee1 { tee } | BytePullAlgorithm::Tee2 { tee }) => {
+                edges.push(Value::Object(tee.0))
+            }
+            Some(BytePullAlgorithm::ResolveUndefined) | None => {}
+        }
+        match c.cancel_algorithm {
+            Some(ByteCancelAlgorithm::Invoke { method }) => {
+                invoked = true;
+                edges.push(Value::Object(method));
+            }
+            Some(ByteCancelAlgorithm::Tee1 { tee } | ByteCancelAlgorithm::Tee2 { tee }) => {
+                edges.push(Value::Object(tee.0))
+            }
+            Some(ByteCancelAlgorithm::ResolveUndefined) | None => {}
+        }
+        if invoked {
+            edges.push(c.underlying_source.clone());
+        }
+        edges.extend(c.byob_request.map(Value::Object));
+        edges.extend(c.pending_pull_intos.iter().map(|d| Value::Object(d.buffer)));
+        edges.extend(c.queue.iter().map(|e| Value::Object(e.buffer)));
+        edges.push(Value::Object(c.stream));
+    }
+    if let Some(r) = bytes.byob_readers.get(&obj) {
+        edges.push(Value::Object(r.closed_promise));
+        edges.extend(r.stream.map(Value::Object));
+        edges.extend(r.read_into_requests.iter().map(ReadIntoRequest::holds));
+    }
+    if let Some(request) = bytes.byob_requests.get(&obj) {
+        edges.extend(request.controller.map(Value::Object));
+        edges.push(request.view.clone());
+    }
+    if let Some(t) = bytes.tees.get(&obj) {
+        edges.push(Value::Object(t.stream));
+        edges.push(Value::Object(t.reader));
+        edges.push(t.reason1.clone());
+        edges.push(t.reason2.clone());
+        edges.extend(t.branch1.map(Value::Object));
+        edges.extend(t.branch2.map(Value::Object));
+        edges.push(Value::Object(t.cancel_promise));
+        edges.push(Value::Object(t.cancel_promise_resolve));
     }
 }
 
@@ -336,11 +423,16 @@ pub(crate) fn insert_byob_reader(rt: &mut Rt, r: ObjectId, closed_promise: Objec
 }
 
 fn tee_state(rt: &Rt, t: ByteTeeId) -> &ByteTee {
-    &rt.lib.streams.bytes.tees[t.0]
+    &rt.lib.streams.bytes.tees[&t.0]
 }
 
 fn tee_state_mut(rt: &mut Rt, t: ByteTeeId) -> &mut ByteTee {
-    &mut rt.lib.streams.bytes.tees[t.0]
+    rt.lib
+        .streams
+        .bytes
+        .tees
+        .get_mut(&t.0)
+        .expect("a ReadableByteStreamTee")
 }
 
 fn first_pending_pull_into(rt: &Rt, c: ObjectId) -> PullIntoDescriptor {
@@ -605,7 +697,16 @@ fn set_up_readable_byte_stream_controller(
     // 14. Let startResult be the result of performing startAlgorithm.
     let start_result = match start_algorithm {
         None => Value::Undefined,
-        Some(start) => rt.call_function(start, underlying_source, &[Value::Object(c)])?,
+        // (The stream and the controller, which the script has not seen
+        // yet, are rooted for the call, as the constructor's frame holds
+        // them.)
+        Some(start) => crate::streams::call_rooted(
+            rt,
+            start,
+            underlying_source,
+            &[Value::Object(c)],
+            &[Value::Object(s)],
+        )?,
     };
     // 15. Let startPromise be a promise resolved with startResult.
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3920-L3945
@@ -617,6 +718,7 @@ fn set_up_readable_byte_stream_controller(
     upon_settlement(
         rt,
         start_promise,
+        &[Value::Object(c)],
         // 16. Upon fulfillment of startPromise,
         move |rt, _| {
             //   1. Set controller.[[started]] to true.
@@ -777,7 +879,10 @@ pub(crate) fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId 
     let algorithm = controller(rt, c)
         .cancel_algorithm
         .expect("the cancel algorithm of a readable stream, not yet cleared");
-    let result = perform_cancel_algorithm(rt, c, algorithm, reason);
+    // (The controller is rooted while the algorithm runs script code.)
+    let result = crate::streams::rooted(rt, &[Value::Object(c)], |rt| {
+        perform_cancel_algorithm(rt, c, algorithm, reason)
+    });
     // 4. Perform ! ReadableByteStreamControllerClearAlgorithms(this).
     readable_byte_stream_controller_clear_algorithms(rt, c);
     // 5. Return result.
@@ -1097,7 +1202,11 @@ fn byob_reader_read_view(
     let read_into_request = ReadIntoRequest::Read { promise };
     // 10. Perform ! ReadableStreamBYOBReaderRead(this, view,
     //     options["min"], readIntoRequest).
-    readable_stream_byob_reader_read(rt, r, v, min as usize, read_into_request);
+    // (The promise, returned after the steps, is rooted while they may run
+    // script code and settle it, as `read()`'s frame holds it.)
+    crate::streams::rooted(rt, &[Value::Object(promise)], |rt| {
+        readable_stream_byob_reader_read(rt, r, v, min as usize, read_into_request)
+    });
     // 11. Return promise.
     Ok(promise)
 }
@@ -1293,10 +1402,14 @@ fn readable_byte_stream_controller_call_pull_if_needed(rt: &mut Rt, c: ObjectId)
     let algorithm = controller(rt, c)
         .pull_algorithm
         .expect("the pull algorithm of a stream that should pull");
-    let pull_promise = perform_pull_algorithm(rt, c, algorithm);
+    // (The controller is rooted while the algorithm runs script code.)
+    let pull_promise = crate::streams::rooted(rt, &[Value::Object(c)], |rt| {
+        perform_pull_algorithm(rt, c, algorithm)
+    });
     upon_settlement(
         rt,
         pull_promise,
+        &[Value::Object(c)],
         // 7. Upon fulfillment of pullPromise,
         move |rt, _| {
             //   1. Set controller.[[pulling]] to false.
@@ -1822,7 +1935,10 @@ fn readable_byte_stream_controller_fill_read_request_from_queue(
     read_request: ReadRequest,
 ) {
     // 1-6.
-    let view = fill_read_request_from_queue_view(rt, c);
+    // (The read request, in no slot, is rooted while the drain may pull.)
+    let view = crate::streams::rooted(rt, &[read_request.holds()], |rt| {
+        fill_read_request_from_queue_view(rt, c)
+    });
     // 7. Perform readRequest's chunk steps, given view.
     read_request_chunk_steps(rt, read_request, view);
 }
@@ -1844,7 +1960,11 @@ pub(crate) fn fill_read_request_from_queue_view(rt: &mut Rt, c: ObjectId) -> Val
     //    entry's byte length.
     controller_mut(rt, c).queue_total_size -= entry.byte_length;
     // 5. Perform ! ReadableByteStreamControllerHandleQueueDrain(controller).
-    readable_byte_stream_controller_handle_queue_drain(rt, c);
+    // (The entry's buffer, in no slot now, is rooted while the drain may
+    // pull and run script code.)
+    crate::streams::rooted(rt, &[Value::Object(entry.buffer)], |rt| {
+        readable_byte_stream_controller_handle_queue_drain(rt, c)
+    });
     // 6. Let view be ! Construct(%Uint8Array%, « entry's buffer, entry's byte
     //    offset, entry's byte length »).
     rt.new_uint8_array(entry.buffer, entry.byte_offset, entry.byte_length)
@@ -2126,7 +2246,12 @@ fn readable_byte_stream_controller_pull_into(
             let filled_view =
                 readable_byte_stream_controller_convert_pull_into_descriptor(rt, descriptor);
             //  2. Perform ! ReadableByteStreamControllerHandleQueueDrain(controller).
-            readable_byte_stream_controller_handle_queue_drain(rt, c);
+            // (filledView and the request, in no slot, are rooted while the
+            // drain may pull and run script code.)
+            let roots = [filled_view.clone(), read_into_request.holds()];
+            crate::streams::rooted(rt, &roots, |rt| {
+                readable_byte_stream_controller_handle_queue_drain(rt, c)
+            });
             //  3. Perform readIntoRequest's chunk steps, given filledView.
             read_into_request_chunk_steps(rt, read_into_request, filled_view);
             //  4. Return.
@@ -2514,7 +2639,7 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: BytePullAlgorithm
         BytePullAlgorithm::Tee2 { tee } => byte_tee_pull2_algorithm(rt, tee),
         BytePullAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
-            match rt.call_function(method, this, &[Value::Object(c)]) {
+            match crate::streams::call_rooted(rt, method, this, &[Value::Object(c)], &[]) {
                 Err(e) => a_promise_rejected_with(rt, e),
                 // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3771-L3780
                 // `thenAlgorithmResult(result, ...)` takes a returned
@@ -2539,7 +2664,7 @@ fn perform_cancel_algorithm(
         ByteCancelAlgorithm::Tee2 { tee } => byte_tee_cancel2_algorithm(rt, tee, reason),
         ByteCancelAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
-            match rt.call_function(method, this, &[reason]) {
+            match crate::streams::call_rooted(rt, method, this, &[reason], &[Value::Object(c)]) {
                 Err(e) => a_promise_rejected_with(rt, e),
                 // The value converted to Promise<undefined>: a new promise
                 // resolved with it (Node's async wrapper does the same).
@@ -2570,31 +2695,34 @@ pub(crate) fn readable_byte_stream_tee(rt: &mut Rt, s: ObjectId) -> Result<[Obje
     // 13. Let cancelPromise be a new promise.
     let cancel_promise = a_new_promise(rt);
     let (cancel_promise_resolve, _) = rt.create_resolving_functions(cancel_promise);
-    let t = ByteTeeId(rt.lib.streams.bytes.tees.len());
-    rt.lib.streams.bytes.tees.push(ByteTee {
-        stream: s,
-        reader,
-        // 4. Let reading be false.
-        reading: false,
-        // 5. Let readAgainForBranch1 be false.
-        read_again_for_branch1: false,
-        // 6. Let readAgainForBranch2 be false.
-        read_again_for_branch2: false,
-        // 7. Let canceled1 be false.
-        canceled1: false,
-        // 8. Let canceled2 be false.
-        canceled2: false,
-        // 9. Let reason1 be undefined.
-        reason1: Value::Undefined,
-        // 10. Let reason2 be undefined.
-        reason2: Value::Undefined,
-        // 11. Let branch1 be undefined.
-        branch1: None,
-        // 12. Let branch2 be undefined.
-        branch2: None,
-        cancel_promise,
-        cancel_promise_resolve,
-    });
+    let t = ByteTeeId(crate::streams::new_record_object(rt));
+    rt.lib.streams.bytes.tees.insert(
+        t.0,
+        ByteTee {
+            stream: s,
+            reader,
+            // 4. Let reading be false.
+            reading: false,
+            // 5. Let readAgainForBranch1 be false.
+            read_again_for_branch1: false,
+            // 6. Let readAgainForBranch2 be false.
+            read_again_for_branch2: false,
+            // 7. Let canceled1 be false.
+            canceled1: false,
+            // 8. Let canceled2 be false.
+            canceled2: false,
+            // 9. Let reason1 be undefined.
+            reason1: Value::Undefined,
+            // 10. Let reason2 be undefined.
+            reason2: Value::Undefined,
+            // 11. Let branch1 be undefined.
+            branch1: None,
+            // 12. Let branch2 be undefined.
+            branch2: None,
+            cancel_promise,
+            cancel_promise_resolve,
+        },
+    );
     // 14. Let forwardReaderError be ... (byte_tee_forward_reader_error)
     // 15. Let pullWithDefaultReader be ... (byte_tee_pull_with_default_reader)
     // 16. Let pullWithBYOBReader be ... (byte_tee_pull_with_byob_reader)
@@ -2645,6 +2773,7 @@ fn byte_tee_forward_reader_error(rt: &mut Rt, t: ByteTeeId, this_reader: ObjectI
     upon_settlement(
         rt,
         closed,
+        &[Value::Object(t.0), Value::Object(this_reader)],
         |_, _| {},
         move |rt, r| {
             //   1. If thisReader is not reader, return.
@@ -2716,7 +2845,8 @@ fn clone_as_uint8_array(rt: &mut Rt, o: &Value) -> Completion {
 /// The chunk steps, given chunk, of pullWithDefaultReader's read request.
 pub(crate) fn byte_tee_chunk_steps(rt: &mut Rt, t: ByteTeeId, chunk: Value) {
     // 1. Queue a microtask to perform the following steps:
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt: &mut Rt| {
+    let captures = Captures::values(vec![Value::Object(t.0), chunk.clone()]);
+    let task = move |rt: &mut Rt| {
         //   1. Set readAgainForBranch1 to false.
         tee_state_mut(rt, t).read_again_for_branch1 = false;
         //   2. Set readAgainForBranch2 to false.
@@ -2754,34 +2884,51 @@ pub(crate) fn byte_tee_chunk_steps(rt: &mut Rt, t: ByteTeeId, chunk: Value) {
                 Ok(clone) => chunk2 = clone,
             }
         }
-        //   6. If canceled1 is false, perform !
-        //      ReadableByteStreamControllerEnqueue(branch1.[[controller]], chunk1).
-        if !tee_state(rt, t).canceled1 {
-            let view = rt.uint8_array(&chunk1).expect("a Uint8Array chunk");
-            // FIXME: an enqueue can throw Node's internal assertion (see
-            // ProcessReadRequestsUsingQueue); Node reports it as an
-            // unhandled rejection of forwardChunk's reaction, the model as
-            // an uncaught exception of the microtask.
-            readable_byte_stream_controller_enqueue(rt, c1, view)?;
-        }
-        //   7. If canceled2 is false, perform !
-        //      ReadableByteStreamControllerEnqueue(branch2.[[controller]], chunk2).
-        if !tee_state(rt, t).canceled2 {
-            let view = rt.uint8_array(&chunk2).expect("a Uint8Array chunk");
-            readable_byte_stream_controller_enqueue(rt, c2, view)?;
-        }
-        //   8. Set reading to false.
-        tee_state_mut(rt, t).reading = false;
-        //   9. If readAgainForBranch1 is true, perform pull1Algorithm.
-        if tee_state(rt, t).read_again_for_branch1 {
-            byte_tee_pull1_algorithm(rt, t);
-        } else if tee_state(rt, t).read_again_for_branch2 {
-            //   10. Otherwise, if readAgainForBranch2 is true, perform
-            //       pull2Algorithm.
-            byte_tee_pull2_algorithm(rt, t);
-        }
-        Ok(Value::Undefined)
-    }))));
+        // (chunk2, a clone in no slot yet, is rooted while the enqueue into
+        // branch1 may pull and run script code.)
+        crate::streams::rooted(rt, &[chunk2.clone()], |rt| {
+            byte_tee_chunk_steps_enqueue(rt, t, (c1, chunk1), (c2, chunk2))
+        })
+    };
+    rt.enqueue_microtask(Job::Task(Task::Captured(Box::new(task), captures)));
+}
+
+/// Steps 6-10 of the chunk steps' microtask of pullWithDefaultReader's
+/// read request, given branch1's controller and chunk1, branch2's and
+/// chunk2.
+fn byte_tee_chunk_steps_enqueue(
+    rt: &mut Rt,
+    t: ByteTeeId,
+    (c1, chunk1): (ObjectId, Value),
+    (c2, chunk2): (ObjectId, Value),
+) -> Completion {
+    //   6. If canceled1 is false, perform !
+    //      ReadableByteStreamControllerEnqueue(branch1.[[controller]], chunk1).
+    if !tee_state(rt, t).canceled1 {
+        let view = rt.uint8_array(&chunk1).expect("a Uint8Array chunk");
+        // FIXME: an enqueue can throw Node's internal assertion (see
+        // ProcessReadRequestsUsingQueue); Node reports it as an
+        // unhandled rejection of forwardChunk's reaction, the model as
+        // an uncaught exception of the microtask.
+        readable_byte_stream_controller_enqueue(rt, c1, view)?;
+    }
+    //   7. If canceled2 is false, perform !
+    //      ReadableByteStreamControllerEnqueue(branch2.[[controller]], chunk2).
+    if !tee_state(rt, t).canceled2 {
+        let view = rt.uint8_array(&chunk2).expect("a Uint8Array chunk");
+        readable_byte_stream_controller_enqueue(rt, c2, view)?;
+    }
+    //   8. Set reading to false.
+    tee_state_mut(rt, t).reading = false;
+    //   9. If readAgainForBranch1 is true, perform pull1Algorithm.
+    if tee_state(rt, t).read_again_for_branch1 {
+        byte_tee_pull1_algorithm(rt, t);
+    } else if tee_state(rt, t).read_again_for_branch2 {
+        //   10. Otherwise, if readAgainForBranch2 is true, perform
+        //       pull2Algorithm.
+        byte_tee_pull2_algorithm(rt, t);
+    }
+    Ok(Value::Undefined)
 }
 
 /// The close steps of pullWithDefaultReader's read request.
@@ -2882,7 +3029,8 @@ fn byob_and_other(
 /// The chunk steps, given chunk, of pullWithBYOBReader's read-into request.
 fn byte_tee_byob_chunk_steps(rt: &mut Rt, t: ByteTeeId, for_branch2: bool, chunk: Value) {
     // 1. Queue a microtask to perform the following steps:
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt: &mut Rt| {
+    let captures = Captures::values(vec![Value::Object(t.0), chunk.clone()]);
+    let task = move |rt: &mut Rt| {
         //   1. Set readAgainForBranch1 to false.
         tee_state_mut(rt, t).read_again_for_branch1 = false;
         //   2. Set readAgainForBranch2 to false.
@@ -2916,6 +3064,9 @@ fn byte_tee_byob_chunk_steps(rt: &mut Rt, t: ByteTeeId, for_branch2: bool, chunk
                 //  3. Otherwise, let clonedChunk be cloneResult.[[Value]].
                 Ok(clone) => clone,
             };
+            // (clonedChunk, in no slot yet, is rooted while the respond may
+            // pull and run script code.)
+            let mark = crate::gc::hold(rt, std::slice::from_ref(&cloned_chunk));
             //  4. If byobCanceled is false, perform !
             //     ReadableByteStreamControllerRespondWithNewView(
             //     byobBranch.[[controller]], chunk).
@@ -2923,6 +3074,7 @@ fn byte_tee_byob_chunk_steps(rt: &mut Rt, t: ByteTeeId, for_branch2: bool, chunk
                 readable_byte_stream_controller_respond_with_new_view(rt, byob_controller, &chunk)
                     .expect("the chunk read into the branch's view");
             }
+            crate::gc::release(rt, mark);
             //  5. Perform ! ReadableByteStreamControllerEnqueue(
             //     otherBranch.[[controller]], clonedChunk).
             let view = rt.uint8_array(&cloned_chunk).expect("a Uint8Array");
@@ -2947,7 +3099,8 @@ fn byte_tee_byob_chunk_steps(rt: &mut Rt, t: ByteTeeId, for_branch2: bool, chunk
             byte_tee_pull2_algorithm(rt, t);
         }
         Ok(Value::Undefined)
-    }))));
+    };
+    rt.enqueue_microtask(Job::Task(Task::Captured(Box::new(task), captures)));
 }
 
 /// The close steps, given chunk, of pullWithBYOBReader's read-into request.

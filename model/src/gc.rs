@@ -313,29 +313,27 @@ pub(crate) fn trace(rt: &Runtime<Model>, obj: ObjectId, edges: &mut Vec<Value>) 
         edges.push(Value::Object(signal));
         edges.push(Value::Object(listener));
     }
-}
-
-/// Whether the streams part of the model holds any object.
-fn streams_exist(lib: &Model) -> bool {
-    !lib.streams.streams.is_empty()
-        || !lib.streams.controllers.is_empty()
-        || !lib.writable.streams.is_empty()
-        || !lib.writable.controllers.is_empty()
-        || !lib.writable.writers.is_empty()
-        || !lib.pipes.is_empty()
-        || lib.transform.exists()
+    // The streams' objects: ReadableStream, its default and byte
+    // controllers, default and BYOB readers, BYOB requests, the async
+    // iterators and their state records, the records of the default and
+    // byte tees and of ReadableStream.from (streams.rs, byte_streams.rs,
+    // iterate.rs); WritableStream, its controller and writer (writable.rs);
+    // TransformStream and its controller (transform.rs); a pipe's record
+    // (pipe.rs).
+    crate::streams::trace(rt, obj, edges);
+    crate::writable::trace(rt, obj, edges);
+    crate::transform::trace(rt, obj, edges);
+    if let Some(pipe) = lib.pipes.get(&obj) {
+        pipe.trace(edges);
+    }
 }
 
 /// The library's roots: `gcPersistentSignals`, Node's module-level
-/// registries, and what running algorithms hold.
+/// registries and lazily made errors, and what running algorithms hold.
+/// Every object of the library is traced, so this never gives up.
 pub(crate) fn trace_roots(rt: &Runtime<Model>, roots: &mut Vec<Value>) -> bool {
-    // FIXME: the streams part of the model (streams.rs, byte_streams.rs,
-    // iterate.rs, writable.rs, transform.rs, pipe.rs) is not traced yet: its
-    // slots hold promises, algorithms and signals no trace reports, so
-    // while any stream object exists the collection stays conservative.
-    if streams_exist(&rt.lib) {
-        return false;
-    }
+    rt.lib.streams.roots(roots);
+    rt.lib.writable.roots(roots);
     let gc = &rt.lib.gc;
     roots.extend(gc.persistent_signals.iter().map(|s| Value::Object(*s)));
     for registry in [
@@ -392,6 +390,10 @@ pub(crate) fn collected(rt: &mut Runtime<Model>, dead: &[ObjectId]) {
             lib.disposables.remove(id);
             lib.records.remove(id);
             lib.weak_listener_map.remove(id);
+            lib.streams.forget(id);
+            lib.writable.forget(id);
+            lib.transform.forget(id);
+            lib.pipes.remove(id);
         }
     }
     check_no_strong_reference_to(rt, &dead_set);
@@ -407,6 +409,10 @@ fn check_no_strong_reference_to(rt: &Runtime<Model>, dead: &HashSet<ObjectId>) {
     objects.extend(rt.lib.disposables.ids());
     objects.extend(rt.lib.records.ids());
     objects.extend(rt.lib.weak_listener_map.ids());
+    objects.extend(rt.lib.streams.ids());
+    objects.extend(rt.lib.writable.ids());
+    objects.extend(rt.lib.transform.ids());
+    objects.extend(rt.lib.pipes.ids());
     for obj in objects {
         let mut edges = Vec::new();
         trace(rt, obj, &mut edges);

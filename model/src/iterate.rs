@@ -34,6 +34,7 @@
 //!   operation that closed or errored the stream, and a `return()` while a
 //!   read is parked rejects with it; neither is a failed assertion here.
 
+use nodesem_runtime::gc::Captures;
 use nodesem_runtime::{
     Completion, HostClass, IteratorRecord, ObjectData, ObjectId, Runtime, Value, WellKnownSymbol,
 };
@@ -44,9 +45,11 @@ use crate::Model;
 
 type Rt = Runtime<Model>;
 
-/// Which ReadableStreamFromIterable: an index into [`IterateState`]'s.
+/// Which ReadableStreamFromIterable: the hidden heap object that stands for
+/// its variables (the closure context of Node's `readableStreamFromIterable`:
+/// the stream and the iterator), see [`streams::new_record_object`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FromId(usize);
+pub struct FromId(pub(crate) ObjectId);
 
 /// An IDL async iterator (Web IDL §3.2.26, "Async iterators"): its
 /// underlying record.
@@ -60,6 +63,13 @@ pub struct FromIterable {
 
 /// A default asynchronous iterator object for ReadableStream (Web IDL
 /// §3.7.10.1), with the Streams Standard's items.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L695-L731>
+/// the items live in a state record apart from the iterator object (the
+/// object's methods close over it, the stream and the reader), and the read
+/// request holds the state record, not the object: these slots are keyed by
+/// a hidden object standing for the state record
+/// ([`streams::new_record_object`]), which the iterator object holds.
 #[derive(Debug)]
 pub struct AsyncIterator {
     /// target: the stream.
@@ -83,20 +93,70 @@ pub struct AsyncIterator {
 /// one scenario.
 #[derive(Debug, Default)]
 pub struct IterateState {
-    froms: Vec<FromIterable>,
+    /// Every ReadableStreamFromIterable's variables, by [`FromId`].
+    froms: Slots<FromIterable>,
+    /// Every async iterator's state record, by its hidden object.
     iterators: Slots<AsyncIterator>,
+    /// Every async iterator object, to its state record's hidden object.
+    objects: Slots<ObjectId>,
 }
 
 impl IterateState {
     /// Empties the state for another scenario.
     pub fn clear(&mut self) {
-        self.froms.clear();
-        self.iterators.clear();
+        let IterateState {
+            froms,
+            iterators,
+            objects,
+        } = self;
+        froms.clear();
+        iterators.clear();
+        objects.clear();
+    }
+
+    /// Forgets a collected object.
+    pub(crate) fn forget(&mut self, id: &ObjectId) {
+        self.froms.remove(id);
+        self.iterators.remove(id);
+        self.objects.remove(id);
+    }
+
+    /// The objects with slots here.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.froms
+            .ids()
+            .chain(self.iterators.ids())
+            .chain(self.objects.ids())
+    }
+}
+
+/// The strong edges of an object of this module: a from() record's (the
+/// stream and the iterator record), an async iterator object's (its state
+/// record, and the stream and reader its methods close over) and a state
+/// record's (the reader, the ongoing promise and the read's promise).
+pub(crate) fn trace(rt: &Rt, obj: ObjectId, edges: &mut Vec<Value>) {
+    let state = &rt.lib.streams.iterate;
+    if let Some(f) = state.froms.get(&obj) {
+        edges.extend(f.stream.map(Value::Object));
+        edges.push(f.iterator.iterator.clone());
+        edges.push(f.iterator.next_method.clone());
+    }
+    if let Some(&record) = state.objects.get(&obj) {
+        edges.push(Value::Object(record));
+        if let Some(o) = state.iterators.get(&record) {
+            edges.push(Value::Object(o.target));
+            edges.push(Value::Object(o.reader));
+        }
+    }
+    if let Some(o) = state.iterators.get(&obj) {
+        edges.push(Value::Object(o.reader));
+        edges.extend(o.ongoing_promise.map(Value::Object));
+        edges.extend(o.promise.map(Value::Object));
     }
 }
 
 fn from_state(rt: &Rt, f: FromId) -> &FromIterable {
-    &rt.lib.streams.iterate.froms[f.0]
+    &rt.lib.streams.iterate.froms[&f.0]
 }
 
 fn it(rt: &Rt, i: ObjectId) -> &AsyncIterator {
@@ -183,11 +243,14 @@ fn readable_stream_from_iterable(
     // the wrapper's continuation would do some microtasks later.
     let _ = sync;
     //    3. Return an async iterator value with underlying record set to iterator.
-    let f = FromId(rt.lib.streams.iterate.froms.len());
-    rt.lib.streams.iterate.froms.push(FromIterable {
-        stream: None,
-        iterator,
-    });
+    let f = FromId(streams::new_record_object(rt));
+    rt.lib.streams.iterate.froms.insert(
+        f.0,
+        FromIterable {
+            stream: None,
+            iterator,
+        },
+    );
     // 3. Let startAlgorithm be an algorithm that returns undefined.
     // 4. Let pullAlgorithm be the following steps: (from_pull_algorithm)
     // 5. Let cancelAlgorithm be the following steps, given reason:
@@ -200,7 +263,9 @@ fn readable_stream_from_iterable(
         CancelAlgorithm::FromIterable { from: f },
         Some(0.0),
     );
-    rt.lib.streams.iterate.froms[f.0].stream = Some(stream);
+    if let Some(from) = rt.lib.streams.iterate.froms.get_mut(&f.0) {
+        from.stream = Some(stream);
+    }
     // 7. Return stream.
     Ok(Value::Object(stream))
 }
@@ -214,7 +279,11 @@ pub(crate) fn from_pull_algorithm(rt: &mut Rt, f: FromId) -> Option<ObjectId> {
     // MODEL: the runtime's iterators' `next` returns an object (or a
     // promise of one), so IteratorNext's own TypeError never applies.
     let record = from_state(rt, f).iterator.clone();
-    let next_result = match rt.iterator_next(&record, None) {
+    // (The record is rooted while `next()` runs.)
+    let next_result = streams::rooted(rt, &[Value::Object(f.0)], |rt| {
+        rt.iterator_next(&record, None)
+    });
+    let next_result = match next_result {
         Ok(result) => result,
         //    2. If nextResult is an abrupt completion, return a promise
         //       rejected with nextResult.[[Value]].
@@ -237,9 +306,10 @@ pub(crate) fn from_pull_algorithm(rt: &mut Rt, f: FromId) -> Option<ObjectId> {
     // the pull returns `kParkedAlgorithmResult`: no promise for the
     // controller to react to; the fulfillment steps end with the
     // controller's pull fulfilment steps, at once.
-    upon(
+    streams::upon_settlement(
         rt,
         next_promise,
+        &[Value::Object(f.0)],
         move |rt, iter_result| from_pull_fulfilled(rt, f, iter_result),
         move |rt, r| {
             let c = from_controller(rt, f);
@@ -262,24 +332,6 @@ fn from_controller_error(rt: &mut Rt, c: ObjectId, e: Value) {
     if let Some(e) = rt.take_internal_assertion() {
         streams::a_promise_rejected_with(rt, e);
     }
-}
-
-/// "Upon fulfillment / upon rejection" with no derived promise.
-fn upon(
-    rt: &mut Rt,
-    p: ObjectId,
-    on_fulfilled: impl Fn(&mut Rt, Value) + 'static,
-    on_rejected: impl Fn(&mut Rt, Value) + 'static,
-) {
-    let fulfilled = rt.native_function(move |rt, _this, args| {
-        on_fulfilled(rt, args.first().cloned().unwrap_or(Value::Undefined));
-        Ok(Value::Undefined)
-    });
-    let rejected = rt.native_function(move |rt, _this, args| {
-        on_rejected(rt, args.first().cloned().unwrap_or(Value::Undefined));
-        Ok(Value::Undefined)
-    });
-    rt.perform_promise_then(p, Some(fulfilled), Some(rejected), None);
 }
 
 /// The fulfillment steps of the pull's nextPromise, given iterResult (Web
@@ -324,9 +376,10 @@ fn from_pull_fulfilled(rt: &mut Rt, f: FromId, iter_result: Value) {
             // only a sync iterator's, in CreateAsyncFromSyncIterator's
             // continuation.
             let p = rt.promise_resolve(v);
-            upon(
+            streams::upon_settlement(
                 rt,
                 p,
+                &[Value::Object(f.0)],
                 move |rt, value| {
                     // Otherwise, perform !
                     // ReadableStreamDefaultControllerEnqueue(stream.[[controller]], v).
@@ -372,7 +425,8 @@ pub(crate) fn from_cancel_algorithm(rt: &mut Rt, f: FromId, reason: Value) -> Ob
         return streams::a_promise_resolved_with(rt, Value::Undefined);
     };
     //    6. Let returnResult be Call(returnMethod.[[Value]], iteratorObj, « reason »).
-    let return_result = match rt.call_function(return_method, iterator_obj, &[reason]) {
+    let return_result = match streams::call_rooted(rt, return_method, iterator_obj, &[reason], &[])
+    {
         Ok(r) => r,
         //    7. If returnResult is an abrupt completion, return a promise
         //       rejected with returnResult.[[Value]].
@@ -386,7 +440,7 @@ pub(crate) fn from_cancel_algorithm(rt: &mut Rt, f: FromId, reason: Value) -> Ob
     let return_promise = rt.promise_resolve(return_result);
     //    9. Return the result of reacting to returnPromise with the following
     //       fulfillment steps, given returnPromiseResult:
-    let fulfillment = rt.native_function(|rt, _this, args| {
+    let fulfillment = rt.native_function_capturing(Captures::nothing(), |rt, _this, args| {
         let return_promise_result = args.first().cloned().unwrap_or(Value::Undefined);
         //   1. If returnPromiseResult is not an Object, throw a TypeError.
         if !matches!(return_promise_result, Value::Object(_)) {
@@ -415,8 +469,11 @@ pub fn values(rt: &mut Rt, stream: Value, prevent_cancel: bool) -> Completion {
     // 1. Let reader be ? AcquireReadableStreamDefaultReader(stream).
     let reader = streams::acquire_readable_stream_default_reader(rt, s)?;
     let iterator = rt.heap.alloc(ObjectData::Host);
+    // (The state record, apart from the object: see AsyncIterator.)
+    let state = streams::new_record_object(rt);
+    rt.lib.streams.iterate.objects.insert(iterator, state);
     rt.lib.streams.iterate.iterators.insert(
-        iterator,
+        state,
         AsyncIterator {
             target: s,
             ongoing_promise: None,
@@ -433,10 +490,12 @@ pub fn values(rt: &mut Rt, stream: Value, prevent_cancel: bool) -> Completion {
     Ok(Value::Object(iterator))
 }
 
-/// The iterator a `next` or `return` is called on.
+/// The state record of the iterator a `next` or `return` is called on.
 fn iterator_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId, Value> {
     match value {
-        Value::Object(id) if rt.lib.streams.iterate.iterators.contains_key(&id) => Ok(id),
+        Value::Object(id) if rt.lib.streams.iterate.objects.contains_key(&id) => {
+            Ok(rt.lib.streams.iterate.objects[&id])
+        }
         // MODEL: the parser's kinds rule this out; the message is the model's.
         other => Err(crate::cannot_read(rt, &other, prop)),
     }
@@ -463,8 +522,10 @@ pub fn next(rt: &mut Rt, this_value: Value) -> Completion {
     if let Some(ongoing_promise) = it(rt, object).ongoing_promise {
         //  1. Let afterOngoingPromiseCapability be ! NewPromiseCapability(%Promise%).
         //  2. Let onSettled be CreateBuiltinFunction(nextSteps, 0, "", « »).
-        let on_settled =
-            rt.native_function(move |rt, _, _| Ok(Value::Object(next_steps(rt, object))));
+        let captures = Captures::objects(&[object, it(rt, object).target]);
+        let on_settled = rt.native_function_capturing(captures, move |rt, _, _| {
+            Ok(Value::Object(next_steps(rt, object)))
+        });
         //  3. Perform PerformPromiseThen(ongoingPromise, onSettled, onSettled,
         //     afterOngoingPromiseCapability).
         let after = rt.promise_then(ongoing_promise, Some(on_settled), Some(on_settled));
@@ -579,11 +640,15 @@ fn get_the_next_iteration_result(rt: &mut Rt, iterator: ObjectId) -> ObjectId {
     // 4. Let readRequest be a new read request with the following items:
     //    (iterator_chunk_steps, iterator_close_steps, iterator_error_steps)
     // 5. Perform ! ReadableStreamDefaultReaderRead(this, readRequest).
-    streams::readable_stream_default_reader_read(
-        rt,
-        reader,
-        ReadRequest::AsyncIterator { iterator },
-    );
+    // (The promise is rooted while the read may run script code and settle
+    // it: a later read replaces the state's.)
+    streams::rooted(rt, &[Value::Object(promise)], |rt| {
+        streams::readable_stream_default_reader_read(
+            rt,
+            reader,
+            ReadRequest::AsyncIterator { iterator },
+        )
+    });
     // 6. Return promise.
     promise
 }
@@ -687,7 +752,12 @@ pub fn iterator_return(rt: &mut Rt, this_value: Value, value: Option<Value>) -> 
         //  1. Let afterOngoingPromiseCapability be ! NewPromiseCapability(%Promise%).
         //  2. Let onSettled be CreateBuiltinFunction(returnSteps, 0, "", « »).
         let value = value.clone();
-        let on_settled = rt.native_function(move |rt, _, _| {
+        let captures = Captures::values(vec![
+            Value::Object(object),
+            Value::Object(it(rt, object).target),
+            value.clone(),
+        ]);
+        let on_settled = rt.native_function_capturing(captures, move |rt, _, _| {
             Ok(Value::Object(return_steps(rt, object, value.clone())))
         });
         //  3. Perform PerformPromiseThen(ongoingPromise, onSettled, onSettled,
@@ -770,7 +840,13 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L758-L775
         // a throw of the cancel (a terminated transform's readable) is
         // caught: a promise rejected with it, the reader not released.
-        let result = match streams::readable_stream_reader_generic_cancel(rt, reader, arg) {
+        // (The iterator result and the state record, in locals, are
+        // rooted while the cancel runs script code.)
+        let roots = [iter_result.clone(), Value::Object(iterator)];
+        let cancelled = streams::rooted(rt, &roots, |rt| {
+            streams::readable_stream_reader_generic_cancel(rt, reader, arg)
+        });
+        let result = match cancelled {
             Ok(result) => result,
             Err(e) => return streams::a_promise_rejected_with(rt, e),
         };
@@ -779,7 +855,8 @@ fn asynchronous_iterator_return(rt: &mut Rt, iterator: ObjectId, arg: Value) -> 
         //  3. Return result.
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L766-L768
         // `PromisePrototypeThen(result, () => iterResult)`.
-        let give = rt.native_function(move |_, _, _| Ok(iter_result.clone()));
+        let captures = Captures::values(vec![iter_result.clone()]);
+        let give = rt.native_function_capturing(captures, move |_, _, _| Ok(iter_result.clone()));
         return rt.promise_then(result, Some(give), None);
     }
     // 5. Perform ! ReadableStreamDefaultReaderRelease(reader).
@@ -797,7 +874,7 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
     rt.lib
         .streams
         .iterate
-        .iterators
+        .objects
         .contains_key(&obj)
         .then_some(HostClass::ReadableStreamAsyncIterator)
 }
@@ -808,7 +885,7 @@ pub fn get(rt: &Rt, obj: ObjectId, _prop: &str) -> Option<Completion> {
     rt.lib
         .streams
         .iterate
-        .iterators
+        .objects
         .contains_key(&obj)
         .then_some(Ok(Value::Undefined))
 }

@@ -105,7 +105,7 @@ pub struct Model {
     /// TransformStreams and their controllers.
     transform: transform::Transforms,
     /// Every pipe (ReadableStreamPipeTo), by [`pipe::PipeId`].
-    pipes: Vec<pipe::Pipe>,
+    pipes: Slots<pipe::Pipe>,
     /// The handles of weak listener records (Node's `Listener` objects of
     /// weak listeners, which the weak-listener registry holds), to their node.
     records: Slots<event_target::ListenerId>,

@@ -25,6 +25,7 @@
 //! Streams Standard: <https://streams.spec.whatwg.org/#readable-stream-pipe-to>.
 //! Node 26.12.1: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1575-L1936>.
 
+use nodesem_runtime::gc::Captures;
 use nodesem_runtime::{Completion, ObjectId, Runtime, StreamPipeOptions, Value};
 
 use nodesem_lang::Combinator;
@@ -38,9 +39,12 @@ use crate::{abort_listener, transform, Model};
 
 type Rt = Runtime<Model>;
 
-/// Which pipe: an index into the model's pipes.
+/// Which pipe: the hidden heap object that stands for its variables (the
+/// closure context of Node's `readableStreamPipeTo`, which its read
+/// request, its write tracker, its watchers' reactions and its abort
+/// listener hold), see [`streams::new_record_object`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PipeId(usize);
+pub struct PipeId(pub(crate) ObjectId);
 
 /// The variables of one ReadableStreamPipeTo(source, dest, preventClose,
 /// preventAbort, preventCancel, signal).
@@ -82,18 +86,35 @@ pub struct Pipe {
 }
 
 fn pipe(rt: &Rt, p: PipeId) -> &Pipe {
-    &rt.lib.pipes[p.0]
+    &rt.lib.pipes[&p.0]
 }
 
 fn pipe_mut(rt: &mut Rt, p: PipeId) -> &mut Pipe {
-    &mut rt.lib.pipes[p.0]
+    rt.lib.pipes.get_mut(&p.0).expect("a pipe")
+}
+
+impl Pipe {
+    /// The pipe's variables that hold values: its strong edges.
+    pub(crate) fn trace(&self, edges: &mut Vec<Value>) {
+        edges.push(Value::Object(self.source));
+        edges.push(Value::Object(self.dest));
+        edges.push(Value::Object(self.reader));
+        edges.push(Value::Object(self.writer));
+        edges.extend(self.signal.map(Value::Object));
+        edges.push(Value::Object(self.promise));
+        edges.extend(self.disposable.map(Value::Object));
+        edges.push(self.failure.clone());
+        edges.extend(self.stall.map(Value::Object));
+        edges.push(self.pending_chunk.clone());
+    }
 }
 
 /// Node's `PromisePrototypeThen(kResolvedPromise, f)`: a reaction at the end
 /// of the microtask queue; a throw of `f` rejects the reaction's derived
-/// promise, which nothing handles (an unhandled rejection).
-fn on_resolved_promise(rt: &mut Rt, f: impl Fn(&mut Rt) -> Result<(), Value> + 'static) {
-    let reaction = rt.native_function(move |rt, _, _| {
+/// promise, which nothing handles (an unhandled rejection). `f` closes over
+/// the pipe `p` only.
+fn on_resolved_promise(rt: &mut Rt, p: PipeId, f: impl Fn(&mut Rt) -> Result<(), Value> + 'static) {
+    let reaction = rt.native_function_capturing(Captures::objects(&[p.0]), move |rt, _, _| {
         f(rt)?;
         Ok(Value::Undefined)
     });
@@ -270,25 +291,49 @@ fn readable_stream_pipe_to(
     // 12. Let shuttingDown be false.
     // 13. Let promise be a new promise.
     let promise = a_new_promise(rt);
-    let p = PipeId(rt.lib.pipes.len());
-    rt.lib.pipes.push(Pipe {
+    let p = PipeId(streams::new_record_object(rt));
+    rt.lib.pipes.insert(
+        p.0,
+        Pipe {
+            source,
+            dest,
+            reader,
+            writer,
+            prevent_close,
+            prevent_abort,
+            prevent_cancel,
+            signal,
+            shutting_down: false,
+            promise,
+            disposable: None,
+            pending: 0,
+            failed: false,
+            failure: Value::Undefined,
+            stall: None,
+            pending_chunk: Value::Undefined,
+        },
+    );
+    // (The pipe's record, which holds its variables, is rooted for the rest
+    // of the steps, as Node's frame holds them: the pump and the actions
+    // run script code.)
+    let mark = crate::gc::hold(rt, &[Value::Object(p.0)]);
+    let result = readable_stream_pipe_to_steps(rt, p);
+    crate::gc::release(rt, mark);
+    result
+}
+
+/// ReadableStreamPipeTo's steps from 14 on, with the pipe's variables made.
+fn readable_stream_pipe_to_steps(rt: &mut Rt, p: PipeId) -> Result<ObjectId, Value> {
+    let Pipe {
         source,
         dest,
         reader,
         writer,
-        prevent_close,
-        prevent_abort,
         prevent_cancel,
         signal,
-        shutting_down: false,
         promise,
-        disposable: None,
-        pending: 0,
-        failed: false,
-        failure: Value::Undefined,
-        stall: None,
-        pending_chunk: Value::Undefined,
-    });
+        ..
+    } = *pipe(rt, p);
     // 14. If signal is not undefined,
     if let Some(signal) = signal {
         //   1. Let abortAlgorithm be the following steps: (abort_algorithm)
@@ -301,7 +346,7 @@ fn readable_stream_pipe_to(
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1880-L1887
         // `addAbortListener(signal, abortAlgorithm)`: an abort event
         // listener, removed by finalize.
-        let listener = rt.native_function(move |rt, _, _| {
+        let listener = rt.native_function_capturing(Captures::objects(&[p.0]), move |rt, _, _| {
             abort_algorithm(rt, p);
             Ok(Value::Undefined)
         });
@@ -337,6 +382,7 @@ fn readable_stream_pipe_to(
             upon_settlement(
                 rt,
                 closed,
+                &[Value::Object(p.0)],
                 move |rt, _| {
                     let done = on_source_closed(rt, p);
                     reject_derived(rt, done)
@@ -359,6 +405,7 @@ fn readable_stream_pipe_to(
         upon_settlement(
             rt,
             closed,
+            &[Value::Object(p.0)],
             |_, _| {},
             move |rt, e| {
                 let done = on_dest_errored(rt, p, e);
@@ -502,7 +549,7 @@ pub(crate) fn pump(rt: &mut Rt, p: PipeId) -> Result<(), Value> {
             park_on_ready(rt, p);
             return Ok(());
         }
-        on_resolved_promise(rt, move |rt| pump(rt, p));
+        on_resolved_promise(rt, p, move |rt| pump(rt, p));
         return Ok(());
     }
     // Otherwise a read request: ReadableStreamDefaultReaderRead(reader,
@@ -526,7 +573,7 @@ pub(crate) fn read_request_chunk_steps(rt: &mut Rt, p: PipeId, chunk: Value) {
     pipe_mut(rt, p).pending_chunk = chunk;
     // (A throw from `forwardChunk` rejects the reaction's derived promise:
     // Node reports it as an unhandled rejection.)
-    let forward_chunk = rt.native_function(move |rt, _, _| {
+    let forward_chunk = rt.native_function_capturing(Captures::objects(&[p.0]), move |rt, _, _| {
         let chunk = std::mem::replace(&mut pipe_mut(rt, p).pending_chunk, Value::Undefined);
         let writer = pipe(rt, p).writer;
         pipe_write(rt, p, writer, chunk)?;
@@ -668,6 +715,20 @@ enum Action {
     All(Vec<Action>),
 }
 
+impl Action {
+    /// The values the action holds (its errors).
+    fn values(&self, out: &mut Vec<Value>) {
+        match self {
+            Action::AbortDest(e)
+            | Action::CancelSource(e)
+            | Action::AbortDestIfWritable(e)
+            | Action::CancelSourceIfReadable(e) => out.push(e.clone()),
+            Action::CloseDest => {}
+            Action::All(actions) => actions.iter().for_each(|a| a.values(out)),
+        }
+    }
+}
+
 /// Performs an action: its promise, or the exception of a cancel of a
 /// terminated transform's readable (see transform::source_cancel_algorithm).
 fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> Result<ObjectId, Value> {
@@ -702,8 +763,12 @@ fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> Result<ObjectId, Va
             // through `SafePromise.all`, and its result through a `then`
             // into a new Promise.
             let mut followers = Vec::with_capacity(actions.len());
+            // (The followers made so far are rooted while the next action
+            // runs script code.)
+            let mark = crate::gc::hold(rt, &[]);
             for action in actions {
                 let follower = rt.new_promise();
+                crate::gc::hold(rt, &[Value::Object(follower)]);
                 match perform_action(rt, p, action) {
                     Ok(result) => {
                         let (res, rej) = rt.create_resolving_functions(follower);
@@ -716,6 +781,7 @@ fn perform_action(rt: &mut Rt, p: PipeId, action: Action) -> Result<ObjectId, Va
                 }
                 followers.push(Value::Object(follower));
             }
+            crate::gc::release(rt, mark);
             let all = rt.promise_combinator(Combinator::All, followers);
             let outer = rt.new_promise();
             let (res, rej) = rt.create_resolving_functions(outer);
@@ -751,9 +817,12 @@ fn shutdown_with_an_action(
         //   2. Wait until every chunk that has been read has been written
         //      (i.e. the corresponding promises have settled).
         let wait = wait_for_pending_writes(rt, p);
+        let mut captures = vec![Value::Object(p.0), original_error.clone()];
+        action.values(&mut captures);
         upon_settlement(
             rt,
             wait,
+            &captures,
             move |rt, _| {
                 let done = complete(rt, p, action.clone(), rejected, original_error.clone());
                 reject_derived(rt, done)
@@ -778,10 +847,14 @@ fn complete(
     original_error: Value,
 ) -> Result<(), Value> {
     // 4. Let p be the result of performing action.
-    let promise = perform_action(rt, p, action)?;
+    // (originalError is rooted while the action runs script code.)
+    let promise = streams::rooted(rt, &[Value::Object(p.0), original_error.clone()], |rt| {
+        perform_action(rt, p, action)
+    })?;
     upon_settlement(
         rt,
         promise,
+        &[Value::Object(p.0), original_error.clone()],
         // 5. Upon fulfillment of p, finalize, passing along originalError if
         //    it was given.
         move |rt, _| finalize(rt, p, rejected, original_error.clone()),
@@ -812,6 +885,7 @@ fn shutdown(rt: &mut Rt, p: PipeId, rejected: bool, error: Value) {
         upon_settlement(
             rt,
             wait,
+            &[Value::Object(p.0), error.clone()],
             move |rt, _| finalize(rt, p, rejected, error.clone()),
             move |rt, e| finalize(rt, p, true, e),
         );
@@ -854,11 +928,19 @@ fn finalize(rt: &mut Rt, p: PipeId, rejected: bool, error: Value) {
 /// Every pipe's shuttingDown, in the order the pipes were made (for tests
 /// and tools that inspect the model).
 pub fn shutting_down(rt: &Rt) -> Vec<bool> {
-    rt.lib.pipes.iter().map(|p| p.shutting_down).collect()
+    rt.lib
+        .pipes
+        .ids()
+        .map(|p| rt.lib.pipes[&p].shutting_down)
+        .collect()
 }
 
 /// Every pipe's count of writes in flight or queued (Node's
 /// `writeTracker.pending`).
 pub fn pending_writes(rt: &Rt) -> Vec<u32> {
-    rt.lib.pipes.iter().map(|p| p.pending).collect()
+    rt.lib
+        .pipes
+        .ids()
+        .map(|p| rt.lib.pipes[&p].pending)
+        .collect()
 }

@@ -37,6 +37,7 @@
 
 use std::collections::VecDeque;
 
+use nodesem_runtime::gc::Captures;
 use nodesem_runtime::{
     Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime, Task,
     UnderlyingSource, Value,
@@ -219,9 +220,26 @@ pub enum ReadRequest {
     },
 }
 
-/// Which ReadableStreamDefaultTee: an index into [`Streams`]' tees.
+impl ReadRequest {
+    /// What the read request holds: its promise, or the hidden object of
+    /// the record whose steps it runs.
+    pub(crate) fn holds(&self) -> Value {
+        Value::Object(match *self {
+            ReadRequest::Read { promise } => promise,
+            ReadRequest::Tee { tee } => tee.0,
+            ReadRequest::AsyncIterator { iterator } => iterator,
+            ReadRequest::Pipe { pipe } => pipe.0,
+            ReadRequest::ByteTee { tee } => tee.0,
+        })
+    }
+}
+
+/// Which ReadableStreamDefaultTee: the hidden heap object that stands for
+/// its variables (the closure context Node's tee algorithms share,
+/// `readableStreamDefaultTee`'s): what holds it keeps the variables, and
+/// [`crate::gc`] forgets them when it is collected.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TeeId(usize);
+pub struct TeeId(pub(crate) ObjectId);
 
 /// The variables that the algorithms of one ReadableStreamDefaultTee(stream,
 /// cloneForBranch2) share
@@ -279,7 +297,7 @@ pub struct Streams {
     /// Every ReadableStreamDefaultReader.
     readers: Slots<ReadableStreamDefaultReader>,
     /// Every ReadableStreamDefaultTee, by [`TeeId`].
-    tees: Vec<DefaultTee>,
+    tees: Slots<DefaultTee>,
     /// Node's one "Reader released" error, once made.
     released_error: Option<Value>,
     /// Node's one "Releasing reader" error, once made.
@@ -318,6 +336,127 @@ impl Streams {
         *released_error = None;
         *releasing_error = None;
     }
+
+    /// Forgets a collected object.
+    pub(crate) fn forget(&mut self, id: &ObjectId) {
+        self.streams.remove(id);
+        self.controllers.remove(id);
+        self.readers.remove(id);
+        self.tees.remove(id);
+        self.iterate.forget(id);
+        self.bytes.forget(id);
+    }
+
+    /// The objects with slots here (the hidden objects of records too).
+    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.streams
+            .ids()
+            .chain(self.controllers.ids())
+            .chain(self.readers.ids())
+            .chain(self.tees.ids())
+            .chain(self.iterate.ids())
+            .chain(self.bytes.ids())
+    }
+
+    /// What the module keeps for good: Node's one "Reader released" and
+    /// "Releasing reader" errors, once made (module-level lazy values).
+    pub(crate) fn roots(&self, roots: &mut Vec<Value>) {
+        roots.extend(self.released_error.iter().cloned());
+        roots.extend(self.releasing_error.iter().cloned());
+    }
+}
+
+impl PullAlgorithm {
+    /// What the algorithm closes over; `true` when it invokes the source's
+    /// method (and so holds the source).
+    pub(crate) fn trace(&self, edges: &mut Vec<Value>) -> bool {
+        match *self {
+            PullAlgorithm::ResolveUndefined => {}
+            PullAlgorithm::Invoke { method } => {
+                edges.push(Value::Object(method));
+                return true;
+            }
+            PullAlgorithm::Tee { tee } => edges.push(Value::Object(tee.0)),
+            PullAlgorithm::FromIterable { from } => edges.push(Value::Object(from.0)),
+            PullAlgorithm::Transform { stream } => edges.push(Value::Object(stream)),
+        }
+        false
+    }
+}
+
+impl CancelAlgorithm {
+    /// What the algorithm closes over; `true` when it invokes the source's
+    /// method (and so holds the source).
+    pub(crate) fn trace(&self, edges: &mut Vec<Value>) -> bool {
+        match *self {
+            CancelAlgorithm::ResolveUndefined => {}
+            CancelAlgorithm::Invoke { method } => {
+                edges.push(Value::Object(method));
+                return true;
+            }
+            CancelAlgorithm::Tee1 { tee } | CancelAlgorithm::Tee2 { tee } => {
+                edges.push(Value::Object(tee.0))
+            }
+            CancelAlgorithm::FromIterable { from } => edges.push(Value::Object(from.0)),
+            CancelAlgorithm::Transform { stream } => edges.push(Value::Object(stream)),
+        }
+        false
+    }
+}
+
+/// The strong edges of a ReadableStream, its default controller, its
+/// default reader or a ReadableStreamDefaultTee's record (then those of the
+/// byte streams' and the iteration's objects): their slots, as Node's
+/// `kState` records hold them.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L3061-L3088>
+/// (`setupReadableStreamDefaultControllerFromSource`) the pull and cancel
+/// algorithms are the source's methods bound to the source
+/// (`createRawCallback1Param`, `createPromiseCallback1Param`): the source object is held while
+/// one of them is, and let go when
+/// ReadableStreamDefaultControllerClearAlgorithms clears them; the start
+/// algorithm is a local of the set-up.
+pub(crate) fn trace(rt: &Rt, obj: ObjectId, edges: &mut Vec<Value>) {
+    let streams = &rt.lib.streams;
+    if let Some(s) = streams.streams.get(&obj) {
+        edges.extend(s.controller.map(Value::Object));
+        edges.extend(s.reader.map(Value::Object));
+        edges.push(s.stored_error.clone());
+    }
+    if let Some(c) = streams.controllers.get(&obj) {
+        let mut invoked = false;
+        if let Some(pull) = &c.pull_algorithm {
+            invoked |= pull.trace(edges);
+        }
+        if let Some(cancel) = &c.cancel_algorithm {
+            invoked |= cancel.trace(edges);
+        }
+        if invoked {
+            edges.push(c.underlying_source.clone());
+        }
+        edges.extend(c.queue.iter().map(|v| v.value.clone()));
+        if let Some(SizeAlgorithm::Invoke(size)) = c.strategy_size_algorithm {
+            edges.push(Value::Object(size));
+        }
+        edges.push(Value::Object(c.stream));
+    }
+    if let Some(r) = streams.readers.get(&obj) {
+        edges.push(Value::Object(r.closed_promise));
+        edges.extend(r.stream.map(Value::Object));
+        edges.extend(r.read_requests.iter().map(ReadRequest::holds));
+    }
+    if let Some(t) = streams.tees.get(&obj) {
+        edges.push(Value::Object(t.stream));
+        edges.push(Value::Object(t.reader));
+        edges.push(t.reason1.clone());
+        edges.push(t.reason2.clone());
+        edges.extend(t.branch1.map(Value::Object));
+        edges.extend(t.branch2.map(Value::Object));
+        edges.push(Value::Object(t.cancel_promise));
+        edges.push(Value::Object(t.cancel_promise_resolve));
+    }
+    crate::byte_streams::trace(rt, obj, edges);
+    crate::iterate::trace(rt, obj, edges);
 }
 
 // ---- slot access ----------------------------------------------------------
@@ -359,11 +498,15 @@ pub(crate) fn reader_mut(rt: &mut Rt, id: ObjectId) -> &mut ReadableStreamDefaul
 }
 
 fn tee_state(rt: &Rt, t: TeeId) -> &DefaultTee {
-    &rt.lib.streams.tees[t.0]
+    &rt.lib.streams.tees[&t.0]
 }
 
 fn tee_state_mut(rt: &mut Rt, t: TeeId) -> &mut DefaultTee {
-    &mut rt.lib.streams.tees[t.0]
+    rt.lib
+        .streams
+        .tees
+        .get_mut(&t.0)
+        .expect("a ReadableStreamDefaultTee")
 }
 
 /// A reader's [[closedPromise]], for a default or a BYOB reader (the slot
@@ -478,21 +621,73 @@ pub(crate) fn is_pending(rt: &Rt, p: ObjectId) -> bool {
 /// (<https://webidl.spec.whatwg.org/#upon-fulfillment>): PerformPromiseThen
 /// with built-in functions running the steps, and no derived promise (the
 /// steps' result is not used, and neither set of steps throws).
+///
+/// `captures` lists what the steps close over (the values, and the hidden
+/// objects of the records they share), for the collector: both functions
+/// hold them, as Node's arrow functions hold their context.
 pub(crate) fn upon_settlement(
     rt: &mut Rt,
     p: ObjectId,
+    captures: &[Value],
     on_fulfilled: impl Fn(&mut Rt, Value) + 'static,
     on_rejected: impl Fn(&mut Rt, Value) + 'static,
 ) {
-    let fulfilled = rt.native_function(move |rt, _this, args| {
-        on_fulfilled(rt, args.first().cloned().unwrap_or(Value::Undefined));
-        Ok(Value::Undefined)
-    });
-    let rejected = rt.native_function(move |rt, _this, args| {
-        on_rejected(rt, args.first().cloned().unwrap_or(Value::Undefined));
-        Ok(Value::Undefined)
-    });
+    let fulfilled = rt.native_function_capturing(
+        Captures::values(captures.to_vec()),
+        move |rt, _this, args| {
+            on_fulfilled(rt, args.first().cloned().unwrap_or(Value::Undefined));
+            Ok(Value::Undefined)
+        },
+    );
+    let rejected = rt.native_function_capturing(
+        Captures::values(captures.to_vec()),
+        move |rt, _this, args| {
+            on_rejected(rt, args.first().cloned().unwrap_or(Value::Undefined));
+            Ok(Value::Undefined)
+        },
+    );
     rt.perform_promise_then(p, Some(fulfilled), Some(rejected), None);
+}
+
+/// A hidden heap object standing for a record that several algorithms
+/// share and that is no object of the spec's (a tee's variables, a pipe's,
+/// ReadableStreamFromIterable's, an async iterator's state): in Node, the
+/// closure context or plain object the algorithms hold. Whatever holds the
+/// record holds this object; [`crate::gc::trace`] lists the record's
+/// fields as its edges, and the record is forgotten when it is collected.
+pub(crate) fn new_record_object(rt: &mut Rt) -> ObjectId {
+    rt.heap.alloc(ObjectData::Host)
+}
+
+/// Calls script code (a source's, sink's or transformer's method, a size
+/// function) with `roots`, the receiver and the arguments rooted for the
+/// call: what the calling algorithm keeps in its locals and uses after
+/// the call, which a `gc` in the callee must not collect (Node's frames
+/// hold them).
+pub(crate) fn call_rooted(
+    rt: &mut Rt,
+    function: ObjectId,
+    this: Value,
+    args: &[Value],
+    roots: &[Value],
+) -> Completion {
+    let mut held = Vec::with_capacity(roots.len() + args.len() + 1);
+    held.extend_from_slice(roots);
+    held.push(this.clone());
+    held.extend_from_slice(args);
+    let mark = crate::gc::hold(rt, &held);
+    let result = rt.call_function(function, this, args);
+    crate::gc::release(rt, mark);
+    result
+}
+
+/// Runs `f` with `roots` rooted: the values an algorithm keeps in its
+/// locals across steps that may call script code.
+pub(crate) fn rooted<T>(rt: &mut Rt, roots: &[Value], f: impl FnOnce(&mut Rt) -> T) -> T {
+    let mark = crate::gc::hold(rt, roots);
+    let result = f(rt);
+    crate::gc::release(rt, mark);
+    result
 }
 
 /// Node's `new ERR_INVALID_STATE.TypeError(message)`: a TypeError with the
@@ -741,14 +936,22 @@ pub(crate) fn readable_stream_cancel(
             let read_into_requests =
                 std::mem::take(&mut crate::byte_streams::byob_reader_mut(rt, r).read_into_requests);
             //   3. For each readIntoRequest of readIntoRequests,
-            for read_into_request in read_into_requests {
-                //  1. Perform readIntoRequest's close steps, given undefined.
-                crate::byte_streams::read_into_request_close_steps(
-                    rt,
-                    read_into_request,
-                    Value::Undefined,
-                );
-            }
+            // (The list, in no slot now, is rooted while the steps run: a
+            // byte tee's may respond and pull.)
+            let roots: Vec<Value> = read_into_requests
+                .iter()
+                .map(crate::byte_streams::ReadIntoRequest::holds)
+                .collect();
+            rooted(rt, &roots, |rt| {
+                for read_into_request in read_into_requests {
+                    //  1. Perform readIntoRequest's close steps, given undefined.
+                    crate::byte_streams::read_into_request_close_steps(
+                        rt,
+                        read_into_request,
+                        Value::Undefined,
+                    );
+                }
+            });
         }
     }
     // 7. Let sourceCancelPromise be !
@@ -757,7 +960,8 @@ pub(crate) fn readable_stream_cancel(
     let source_cancel_promise = cancel_steps(rt, c, reason)?;
     // 8. Return the result of reacting to sourceCancelPromise with a
     //    fulfillment step that returns undefined.
-    let returns_undefined = rt.native_function(|_, _, _| Ok(Value::Undefined));
+    let returns_undefined =
+        rt.native_function_capturing(Captures::nothing(), |_, _, _| Ok(Value::Undefined));
     Ok(rt.promise_then(source_cancel_promise, Some(returns_undefined), None))
 }
 
@@ -784,10 +988,14 @@ pub(crate) fn readable_stream_close(rt: &mut Rt, s: ObjectId) {
     //    2. Set reader.[[readRequests]] to an empty list.
     let read_requests = std::mem::take(&mut reader_mut(rt, r).read_requests);
     //    3. For each readRequest of readRequests,
-    for read_request in read_requests {
-        //   1. Perform readRequest's close steps.
-        read_request_close_steps(rt, read_request);
-    }
+    // (The list, in no slot now, is rooted while the steps run.)
+    let roots: Vec<Value> = read_requests.iter().map(ReadRequest::holds).collect();
+    rooted(rt, &roots, |rt| {
+        for read_request in read_requests {
+            //   1. Perform readRequest's close steps.
+            read_request_close_steps(rt, read_request);
+        }
+    });
 }
 
 /// ReadableStreamError(stream, e)
@@ -975,7 +1183,11 @@ pub fn reader_read(rt: &mut Rt, r: Value) -> Completion {
     //    chunk steps, close steps, error steps (see ReadRequest::Read).
     let read_request = ReadRequest::Read { promise };
     // 4. Perform ! ReadableStreamDefaultReaderRead(this, readRequest).
-    readable_stream_default_reader_read(rt, r, read_request);
+    // (The promise, returned after the steps, is rooted while they may run
+    // script code and settle it, as `read()`'s frame holds it.)
+    rooted(rt, &[Value::Object(promise)], |rt| {
+        readable_stream_default_reader_read(rt, r, read_request)
+    });
     // 5. Return promise.
     Ok(Value::Object(promise))
 }
@@ -1124,10 +1336,15 @@ fn readable_stream_default_reader_error_read_requests(rt: &mut Rt, r: ObjectId, 
     // 2. Set reader.[[readRequests]] to a new empty list.
     let read_requests = std::mem::take(&mut reader_mut(rt, r).read_requests);
     // 3. For each readRequest of readRequests,
-    for read_request in read_requests {
-        //   1. Perform readRequest's error steps, given e.
-        read_request_error_steps(rt, read_request, e.clone());
-    }
+    // (The list, in no slot now, is rooted while the steps run.)
+    let mut roots: Vec<Value> = read_requests.iter().map(ReadRequest::holds).collect();
+    roots.push(e.clone());
+    rooted(rt, &roots, |rt| {
+        for read_request in read_requests {
+            //   1. Perform readRequest's error steps, given e.
+            read_request_error_steps(rt, read_request, e.clone());
+        }
+    });
 }
 
 /// ReadableStreamDefaultReaderRead(reader, readRequest)
@@ -1281,7 +1498,10 @@ fn cancel_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> Result<ObjectId, Val
     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2962-L2967
     // a throw of the algorithm leaves this at once: the queue is reset, the
     // algorithms are not cleared.
-    let result = perform_cancel_algorithm(rt, c, algorithm, reason)?;
+    // (The controller is rooted while the algorithm runs script code.)
+    let result = rooted(rt, &[Value::Object(c)], |rt| {
+        perform_cancel_algorithm(rt, c, algorithm, reason)
+    })?;
     // 3. Perform ! ReadableStreamDefaultControllerClearAlgorithms(this).
     readable_stream_default_controller_clear_algorithms(rt, c);
     // 4. Return result.
@@ -1309,7 +1529,12 @@ fn pull_steps(rt: &mut Rt, c: ObjectId, read_request: ReadRequest) {
         } else {
             //   3. Otherwise, perform !
             //      ReadableStreamDefaultControllerCallPullIfNeeded(this).
-            readable_stream_default_controller_call_pull_if_needed(rt, c);
+            // (The chunk and the read request, in no slot now, are rooted
+            // while the pull runs script code.)
+            let roots = [chunk.clone(), read_request.holds()];
+            rooted(rt, &roots, |rt| {
+                readable_stream_default_controller_call_pull_if_needed(rt, c)
+            });
         }
         //   4. Perform readRequest's chunk steps, given chunk.
         read_request_chunk_steps(rt, read_request, chunk);
@@ -1347,7 +1572,10 @@ pub(crate) fn pull_steps_dequeue(rt: &mut Rt, c: ObjectId) -> Value {
     } else {
         //   3. Otherwise, perform !
         //      ReadableStreamDefaultControllerCallPullIfNeeded(this).
-        readable_stream_default_controller_call_pull_if_needed(rt, c);
+        // (The chunk, in no slot now, is rooted while the pull runs.)
+        rooted(rt, std::slice::from_ref(&chunk), |rt| {
+            readable_stream_default_controller_call_pull_if_needed(rt, c)
+        });
     }
     chunk
 }
@@ -1387,7 +1615,12 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt
     let algorithm = controller(rt, c)
         .pull_algorithm
         .expect("the pull algorithm of a stream that should pull");
-    let Some(pull_promise) = perform_pull_algorithm(rt, c, algorithm) else {
+    // (The controller is rooted while the algorithm runs script code: the
+    // steps below use it.)
+    let pulled = rooted(rt, &[Value::Object(c)], |rt| {
+        perform_pull_algorithm(rt, c, algorithm)
+    });
+    let Some(pull_promise) = pulled else {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L369-L370
         // `kParkedAlgorithmResult`: ReadableStream.from's pull runs step 7's
         // fulfillment steps itself ([`crate::iterate`]), at once after its
@@ -1397,6 +1630,7 @@ pub(crate) fn readable_stream_default_controller_call_pull_if_needed(rt: &mut Rt
     upon_settlement(
         rt,
         pull_promise,
+        &[Value::Object(c)],
         // 7. Upon fulfillment of pullPromise,
         move |rt, _| pull_promise_fulfilled(rt, c),
         // 8. Upon rejection of pullPromise with reason e,
@@ -1523,7 +1757,11 @@ pub(crate) fn readable_stream_default_controller_enqueue(
         let size_algorithm = controller(rt, c)
             .strategy_size_algorithm
             .expect("the size algorithm of a stream that can enqueue");
-        let result = crate::writable::perform_size_algorithm(rt, size_algorithm, chunk.clone());
+        // (The controller and the chunk are rooted while the size
+        // function runs: the steps below use them.)
+        let result = rooted(rt, &[Value::Object(c), chunk.clone()], |rt| {
+            crate::writable::perform_size_algorithm(rt, size_algorithm, chunk.clone())
+        });
         //    2. If result is an abrupt completion,
         //       1. Perform ! ReadableStreamDefaultControllerError(controller,
         //          result.[[Value]]).
@@ -1659,9 +1897,16 @@ pub(crate) fn set_up_readable_stream_default_controller(
     // callback this value underlyingSource".)
     let start_result = match start_algorithm {
         StartAlgorithm::ReturnUndefined => Value::Undefined,
-        StartAlgorithm::Invoke(start) => {
-            rt.call_function(start, underlying_source, &[Value::Object(c)])?
-        }
+        // (The stream and the controller, which the script has not seen
+        // yet, are rooted for the call, as the constructor's frame holds
+        // them.)
+        StartAlgorithm::Invoke(start) => call_rooted(
+            rt,
+            start,
+            underlying_source,
+            &[Value::Object(c)],
+            &[Value::Object(s)],
+        )?,
         StartAlgorithm::ReturnPromise(p) => Value::Object(p),
     };
     // 10. Let startPromise be a promise resolved with startResult.
@@ -1669,6 +1914,7 @@ pub(crate) fn set_up_readable_stream_default_controller(
     upon_settlement(
         rt,
         start_promise,
+        &[Value::Object(c)],
         // 11. Upon fulfillment of startPromise,
         move |rt, _| {
             //   1. Set controller.[[started]] to true.
@@ -1760,7 +2006,7 @@ fn perform_pull_algorithm(rt: &mut Rt, c: ObjectId, algorithm: PullAlgorithm) ->
         PullAlgorithm::Transform { stream } => crate::transform::source_pull_algorithm(rt, stream),
         PullAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
-            match rt.call_function(method, this, &[Value::Object(c)]) {
+            match call_rooted(rt, method, this, &[Value::Object(c)], &[]) {
                 // An exception becomes a promise rejected with it (Web IDL
                 // "invoke a callback function" with a promise return type).
                 Err(e) => a_promise_rejected_with(rt, e),
@@ -1800,7 +2046,7 @@ fn perform_cancel_algorithm(
         }
         CancelAlgorithm::Invoke { method } => {
             let this = controller(rt, c).underlying_source.clone();
-            match rt.call_function(method, this, &[reason]) {
+            match call_rooted(rt, method, this, &[reason], &[Value::Object(c)]) {
                 // An exception becomes a promise rejected with it.
                 Err(e) => a_promise_rejected_with(rt, e),
                 // The value converted to Promise<undefined> (Web IDL: a new
@@ -2005,29 +2251,32 @@ fn readable_stream_default_tee(
     //     [[Resolve]], which "resolve cancelPromise" calls).
     let cancel_promise = a_new_promise(rt);
     let (cancel_promise_resolve, _) = rt.create_resolving_functions(cancel_promise);
-    let t = TeeId(rt.lib.streams.tees.len());
-    rt.lib.streams.tees.push(DefaultTee {
-        stream: s,
-        reader: r,
-        // 4. Let reading be false.
-        reading: false,
-        // 5. Let readAgain be false.
-        read_again: false,
-        // 6. Let canceled1 be false.
-        canceled1: false,
-        // 7. Let canceled2 be false.
-        canceled2: false,
-        // 8. Let reason1 be undefined.
-        reason1: Value::Undefined,
-        // 9. Let reason2 be undefined.
-        reason2: Value::Undefined,
-        // 10. Let branch1 be undefined.
-        branch1: None,
-        // 11. Let branch2 be undefined.
-        branch2: None,
-        cancel_promise,
-        cancel_promise_resolve,
-    });
+    let t = TeeId(new_record_object(rt));
+    rt.lib.streams.tees.insert(
+        t.0,
+        DefaultTee {
+            stream: s,
+            reader: r,
+            // 4. Let reading be false.
+            reading: false,
+            // 5. Let readAgain be false.
+            read_again: false,
+            // 6. Let canceled1 be false.
+            canceled1: false,
+            // 7. Let canceled2 be false.
+            canceled2: false,
+            // 8. Let reason1 be undefined.
+            reason1: Value::Undefined,
+            // 9. Let reason2 be undefined.
+            reason2: Value::Undefined,
+            // 10. Let branch1 be undefined.
+            branch1: None,
+            // 11. Let branch2 be undefined.
+            branch2: None,
+            cancel_promise,
+            cancel_promise_resolve,
+        },
+    );
     // 13. Let pullAlgorithm be the following steps: (tee_pull_algorithm)
     // 14. Let cancel1Algorithm be the following steps, taking a reason
     //     argument: (tee_cancel1_algorithm)
@@ -2057,6 +2306,7 @@ fn readable_stream_default_tee(
     upon_settlement(
         rt,
         closed,
+        &[Value::Object(t.0)],
         |_, _| {},
         move |rt, r| {
             let (branch1, branch2) = tee_branches(rt, t);
@@ -2123,7 +2373,8 @@ fn tee_pull_algorithm(rt: &mut Rt, t: TeeId) -> ObjectId {
 /// The chunk steps, given chunk, of the tee's read request.
 fn tee_chunk_steps(rt: &mut Rt, t: TeeId, chunk: Value) {
     // 1. Queue a microtask to perform the following steps:
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt: &mut Rt| {
+    let captures = Captures::values(vec![Value::Object(t.0), chunk.clone()]);
+    let task = move |rt: &mut Rt| {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1984-L2001
         // `forwardChunk()` sets `reading = false` first, before the
         // enqueues, and Node has no readAgain (`pullAlgorithm` returns at
@@ -2164,7 +2415,8 @@ fn tee_chunk_steps(rt: &mut Rt, t: TeeId, chunk: Value) {
             tee_pull_algorithm(rt, t);
         }
         Ok(Value::Undefined)
-    }))));
+    };
+    rt.enqueue_microtask(Job::Task(Task::Captured(Box::new(task), captures)));
     // (The microtask delay here is necessary because it takes at least a
     // microtask to detect errors, when we use reader.[[closedPromise]]
     // below. We want errors in stream to error both branches immediately,
@@ -2180,7 +2432,7 @@ fn tee_close_steps(rt: &mut Rt, t: TeeId) {
     // ticks already queued and, when the stream closed in a microtask,
     // after every microtask. Until then reading stays true, and canceled1
     // and canceled2 are read when the tick runs.
-    rt.next_tick(Task::Native(Box::new(move |rt: &mut Rt| {
+    let task = move |rt: &mut Rt| {
         let (branch1, branch2) = tee_branches(rt, t);
         // 1. Set reading to false.
         tee_state_mut(rt, t).reading = false;
@@ -2203,7 +2455,9 @@ fn tee_close_steps(rt: &mut Rt, t: TeeId) {
             resolve_cancel_promise(rt, t, Value::Undefined);
         }
         Ok(Value::Undefined)
-    })));
+    };
+    let captures = Captures::objects(&[t.0]);
+    rt.next_tick(Task::Captured(Box::new(task), captures));
 }
 
 /// The error steps of the tee's read request.

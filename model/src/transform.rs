@@ -30,6 +30,8 @@ use nodesem_runtime::{
     Value,
 };
 
+use nodesem_runtime::gc::Captures;
+
 use crate::slots::Slots;
 use crate::streams::{
     self, a_new_promise, a_promise_rejected_with, a_promise_resolved_with, err_invalid_state,
@@ -109,11 +111,6 @@ pub struct Transforms {
 }
 
 impl Transforms {
-    /// Whether any TransformStream or controller exists.
-    pub(crate) fn exists(&self) -> bool {
-        !self.streams.is_empty() || !self.controllers.is_empty()
-    }
-
     /// Empties the state for another scenario.
     pub fn clear(&mut self) {
         let Transforms {
@@ -122,6 +119,55 @@ impl Transforms {
         } = self;
         streams.clear();
         controllers.clear();
+    }
+
+    /// Forgets a collected object.
+    pub(crate) fn forget(&mut self, id: &ObjectId) {
+        self.streams.remove(id);
+        self.controllers.remove(id);
+    }
+
+    /// The objects with slots here.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.streams.ids().chain(self.controllers.ids())
+    }
+}
+
+/// The strong edges of a TransformStream or its controller: their slots
+/// (<https://streams.spec.whatwg.org/#ts-internal-slots>).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L498-L521>
+/// (`setupTransformStreamDefaultControllerFromTransformer`) the algorithms are the transformer's methods bound to the transformer:
+/// it is held while one of them is.
+pub(crate) fn trace(rt: &Rt, obj: ObjectId, edges: &mut Vec<Value>) {
+    let t = &rt.lib.transform;
+    if let Some(s) = t.streams.get(&obj) {
+        edges.extend(s.backpressure_change_promise.map(Value::Object));
+        edges.extend(s.controller.map(Value::Object));
+        edges.extend(s.readable.map(Value::Object));
+        edges.extend(s.writable.map(Value::Object));
+        edges.extend(s.parked_write.iter().cloned());
+    }
+    if let Some(c) = t.controllers.get(&obj) {
+        let mut invoked = false;
+        if let Some(TransformAlgorithm::Invoke(f)) = c.transform_algorithm {
+            invoked = true;
+            edges.push(Value::Object(f));
+        }
+        for algorithm in [c.flush_algorithm, c.cancel_algorithm]
+            .into_iter()
+            .flatten()
+        {
+            if let PromiseAlgorithm::Invoke(f) = algorithm {
+                invoked = true;
+                edges.push(Value::Object(f));
+            }
+        }
+        if invoked {
+            edges.push(c.transformer.clone());
+        }
+        edges.extend(c.finish_promise.map(Value::Object));
+        edges.push(Value::Object(c.stream));
     }
 }
 
@@ -188,11 +234,15 @@ fn controller_operand(rt: &mut Rt, value: Value, prop: &str) -> Result<ObjectId,
 /// "Queue a reaction on a resolved promise": Node's
 /// `PromisePrototypeThen(kResolvedPromise, f)`, a job at the end of the
 /// microtask queue.
-fn on_resolved_promise(rt: &mut Rt, f: impl FnOnce(&mut Rt) + 'static) {
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt: &mut Rt| {
+///
+/// `captures` lists what `f` closes over, for the collector.
+fn on_resolved_promise(rt: &mut Rt, captures: &[Value], f: impl FnOnce(&mut Rt) + 'static) {
+    let task = move |rt: &mut Rt| {
         f(rt);
         Ok(Value::Undefined)
-    }))));
+    };
+    let captures = Captures::values(captures.to_vec());
+    rt.enqueue_microtask(Job::Task(Task::Captured(Box::new(task), captures)));
 }
 
 // ---- the TransformStream class --------------------------------------------
@@ -246,7 +296,16 @@ pub fn new_transform_stream(
     let result = match transformer.start {
         Some(start) => {
             let c = ts_controller(rt, this);
-            rt.call_function(start, transformer.object.clone(), &[Value::Object(c)])?
+            // (The stream and startPromise, which the script has not seen,
+            // are rooted for the call, as the constructor's frame holds
+            // them.)
+            streams::call_rooted(
+                rt,
+                start,
+                transformer.object.clone(),
+                &[Value::Object(c)],
+                &[Value::Object(this), Value::Object(start_promise)],
+            )?
         }
         None => Value::Undefined,
     };
@@ -408,7 +467,10 @@ fn transform_stream_set_backpressure(rt: &mut Rt, stream: ObjectId, backpressure
     // the position of the spec's reaction to the promise resolved above.
     if !backpressure {
         if let Some(chunk) = ts_mut(rt, stream).parked_write.take() {
-            on_resolved_promise(rt, move |rt| parked_write_continuation(rt, stream, chunk));
+            let captures = [Value::Object(stream), chunk.clone()];
+            on_resolved_promise(rt, &captures, move |rt| {
+                parked_write_continuation(rt, stream, chunk)
+            });
         }
     }
 }
@@ -642,7 +704,7 @@ fn transform_stream_default_controller_perform_transform(
         }
         Some(TransformAlgorithm::Invoke(f)) => {
             let this = controller(rt, c).transformer.clone();
-            match rt.call_function(f, this, &[chunk, Value::Object(c)]) {
+            match streams::call_rooted(rt, f, this, &[chunk, Value::Object(c)], &[]) {
                 Err(e) => a_promise_rejected_with(rt, e),
                 // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L532-L542
                 // `PromiseResolve(result)`: a returned promise is used as it
@@ -653,7 +715,7 @@ fn transform_stream_default_controller_perform_transform(
     };
     // 2. Return the result of reacting to transformPromise with the
     //    following rejection steps given the argument r:
-    let rejected = rt.native_function(move |rt, _, args| {
+    let rejected = rt.native_function_capturing(Captures::objects(&[c]), move |rt, _, args| {
         let r = args.first().cloned().unwrap_or(Value::Undefined);
         //   1. Perform ! TransformStreamError(controller.[[stream]], r).
         let stream = controller(rt, c).stream;
@@ -725,7 +787,10 @@ fn parked_write_continuation(rt: &mut Rt, stream: ObjectId, chunk: Value) {
         // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L596-L602
         // the rejection reaches the writable controller a microtask later.
         let error = writable::stream(rt, w).stored_error.clone();
-        on_resolved_promise(rt, move |rt| writable::write_rejected(rt, wc, error));
+        let captures = [Value::Object(wc), error.clone()];
+        on_resolved_promise(rt, &captures, move |rt| {
+            writable::write_rejected(rt, wc, error)
+        });
         return;
     }
     //   4. Assert: state is "writable".
@@ -736,6 +801,7 @@ fn parked_write_continuation(rt: &mut Rt, stream: ObjectId, chunk: Value) {
     upon_settlement(
         rt,
         p,
+        &[Value::Object(wc)],
         move |rt, _| writable::write_fulfilled(rt, wc),
         move |rt, e| writable::write_rejected(rt, wc, e),
     );
@@ -752,7 +818,7 @@ fn perform_promise_algorithm(
         PromiseAlgorithm::ResolveUndefined => a_promise_resolved_with(rt, Value::Undefined),
         PromiseAlgorithm::Invoke(f) => {
             let this = controller(rt, c).transformer.clone();
-            match rt.call_function(f, this, args) {
+            match streams::call_rooted(rt, f, this, args, &[Value::Object(c)]) {
                 Err(e) => a_promise_rejected_with(rt, e),
                 // Converted to a new promise resolved with it (Node's async
                 // wrapper does the same).
@@ -798,6 +864,7 @@ fn sink_abort_algorithm_steps(rt: &mut Rt, stream: ObjectId, reason: Value) -> O
     upon_settlement(
         rt,
         cancel_promise,
+        &[Value::Object(r), Value::Object(finish), reason.clone()],
         //   1. If cancelPromise was fulfilled, then:
         move |rt, _| {
             //  1. If readable.[[state]] is "errored", reject
@@ -856,6 +923,7 @@ pub(crate) fn sink_close_algorithm(rt: &mut Rt, stream: ObjectId) -> ObjectId {
     upon_settlement(
         rt,
         flush_promise,
+        &[Value::Object(r), Value::Object(finish)],
         //   1. If flushPromise was fulfilled, then:
         move |rt, _| {
             //  1. If readable.[[state]] is "errored", reject
@@ -935,6 +1003,12 @@ pub(crate) fn source_cancel_algorithm(
     upon_settlement(
         rt,
         cancel_promise,
+        &[
+            Value::Object(w),
+            Value::Object(finish),
+            reason.clone(),
+            Value::Object(stream),
+        ],
         //   1. If cancelPromise was fulfilled, then:
         move |rt, _| {
             //  1. If writable.[[state]] is "errored", reject

@@ -263,6 +263,110 @@ impl Writables {
         writers.clear();
         *released_error = None;
     }
+
+    /// Forgets a collected object.
+    pub(crate) fn forget(&mut self, id: &ObjectId) {
+        self.streams.remove(id);
+        self.controllers.remove(id);
+        self.writers.remove(id);
+    }
+
+    /// The objects with slots here.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjectId> + '_ {
+        self.streams
+            .ids()
+            .chain(self.controllers.ids())
+            .chain(self.writers.ids())
+    }
+
+    /// What the module keeps for good: Node's one "Writer has been
+    /// released" error, once made (a module-level lazy value).
+    pub(crate) fn roots(&self, roots: &mut Vec<Value>) {
+        roots.extend(self.released_error.iter().cloned());
+    }
+}
+
+impl WriteRequest {
+    /// What the write request holds: its promise, or the pipe's hidden
+    /// object (Node's write tracker, which the pipe's context holds).
+    pub(crate) fn holds(&self) -> Value {
+        Value::Object(match *self {
+            WriteRequest::Promise(p) => p,
+            WriteRequest::Pipe(p) => p.0,
+        })
+    }
+}
+
+/// The strong edges of a WritableStream, its controller or its writer:
+/// their slots (<https://streams.spec.whatwg.org/#ws-internal-slots>), as
+/// Node's `kState` records hold them.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1319-L1350>
+/// (`setupWritableStreamDefaultControllerFromSink`) the controller's
+/// algorithms are the sink's methods bound to the sink
+/// (`createRawCallback2Params`, `createPromiseCallback...`): the sink object is
+/// held while one of them is, and let go when they are cleared.
+pub(crate) fn trace(rt: &Rt, obj: ObjectId, edges: &mut Vec<Value>) {
+    let w = &rt.lib.writable;
+    if let Some(s) = w.streams.get(&obj) {
+        edges.extend(s.close_request.map(Value::Object));
+        edges.extend(s.controller.map(Value::Object));
+        edges.extend(s.in_flight_write_request.as_ref().map(WriteRequest::holds));
+        edges.extend(s.in_flight_close_request.map(Value::Object));
+        if let Some(request) = &s.pending_abort_request {
+            edges.push(Value::Object(request.promise));
+            edges.push(request.reason.clone());
+        }
+        edges.push(s.stored_error.clone());
+        edges.extend(s.writer.map(Value::Object));
+        edges.extend(s.write_requests.iter().map(WriteRequest::holds));
+    }
+    if let Some(c) = w.controllers.get(&obj) {
+        let mut invoked = false;
+        match c.abort_algorithm {
+            Some(AbortAlgorithm::Invoke(f)) => {
+                invoked = true;
+                edges.push(Value::Object(f));
+            }
+            Some(AbortAlgorithm::Transform(ts)) => edges.push(Value::Object(ts)),
+            Some(AbortAlgorithm::ResolveUndefined) | None => {}
+        }
+        match c.close_algorithm {
+            Some(CloseAlgorithm::Invoke(f)) => {
+                invoked = true;
+                edges.push(Value::Object(f));
+            }
+            Some(CloseAlgorithm::Transform(ts)) => edges.push(Value::Object(ts)),
+            Some(CloseAlgorithm::ResolveUndefined) | None => {}
+        }
+        match c.write_algorithm {
+            Some(WriteAlgorithm::Invoke(f)) => {
+                invoked = true;
+                edges.push(Value::Object(f));
+            }
+            Some(WriteAlgorithm::Transform(ts)) => edges.push(Value::Object(ts)),
+            Some(WriteAlgorithm::ResolveUndefined) | None => {}
+        }
+        if invoked {
+            edges.push(c.underlying_sink.clone());
+        }
+        edges.push(Value::Object(c.abort_controller));
+        for entry in &c.queue {
+            if let QueueEntry::Chunk(chunk) = entry {
+                edges.push(chunk.value.clone());
+            }
+        }
+        if let Some(SizeAlgorithm::Invoke(size)) = c.strategy_size_algorithm {
+            edges.push(Value::Object(size));
+        }
+        edges.push(Value::Object(c.stream));
+    }
+    if let Some(writer) = w.writers.get(&obj) {
+        edges.push(Value::Object(writer.closed_promise));
+        edges.push(Value::Object(writer.ready_promise));
+        edges.extend(writer.stream.map(Value::Object));
+        edges.extend(writer.ready_hook.map(|p| Value::Object(p.0)));
+    }
 }
 
 // ---- slot access ----------------------------------------------------------
@@ -376,7 +480,9 @@ pub(crate) fn perform_size_algorithm(
         // `FunctionPrototypeCall(sizeAlgorithm, undefined, chunk)`: the
         // value is returned as it is, and converted (`+size`) only by
         // enqueueValueWithSize, whose RangeError names the value returned.
-        SizeAlgorithm::Invoke(size) => rt.call_function(size, Value::Undefined, &[chunk]),
+        SizeAlgorithm::Invoke(size) => {
+            crate::streams::call_rooted(rt, size, Value::Undefined, &[chunk], &[])
+        }
     }
 }
 
@@ -729,7 +835,11 @@ pub(crate) fn writable_stream_abort(rt: &mut Rt, s: ObjectId, reason: Value) -> 
     // stored error stays undefined).
     let c = stream_controller(rt, s);
     let abort_controller = controller(rt, c).abort_controller;
-    abort::controller_abort(rt, abort_controller, Some(reason.clone()));
+    // (The stream and the reason are rooted while the signal's abort
+    // listeners run script code.)
+    crate::streams::rooted(rt, &[Value::Object(s), reason.clone()], |rt| {
+        abort::controller_abort(rt, abort_controller, Some(reason.clone()))
+    });
     // 3. Let state be stream.[[state]].
     let state = stream(rt, s).state;
     // 4. If state is "closed" or "errored", return a promise resolved with
@@ -811,7 +921,11 @@ pub(crate) fn writable_stream_close(rt: &mut Rt, s: ObjectId) -> ObjectId {
     }
     // 9. Perform ! WritableStreamDefaultControllerClose(stream.[[controller]]).
     let c = stream_controller(rt, s);
-    writable_stream_default_controller_close(rt, c);
+    // (The promise, returned after the steps, is rooted while they may run
+    // script code.)
+    crate::streams::rooted(rt, &[Value::Object(promise)], |rt| {
+        writable_stream_default_controller_close(rt, c)
+    });
     // 10. Return promise.
     promise
 }
@@ -830,7 +944,8 @@ fn resolve_ready_promise(rt: &mut Rt, w: ObjectId) {
         // the destination is "writable" with no close queued or in flight,
         // or from WritableStreamClose, where the pump finds backpressure
         // and parks again. Node would throw into the settle site.)
-        if let Err(e) = pipe::pump(rt, p) {
+        let pumped = crate::streams::rooted(rt, &[Value::Object(p.0)], |rt| pipe::pump(rt, p));
+        if let Err(e) = pumped {
             rt.report_uncaught(&e);
         }
     }
@@ -937,11 +1052,15 @@ fn writable_stream_finish_erroring(rt: &mut Rt, s: ObjectId) {
         return;
     }
     // 12. Let promise be ! stream.[[controller]].[[AbortSteps]](abortRequest's reason).
-    let promise = abort_steps(rt, c, abort_request.reason);
+    // (abortRequest, in no slot now, and the stream are rooted while the
+    // sink's abort runs script code.)
     let abort_promise = abort_request.promise;
+    let roots = [Value::Object(abort_promise), Value::Object(s)];
+    let promise = crate::streams::rooted(rt, &roots, |rt| abort_steps(rt, c, abort_request.reason));
     upon_settlement(
         rt,
         promise,
+        &[Value::Object(abort_promise), Value::Object(s)],
         // 13. Upon fulfillment of promise,
         move |rt, _| {
             //   1. Resolve abortRequest's promise with undefined.
@@ -1504,7 +1623,15 @@ pub(crate) fn writable_stream_default_writer_write(
     let c = stream_controller(rt, s);
     // 4. Let chunkSize be ! WritableStreamDefaultControllerGetChunkSize(
     //    controller, chunk).
-    let chunk_size = writable_stream_default_controller_get_chunk_size(rt, c, chunk.clone())?;
+    // (The writer, the stream, the chunk and a pipe's record are rooted
+    // while the size function runs script code: the steps below use them.)
+    let mut roots = vec![Value::Object(w), Value::Object(s), chunk.clone()];
+    if let WriteRequestKind::Pipe(p) = kind {
+        roots.push(Value::Object(p.0));
+    }
+    let chunk_size = crate::streams::rooted(rt, &roots, |rt| {
+        writable_stream_default_controller_get_chunk_size(rt, c, chunk.clone())
+    })?;
     // 5. If stream is not equal to writer.[[stream]], return a promise
     //    rejected with a TypeError exception.
     if writer(rt, w).stream != Some(s) {
@@ -1549,7 +1676,11 @@ pub(crate) fn writable_stream_default_writer_write(
     };
     // 12. Perform ! WritableStreamDefaultControllerWrite(controller, chunk,
     //     chunkSize).
-    writable_stream_default_controller_write(rt, c, chunk, chunk_size);
+    // (The promise, returned after the steps, is rooted while they may run
+    // script code and settle it.)
+    crate::streams::rooted(rt, &[Value::Object(promise)], |rt| {
+        writable_stream_default_controller_write(rt, c, chunk, chunk_size)
+    });
     // 13. Return promise.
     Ok(promise)
 }
@@ -1586,7 +1717,10 @@ fn abort_steps(rt: &mut Rt, c: ObjectId, reason: Value) -> ObjectId {
     let algorithm = controller(rt, c)
         .abort_algorithm
         .expect("the abort algorithm, not yet cleared");
-    let result = perform_abort_algorithm(rt, c, algorithm, reason);
+    // (The controller is rooted while the algorithm runs script code.)
+    let result = crate::streams::rooted(rt, &[Value::Object(c)], |rt| {
+        perform_abort_algorithm(rt, c, algorithm, reason)
+    });
     // 2. Perform ! WritableStreamDefaultControllerClearAlgorithms(this).
     writable_stream_default_controller_clear_algorithms(rt, c);
     // 3. Return result.
@@ -1660,9 +1794,16 @@ fn set_up_writable_stream_default_controller(
     //     may throw an exception.)
     let start_result = match start_algorithm {
         StartAlgorithm::ReturnUndefined => Value::Undefined,
-        StartAlgorithm::Invoke(start) => {
-            rt.call_function(start, underlying_sink, &[Value::Object(c)])?
-        }
+        // (The stream and the controller, which the script has not seen
+        // yet, are rooted for the call, as the constructor's frame holds
+        // them.)
+        StartAlgorithm::Invoke(start) => crate::streams::call_rooted(
+            rt,
+            start,
+            underlying_sink,
+            &[Value::Object(c)],
+            &[Value::Object(s)],
+        )?,
         StartAlgorithm::ReturnPromise(p) => Value::Object(p),
     };
     // 16. Let startPromise be a promise resolved with startResult.
@@ -1674,6 +1815,7 @@ fn set_up_writable_stream_default_controller(
     upon_settlement(
         rt,
         start_promise,
+        &[Value::Object(s), Value::Object(c)],
         // 17. Upon fulfillment of startPromise,
         move |rt, _| {
             //   1. Assert: stream.[[state]] is "writable" or "erroring".
@@ -1934,12 +2076,16 @@ fn writable_stream_default_controller_process_close(rt: &mut Rt, c: ObjectId) {
     let algorithm = controller(rt, c)
         .close_algorithm
         .expect("the close algorithm, not yet cleared");
-    let sink_close_promise = perform_close_algorithm(rt, c, algorithm);
+    // (The controller is rooted while the algorithm runs script code.)
+    let sink_close_promise = crate::streams::rooted(rt, &[Value::Object(c)], |rt| {
+        perform_close_algorithm(rt, c, algorithm)
+    });
     // 6. Perform ! WritableStreamDefaultControllerClearAlgorithms(controller).
     writable_stream_default_controller_clear_algorithms(rt, c);
     upon_settlement(
         rt,
         sink_close_promise,
+        &[Value::Object(s)],
         // 7. Upon fulfillment of sinkClosePromise,
         //    1. Perform ! WritableStreamFinishInFlightClose(stream).
         move |rt, _| writable_stream_finish_in_flight_close(rt, s),
@@ -1962,13 +2108,18 @@ fn writable_stream_default_controller_process_write(rt: &mut Rt, c: ObjectId, ch
     let algorithm = controller(rt, c)
         .write_algorithm
         .expect("the write algorithm, not yet cleared");
-    let sink_write_promise = match perform_write_algorithm(rt, c, algorithm, chunk) {
+    // (The controller is rooted while the algorithm runs script code.)
+    let written = crate::streams::rooted(rt, &[Value::Object(c)], |rt| {
+        perform_write_algorithm(rt, c, algorithm, chunk)
+    });
+    let sink_write_promise = match written {
         AlgorithmResult::Promise(p) => p,
         AlgorithmResult::Parked => return,
     };
     upon_settlement(
         rt,
         sink_write_promise,
+        &[Value::Object(s), Value::Object(c)],
         move |rt, _| write_fulfilled(rt, c),
         move |rt, reason| write_rejected(rt, c, reason),
     );
@@ -2064,7 +2215,8 @@ fn perform_write_algorithm(
         WriteAlgorithm::Invoke(method) => {
             let this = controller(rt, c).underlying_sink.clone();
             AlgorithmResult::Promise(
-                match rt.call_function(method, this, &[chunk, Value::Object(c)]) {
+                match crate::streams::call_rooted(rt, method, this, &[chunk, Value::Object(c)], &[])
+                {
                     // An exception becomes a promise rejected with it.
                     Err(e) => a_promise_rejected_with(rt, e),
                     // NODE: https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1093-L1106
@@ -2086,7 +2238,7 @@ fn perform_close_algorithm(rt: &mut Rt, c: ObjectId, algorithm: CloseAlgorithm) 
         CloseAlgorithm::Transform(ts) => transform::sink_close_algorithm(rt, ts),
         CloseAlgorithm::Invoke(method) => {
             let this = controller(rt, c).underlying_sink.clone();
-            match rt.call_function(method, this, &[]) {
+            match crate::streams::call_rooted(rt, method, this, &[], &[Value::Object(c)]) {
                 Err(e) => a_promise_rejected_with(rt, e),
                 // Converted to a new promise resolved with it, as Node's
                 // async wrapper does.
@@ -2108,7 +2260,7 @@ fn perform_abort_algorithm(
         AbortAlgorithm::Transform(ts) => transform::sink_abort_algorithm(rt, ts, reason),
         AbortAlgorithm::Invoke(method) => {
             let this = controller(rt, c).underlying_sink.clone();
-            match rt.call_function(method, this, &[reason]) {
+            match crate::streams::call_rooted(rt, method, this, &[reason], &[Value::Object(c)]) {
                 Err(e) => a_promise_rejected_with(rt, e),
                 Ok(value) => a_promise_resolved_with(rt, value),
             }
