@@ -35,7 +35,7 @@
 
 use std::collections::VecDeque;
 
-use nodesem_runtime::{Completion, HostClass, Job, ObjectId, Task, UnderlyingSource, Value};
+use nodesem_runtime::{Captures, Completion, HostClass, Job, ObjectId, UnderlyingSource, Value};
 
 use super::{
     alloc_host, default_reader_read, fulfill_read_request, invalid_state, invalid_this,
@@ -44,6 +44,7 @@ use super::{
     stream_of, then_algorithm_result, AnyTee, CancelPromise, Closed, ControllerRef, Mutant,
     ReadRequest, ReaderData, Rt, Slot, StreamData, StreamState,
 };
+use super::{captured, read_request_value, stream_obj, trace_cancel_promise, trace_reader};
 
 /// An underlying byte source's algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +163,8 @@ pub(super) enum ReadIntoRequest {
 /// The state `readableByteStreamTee`'s closures share.
 #[derive(Debug)]
 pub(super) struct ByteTeeData {
+    /// The hidden object standing for the closures' shared state ([`Slot::ByteTeeState`]).
+    obj: ObjectId,
     /// `stream`.
     stream: u32,
     /// `reader`: the reader the tee holds now (default or BYOB).
@@ -373,6 +376,7 @@ fn alloc_byte_stream(
     let stream_obj = alloc_host(rt, |_| Slot::ReadableStream(s));
     let controller_obj = alloc_host(rt, |_| Slot::ByteController(b));
     rt.lib.streams.streams.push(StreamData {
+        obj: stream_obj,
         state: StreamState::Readable,
         reader: None,
         stored_error: Value::Undefined,
@@ -411,8 +415,11 @@ fn alloc_byte_stream(
 fn setup_byte_controller(rt: &mut Rt, b: u32, start: Option<ObjectId>) -> Result<(), Value> {
     let data = &rt.lib.streams.byte_controllers[b as usize];
     let (source, obj, pull) = (data.source.clone(), data.obj, data.pull);
+    // The constructor's frame holds the stream (and so its controller) while start() runs.
     let result = match start {
-        Some(f) => rt.call_function(f, source, &[Value::Object(obj)])?,
+        Some(f) => rt.holding(&[Value::Object(obj)], |rt| {
+            rt.call_function(f, source, &[Value::Object(obj)])
+        })?,
         None => Value::Undefined,
     };
     let start_fulfilled = !matches!(result, Value::Object(_));
@@ -422,16 +429,16 @@ fn setup_byte_controller(rt: &mut Rt, b: u32, start: Option<ObjectId>) -> Result
     }
     if start_fulfilled {
         // `queueMicrotask(started)`.
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        rt.enqueue_microtask(Job::Task(captured(vec![Value::Object(obj)], move |rt| {
             byte_started(rt, b);
             Ok(Value::Undefined)
-        }))));
+        })));
         return Ok(());
     }
     // `PromisePrototypeThen(new Promise((r) => r(startResult)), started, ...)`.
     let wrapper = rt.new_promise();
     rt.resolve_promise_with(wrapper, result);
-    let on_started = rt.native_function(move |rt, _, _| {
+    let on_started = rt.native_function_capturing(Captures::objects(&[obj]), move |rt, _, _| {
         byte_started(rt, b);
         Ok(Value::Undefined)
     });
@@ -442,7 +449,8 @@ fn setup_byte_controller(rt: &mut Rt, b: u32, start: Option<ObjectId>) -> Result
 
 /// `(error) => readableByteStreamControllerError(controller, error)`.
 fn byte_error_reaction(rt: &mut Rt, b: u32) -> ObjectId {
-    rt.native_function(move |rt, _, args| {
+    let obj = byte_controller_obj(rt, b);
+    rt.native_function_capturing(Captures::objects(&[obj]), move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         rt.clear_internal_assertion();
         byte_controller_error(rt, b, error);
@@ -506,22 +514,26 @@ fn call_pull_if_needed(rt: &mut Rt, b: u32) {
     let (on_fulfilled, on_rejected) = match data.pull_reactions {
         Some(reactions) => reactions,
         None => {
-            let on_fulfilled = rt.native_function(move |rt, _, _| {
-                let data = ctl(rt, b);
-                data.pulling = false;
-                if data.pull_again {
-                    data.pull_again = false;
-                    call_pull_if_needed(rt, b);
-                }
-                Ok(Value::Undefined)
-            });
+            let on_fulfilled =
+                rt.native_function_capturing(Captures::objects(&[obj]), move |rt, _, _| {
+                    let data = ctl(rt, b);
+                    data.pulling = false;
+                    if data.pull_again {
+                        data.pull_again = false;
+                        call_pull_if_needed(rt, b);
+                    }
+                    Ok(Value::Undefined)
+                });
             let on_rejected = byte_error_reaction(rt, b);
             ctl(rt, b).pull_reactions = Some((on_fulfilled, on_rejected));
             (on_fulfilled, on_rejected)
         }
     };
     let result = match algorithm {
-        ByteAlgorithm::Source(f) => rt.call_function(f, source, &[Value::Object(obj)]),
+        // (The controller, which holds the reactions, is on the stack while pull() runs.)
+        ByteAlgorithm::Source(f) => rt.holding(&[Value::Object(obj)], |rt| {
+            rt.call_function(f, source, &[Value::Object(obj)])
+        }),
         ByteAlgorithm::Tee(t, branch) => {
             byte_tee_pull(rt, t, usize::from(branch));
             Ok(Value::Undefined)
@@ -608,7 +620,8 @@ pub(super) fn byte_controller_cancel_steps(rt: &mut Rt, b: u32, reason: Value) -
         // `createPromiseCallback1Param`.
         ByteAlgorithm::Source(f) => {
             let p = rt.new_promise();
-            match rt.call_function(f, source, &[reason]) {
+            let roots = [Value::Object(byte_controller_obj(rt, b)), Value::Object(p)];
+            match rt.holding(&roots, |rt| rt.call_function(f, source, &[reason])) {
                 Ok(v) => rt.resolve_promise_with(p, v),
                 Err(e) => rt.reject_promise(p, e),
             }
@@ -873,7 +886,10 @@ fn byte_controller_enqueue(rt: &mut Rt, b: u32, chunk: &Value) -> Result<(), Val
             if !rt.lib.streams.readers[r as usize].read_requests.is_empty()
                 && ctl(rt, b).queue_total_size > 0
             {
-                process_read_requests_using_queue(rt, b)?;
+                // The transferred buffer is a local while the queue's drain step pulls.
+                rt.holding(&[Value::Object(transferred)], |rt| {
+                    process_read_requests_using_queue(rt, b)
+                })?;
             }
             if rt.lib.streams.readers[r as usize].read_requests.is_empty() {
                 enqueue_chunk_to_queue(rt, b, transferred, byte_offset, byte_length);
@@ -910,7 +926,10 @@ pub(crate) fn byte_controller_dequeue_chunk(rt: &mut Rt, b: u32) -> Value {
     debug_assert!(data.queue_total_size > 0);
     let entry = data.queue.pop_front().expect("a queued chunk");
     data.queue_total_size -= entry.byte_length;
-    handle_queue_drain(rt, b);
+    // The entry's buffer is a local while the drain step pulls.
+    rt.holding(&[Value::Object(entry.buffer)], |rt| {
+        handle_queue_drain(rt, b)
+    });
     rt.new_uint8_array(entry.buffer, entry.byte_offset, entry.byte_length)
 }
 
@@ -936,7 +955,8 @@ fn process_read_requests_using_queue(rt: &mut Rt, b: u32) -> Result<(), Value> {
         if ctl(rt, b).queue_total_size == 0 {
             return Err(rt.internal_assertion_error());
         }
-        let chunk = byte_controller_dequeue_chunk(rt, b);
+        let held = read_request_value(rt, request);
+        let chunk = rt.holding(&[held], |rt| byte_controller_dequeue_chunk(rt, b));
         read_request_chunk(rt, request, chunk);
     }
     Ok(())
@@ -947,7 +967,8 @@ fn process_read_requests_using_queue(rt: &mut Rt, b: u32) -> Result<(), Value> {
 pub(super) fn byte_controller_pull_steps(rt: &mut Rt, b: u32, request: ReadRequest) {
     let s = ctl(rt, b).stream;
     if ctl(rt, b).queue_total_size > 0 {
-        let chunk = byte_controller_dequeue_chunk(rt, b);
+        let held = read_request_value(rt, request);
+        let chunk = rt.holding(&[held], |rt| byte_controller_dequeue_chunk(rt, b));
         read_request_chunk(rt, request, chunk);
         return;
     }
@@ -1009,7 +1030,8 @@ fn byte_controller_pull_into(
     if ctl(rt, b).queue_total_size > 0 {
         if fill_pull_into_descriptor_from_queue(rt, b, &mut desc) {
             let filled = convert_pull_into_descriptor(rt, &desc)?;
-            handle_queue_drain(rt, b);
+            let held = [filled.clone(), read_into_request_value(rt, request)];
+            rt.holding(&held, |rt| handle_queue_drain(rt, b));
             read_into_request_chunk(rt, request, filled);
             return Ok(());
         }
@@ -1350,7 +1372,9 @@ pub fn get_byob_reader(rt: &mut Rt, stream: Value) -> Completion {
         return Err(invalid_this(rt, "ReadableStream"));
     };
     let r = setup_byob_reader(rt, s, &stream)?;
-    Ok(Value::Object(alloc_host(rt, |_| Slot::ByobReader(r))))
+    let obj = alloc_host(rt, |_| Slot::ByobReader(r));
+    rt.lib.streams.readers[r as usize].obj = Some(obj);
+    Ok(Value::Object(obj))
 }
 
 /// `setupReadableStreamBYOBReader`: the reader's index.
@@ -1372,6 +1396,7 @@ fn setup_byob_reader(rt: &mut Rt, s: u32, stream: &Value) -> Result<u32, Value> 
     }
     let r = rt.lib.streams.readers.len() as u32;
     rt.lib.streams.readers.push(ReaderData {
+        obj: None,
         stream: Some(s),
         read_requests: VecDeque::new(),
         close: None,
@@ -1445,7 +1470,9 @@ fn read_view(
         return Err(invalid_state(rt, "The reader is not attached to a stream"));
     };
     let promise = rt.new_promise();
-    byob_reader_read_into(rt, s, view, n as usize, ReadIntoRequest::Promise(promise))?;
+    rt.holding(&[Value::Object(promise)], |rt| {
+        byob_reader_read_into(rt, s, view, n as usize, ReadIntoRequest::Promise(promise))
+    })?;
     Ok(promise)
 }
 
@@ -1585,7 +1612,9 @@ pub(super) fn byte_tee(rt: &mut Rt, s: u32) -> Completion {
     let t = rt.lib.streams.byte_tees.len() as u32;
     // Seed ("The tee's cancel promise is materialized by the first branch cancel only"): no
     // `cancelDeferred` yet.
+    let tee_obj = alloc_host(rt, |_| Slot::ByteTeeState(t));
     rt.lib.streams.byte_tees.push(ByteTeeData {
+        obj: tee_obj,
         stream: s,
         reader,
         reading: false,
@@ -1632,7 +1661,8 @@ fn forward_reader_error(rt: &mut Rt, t: u32, r: u32) {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1556-L1559>
 /// `ClosedPromiseHook.prototype.reject`: the watcher of reader `r`, a microtask from now.
 pub(super) fn byte_tee_hook_reject(rt: &mut Rt, t: u32, r: u32, error: Value) {
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+    let tee = Value::Object(byte_tee_obj(rt, t));
+    rt.enqueue_microtask(Job::Task(captured(vec![tee, error.clone()], move |rt| {
         // `if (thisReader !== reader) return;`
         if rt.lib.streams.byte_tees[t as usize].reader != r {
             return Ok(Value::Undefined);
@@ -1644,7 +1674,7 @@ pub(super) fn byte_tee_hook_reject(rt: &mut Rt, t: u32, r: u32, error: Value) {
             super::settle_cancel_promise(rt, AnyTee::Byte(t));
         }
         Ok(Value::Undefined)
-    }))));
+    })));
 }
 
 /// `cloneAsUint8Array(view)` (util.js L124-L131): a view of a copy of the bytes.
@@ -1704,10 +1734,11 @@ fn pull_with_default_reader(rt: &mut Rt, t: u32) {
 /// microtask later.
 pub(super) fn byte_tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
     rt.lib.streams.byte_tees[t as usize].pending_chunk = chunk;
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+    let tee = Value::Object(byte_tee_obj(rt, t));
+    rt.enqueue_microtask(Job::Task(captured(vec![tee], move |rt| {
         forward_chunk(rt, t);
         Ok(Value::Undefined)
-    }))));
+    })));
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2132-L2174>
@@ -1796,7 +1827,8 @@ fn byob_branches(rt: &Rt, t: u32, for_branch2: bool) -> ((usize, u32), (usize, u
 /// the read-into request's chunk steps: a `queueMicrotask`, then the BYOB branch responds with the
 /// chunk and the other branch gets a clone.
 fn byob_tee_chunk_steps(rt: &mut Rt, t: u32, for_branch2: bool, chunk: Value) {
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+    let tee = Value::Object(byte_tee_obj(rt, t));
+    rt.enqueue_microtask(Job::Task(captured(vec![tee, chunk.clone()], move |rt| {
         rt.lib.streams.byte_tees[t as usize].read_again = [false; 2];
         let ((byob, byob_b), (other, other_b)) = byob_branches(rt, t, for_branch2);
         let canceled = rt.lib.streams.byte_tees[t as usize].canceled;
@@ -1813,7 +1845,7 @@ fn byob_tee_chunk_steps(rt: &mut Rt, t: u32, for_branch2: bool, chunk: Value) {
         }
         tee_read_again(rt, t);
         Ok(Value::Undefined)
-    }))));
+    })));
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2274-L2306>
@@ -1857,6 +1889,111 @@ fn byte_tee_cancel(rt: &mut Rt, t: u32, branch: usize, reason: Value) -> ObjectI
         super::resolve_cancel_promise(rt, AnyTee::Byte(t), cancelled);
     }
     promise
+}
+
+// ---- the collector's view --------------------------------------------------
+
+/// A byte controller's object.
+pub(super) fn byte_controller_obj(rt: &Rt, b: u32) -> ObjectId {
+    rt.lib.streams.byte_controllers[b as usize].obj
+}
+
+/// The hidden object standing for a byte tee's shared state.
+pub(super) fn byte_tee_obj(rt: &Rt, t: u32) -> ObjectId {
+    rt.lib.streams.byte_tees[t as usize].obj
+}
+
+/// What a read-into request holds, as one value.
+fn read_into_request_value(rt: &Rt, request: ReadIntoRequest) -> Value {
+    Value::Object(match request {
+        ReadIntoRequest::Promise(p) => p,
+        ReadIntoRequest::Tee(t, _) => byte_tee_obj(rt, t),
+    })
+}
+
+/// A parked read-into request's edge.
+pub(super) fn trace_read_into_request(rt: &Rt, request: ReadIntoRequest, edges: &mut Vec<Value>) {
+    edges.push(read_into_request_value(rt, request));
+}
+
+/// The strong edges of a byte stream object; false when `slot` is none.
+pub(super) fn trace(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) -> bool {
+    let algorithm = |a: ByteAlgorithm, edges: &mut Vec<Value>| match a {
+        ByteAlgorithm::Source(f) => edges.push(Value::Object(f)),
+        ByteAlgorithm::Tee(t, _) => edges.push(Value::Object(byte_tee_obj(rt, t))),
+        ByteAlgorithm::NonOp | ByteAlgorithm::Cleared => {}
+    };
+    match slot {
+        Slot::ByteController(b) => {
+            let data = &rt.lib.streams.byte_controllers[b as usize];
+            edges.push(Value::Object(stream_obj(rt, data.stream)));
+            edges.push(data.source.clone());
+            algorithm(data.pull, edges);
+            algorithm(data.cancel, edges);
+            if let Some(q) = data.byob_request {
+                edges.push(Value::Object(rt.lib.streams.byob_requests[q as usize].obj));
+            }
+            if let Some((f, r)) = data.pull_reactions {
+                edges.push(Value::Object(f));
+                edges.push(Value::Object(r));
+            }
+            edges.extend(data.queue.iter().map(|e| Value::Object(e.buffer)));
+            edges.extend(
+                data.pending_pull_intos
+                    .iter()
+                    .map(|d| Value::Object(d.buffer)),
+            );
+        }
+        Slot::ByobRequest(q) => {
+            let request = &rt.lib.streams.byob_requests[q as usize];
+            if let Some(b) = request.controller {
+                edges.push(Value::Object(byte_controller_obj(rt, b)));
+            }
+            edges.push(request.view.clone());
+        }
+        Slot::ByteTeeState(t) => {
+            let tee = &rt.lib.streams.byte_tees[t as usize];
+            edges.push(Value::Object(stream_obj(rt, tee.stream)));
+            trace_reader(rt, tee.reader, edges);
+            edges.extend(tee.reasons.iter().cloned());
+            for &b in &tee.branches {
+                let branch = &rt.lib.streams.byte_controllers[b as usize];
+                edges.push(Value::Object(stream_obj(rt, branch.stream)));
+            }
+            trace_cancel_promise(tee.cancel, edges);
+            edges.push(tee.pending_chunk.clone());
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Forgets the records of collected byte stream objects.
+pub(super) fn forget(rt: &mut Rt, slot: Slot) {
+    let st = &mut rt.lib.streams;
+    match slot {
+        Slot::ByteController(b) => {
+            let data = &mut st.byte_controllers[b as usize];
+            data.source = Value::Undefined;
+            data.pull = ByteAlgorithm::Cleared;
+            data.cancel = ByteAlgorithm::Cleared;
+            data.pull_reactions = None;
+            data.byob_request = None;
+            data.queue = VecDeque::new();
+            data.pending_pull_intos = VecDeque::new();
+        }
+        Slot::ByobRequest(q) => {
+            let request = &mut st.byob_requests[q as usize];
+            request.controller = None;
+            request.view = Value::Null;
+        }
+        Slot::ByteTeeState(t) => {
+            let tee = &mut st.byte_tees[t as usize];
+            tee.reasons = [Value::Undefined, Value::Undefined];
+            tee.pending_chunk = Value::Undefined;
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -1908,9 +2045,10 @@ mod tests {
             Impl::new_readable_byte_stream(&mut rt, src, QueuingStrategy::default(), None).unwrap();
         let before = rt.heap.len();
         let branches = Impl::readable_tee(&mut rt, s).unwrap();
-        // Two streams, two controllers and the array: no promise, no
-        // resolvers, no reader object, no watcher reaction.
-        assert_eq!(rt.heap.len() - before, 5);
+        // Two streams, two controllers, the array and the hidden object
+        // standing for the closures' shared state (for the collector): no
+        // promise, no resolvers, no reader object, no watcher reaction.
+        assert_eq!(rt.heap.len() - before, 6);
         let tee = &rt.lib.streams.byte_tees[0];
         assert!(matches!(
             tee.cancel,

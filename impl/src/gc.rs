@@ -425,38 +425,45 @@ pub(crate) fn trace(rt: &Runtime<Impl>, obj: ObjectId, edges: &mut Vec<Value>) {
                 edges.push(Value::Object(e));
             }
         }
-        // Stream objects: trace_roots keeps every collection conservative
-        // while they exist.
-        _ => {}
+        Slot::None => {}
+        slot => trace_stream(rt, slot, edges),
     }
 }
 
-/// Whether any stream object exists.
-fn streams_exist(rt: &Rt) -> bool {
-    rt.lib.slots.iter().any(|s| {
-        !matches!(
-            s,
-            Slot::None
-                | Slot::Controller(_)
-                | Slot::Signal(_)
-                | Slot::Target(_)
-                | Slot::Event(_)
-                | Slot::Disposable(_)
-                | Slot::Remover(_)
-        )
-    })
+/// The strong edges of a stream object (or of a hidden object standing for the state some
+/// stream algorithms' closures share): `kState` records and what Node's closures capture,
+/// written next to the records (`streams`, `byte_streams`, `writable`, `transformstream`,
+/// `pipe`, `iterate`).
+fn trace_stream(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) {
+    let _ = crate::streams::trace(rt, slot, edges)
+        || crate::writable::trace(rt, slot, edges)
+        || crate::transformstream::trace(rt, slot, edges)
+        || crate::pipe::trace(rt, slot, edges)
+        || crate::iterate::trace(rt, slot, edges);
+}
+
+/// Whether a slot is a stream object's (or a hidden stream state's).
+fn is_stream_slot(slot: Slot) -> bool {
+    !matches!(
+        slot,
+        Slot::None
+            | Slot::Controller(_)
+            | Slot::Signal(_)
+            | Slot::Target(_)
+            | Slot::Event(_)
+            | Slot::Disposable(_)
+            | Slot::Remover(_)
+    )
 }
 
 /// The library's roots: `gcPersistentSignals`, the module-level
-/// registries, and what a running abort or dispatch holds in its locals.
-///
-/// FIXME: the stream code (`streams.rs`, `writable.rs`, `pipe.rs`, ...)
-/// does not list what its state and closures hold yet; while a stream
-/// object exists, every collection stays conservative (collects nothing).
+/// registries and stream objects (`kResolvedPromise`, `kPendingPromise`,
+/// the shared errors), and what a running abort or dispatch holds in its
+/// locals. (What running stream code holds across a call into script code
+/// it holds with `Runtime::holding`.)
 pub(crate) fn trace_roots(rt: &Runtime<Impl>, roots: &mut Vec<Value>) -> bool {
-    if streams_exist(rt) {
-        return false;
-    }
+    crate::streams::roots(rt, roots);
+    crate::writable::roots(rt, roots);
     for s in &rt.lib.signals {
         if s.gc_persistent {
             roots.push(Value::Object(s.obj));
@@ -526,6 +533,7 @@ pub(crate) fn collected(rt: &mut Runtime<Impl>, dead: &[ObjectId]) {
             );
         }
     }
+    streams_collected(rt, dead);
     if rt.lib.mutant == Some(Mutant::DependantsNeverPruned) {
         return;
     }
@@ -556,5 +564,44 @@ pub(crate) fn collected(rt: &mut Runtime<Impl>, dead: &[ObjectId]) {
                 "invariant: a dependant list holds a collected composite with no cleanup pending"
             );
         }
+    }
+}
+
+/// After a collection: checks that no live stream object's trace lists a collected object (a
+/// forgotten edge shows up so), then forgets the collected stream objects: their slots, and
+/// the values their records hold.
+fn streams_collected(rt: &mut Runtime<Impl>, dead: &[ObjectId]) {
+    let mut is_dead = vec![false; rt.heap.len()];
+    for &obj in dead {
+        is_dead[obj.0 as usize] = true;
+    }
+    let mut edges = Vec::new();
+    for i in 0..rt.lib.slots.len().min(is_dead.len()) {
+        let slot = rt.lib.slots[i];
+        if !is_stream_slot(slot) || is_dead[i] || !rt.is_alive(ObjectId(i as u32)) {
+            continue;
+        }
+        edges.clear();
+        trace_stream(rt, slot, &mut edges);
+        for edge in &edges {
+            if let Value::Object(o) = edge {
+                assert!(
+                    !is_dead[o.0 as usize] && rt.is_alive(*o),
+                    "invariant: the live {slot:?} (object {i}) holds the collected object {o:?}"
+                );
+            }
+        }
+    }
+    for &obj in dead {
+        let slot = rt.lib.slot(obj);
+        if !is_stream_slot(slot) {
+            continue;
+        }
+        crate::streams::forget(rt, slot);
+        crate::writable::forget(rt, slot);
+        crate::transformstream::forget(rt, slot);
+        crate::pipe::forget(rt, slot);
+        crate::iterate::forget(rt, slot);
+        rt.lib.set_slot(obj, Slot::None);
     }
 }

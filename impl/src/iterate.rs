@@ -22,7 +22,7 @@
 //! runs them twice, and the second's ERR_INTERNAL_ASSERTION reaches whoever
 //! closed or errored the stream, as Node's does.
 
-use nodesem_runtime::{Completion, ObjectId, Value, WellKnownSymbol};
+use nodesem_runtime::{Captures, Completion, ObjectId, Value, WellKnownSymbol};
 
 use crate::streams::{self, byte_streams, Algorithm, ControllerRef, ReadRequest, StreamState};
 use crate::{alloc_host, Rt, Slot};
@@ -30,6 +30,8 @@ use crate::{alloc_host, Rt, Slot};
 /// The closures' shared state of one `readableStreamFromIterable`.
 #[derive(Debug)]
 struct FromData {
+    /// The hidden object standing for the closures' shared state ([`Slot::FromState`]).
+    obj: ObjectId,
     /// `stream`: its index.
     stream: u32,
     /// `iterator`.
@@ -43,6 +45,9 @@ struct FromData {
 /// A `ReadableStreamAsyncIteratorReadRequest`: the iterator's state.
 #[derive(Debug)]
 struct IteratorData {
+    /// The hidden object standing for `state` and `reader`, which the read requests and the
+    /// closures hold ([`Slot::IteratorState`]); the iterator object holds it too.
+    state: ObjectId,
     /// `reader`: the index of its default reader.
     reader: u32,
     /// `preventCancel`.
@@ -121,7 +126,9 @@ pub fn readable_from(rt: &mut Rt, iterable: Value) -> Completion {
     let algorithm = Algorithm::From(f);
     let (obj, stream, controller) =
         streams::alloc_stream(rt, Value::Undefined, algorithm, algorithm, 0.0);
+    let state = alloc_host(rt, |_| Slot::FromState(f));
     rt.lib.streams.iterate.froms.push(FromData {
+        obj: state,
         stream,
         iterator,
         next_method,
@@ -158,8 +165,12 @@ fn reject_pull(rt: &mut Rt, f: u32, error: Value) {
 pub(crate) fn from_pull(rt: &mut Rt, f: u32) {
     let data = from_data(rt, f);
     let (iterator, next_method) = (data.iterator.clone(), data.next_method.clone());
+    let state = from_value(rt, f);
     let next_result = match next_method.as_object() {
-        Some(next) if rt.is_function(&next_method) => rt.call_function(next, iterator, &[]),
+        // (The pull algorithm's context is on the stack while next() runs.)
+        Some(next) if rt.is_function(&next_method) => {
+            rt.holding(&[state], |rt| rt.call_function(next, iterator, &[]))
+        }
         _ => {
             let shown = rt.fmt(&next_method);
             Err(rt.new_error("TypeError", &format!("{shown} is not a function")))
@@ -181,7 +192,8 @@ pub(crate) fn from_pull(rt: &mut Rt, f: u32) {
         // Mirrors `await iterator.next()`: processIterResult runs at the
         // microtask position the await resumed.
         let p = rt.promise_resolve(next_result);
-        let process = rt.native_function(move |rt, _, args| {
+        let captures = Captures::values(vec![from_value(rt, f)]);
+        let process = rt.native_function_capturing(captures, move |rt, _, args| {
             process_iter_result(rt, f, args.first().cloned().unwrap_or(Value::Undefined));
             Ok(Value::Undefined)
         });
@@ -192,7 +204,8 @@ pub(crate) fn from_pull(rt: &mut Rt, f: u32) {
     // A non-thenable next() result fails validation a microtask later.
     from_data(rt, f).pending_iter_result = next_result;
     let resolved = streams::resolved_promise(rt);
-    let process = rt.native_function(move |rt, _, _| {
+    let captures = Captures::values(vec![from_value(rt, f)]);
+    let process = rt.native_function_capturing(captures, move |rt, _, _| {
         let iter_result =
             std::mem::replace(&mut from_data(rt, f).pending_iter_result, Value::Undefined);
         process_iter_result(rt, f, iter_result);
@@ -209,7 +222,8 @@ fn pull_reactions(rt: &mut Rt, c: u32) -> (ObjectId, ObjectId) {
 
 /// `rejectPull` as a function.
 fn reject_pull_function(rt: &mut Rt, f: u32) -> ObjectId {
-    rt.native_function(move |rt, _, args| {
+    let captures = Captures::values(vec![from_value(rt, f)]);
+    rt.native_function_capturing(captures, move |rt, _, args| {
         reject_pull(rt, f, args.first().cloned().unwrap_or(Value::Undefined));
         Ok(Value::Undefined)
     })
@@ -241,7 +255,8 @@ fn process_iter_result(rt: &mut Rt, f: u32, iter_result: Value) {
             // Adopted like `await iterResult.value`, keeping the observable
             // .then lookup on plain objects.
             let p = rt.promise_resolve(value);
-            let enqueue = rt.native_function(move |rt, _, args| {
+            let captures = Captures::values(vec![from_value(rt, f)]);
+            let enqueue = rt.native_function_capturing(captures, move |rt, _, args| {
                 enqueue_value(rt, f, args.first().cloned().unwrap_or(Value::Undefined));
                 Ok(Value::Undefined)
             });
@@ -289,8 +304,17 @@ pub(crate) fn from_cancel(rt: &mut Rt, f: u32, reason: Value) -> ObjectId {
         return capability.promise;
     }
     // `await FunctionPrototypeCall(returnMethod, iterator, reason)`.
+    let held = [
+        from_value(rt, f),
+        Value::Object(capability.promise),
+        Value::Object(capability.resolve),
+        Value::Object(capability.reject),
+    ];
     let called = match return_method.as_object() {
-        Some(m) if rt.is_function(&return_method) => rt.call_function(m, iterator, &[reason]),
+        // (The async function's frame holds its capability while return() runs.)
+        Some(m) if rt.is_function(&return_method) => {
+            rt.holding(&held, |rt| rt.call_function(m, iterator, &[reason]))
+        }
         _ => {
             let shown = rt.fmt(&return_method);
             Err(rt.new_error("TypeError", &format!("{shown} is not a function")))
@@ -304,7 +328,8 @@ pub(crate) fn from_cancel(rt: &mut Rt, f: u32, reason: Value) -> ObjectId {
         }
     };
     let p = rt.promise_resolve(awaited);
-    let on_fulfilled = rt.native_function(move |rt, _, args| {
+    let captures = Captures::values(held[1..].to_vec());
+    let on_fulfilled = rt.native_function_capturing(captures.clone(), move |rt, _, args| {
         let iter_result = args.first().cloned().unwrap_or(Value::Undefined);
         let result = if is_object(&iter_result) {
             Ok(Value::Undefined)
@@ -321,7 +346,7 @@ pub(crate) fn from_cancel(rt: &mut Rt, f: u32, reason: Value) -> ObjectId {
         let _ = rt.call_function(function, Value::Undefined, &[value]);
         Ok(Value::Undefined)
     });
-    let on_rejected = rt.native_function(move |rt, _, args| {
+    let on_rejected = rt.native_function_capturing(captures, move |rt, _, args| {
         let e = args.first().cloned().unwrap_or(Value::Undefined);
         let _ = rt.call_function(capability.reject, Value::Undefined, &[e]);
         Ok(Value::Undefined)
@@ -343,7 +368,9 @@ pub fn values(rt: &mut Rt, stream: Value, prevent_cancel: bool) -> Completion {
     // script ever sees the iterator's reader object.
     let reader = streams::setup_default_reader(rt, s)?;
     let i = rt.lib.streams.iterate.iterators.len() as u32;
+    let state = alloc_host(rt, |_| Slot::IteratorState(i));
     rt.lib.streams.iterate.iterators.push(IteratorData {
+        state,
         reader,
         prevent_cancel,
         done: false,
@@ -393,8 +420,10 @@ pub fn next(rt: &mut Rt, iterator: Value) -> Completion {
         let steps = match iterator_data(rt, i).chained_next_steps {
             Some(steps) => steps,
             None => {
-                let steps =
-                    rt.native_function(move |rt, _, _| Ok(Value::Object(next_steps(rt, i))));
+                let captures = Captures::objects(&[iterator_state_obj(rt, i)]);
+                let steps = rt.native_function_capturing(captures, move |rt, _, _| {
+                    Ok(Value::Object(next_steps(rt, i)))
+                });
                 iterator_data(rt, i).chained_next_steps = Some(steps);
                 steps
             }
@@ -456,7 +485,13 @@ fn next_steps(rt: &mut Rt, i: u32) -> ObjectId {
     // `PromiseWithResolvers()`.
     let promise = rt.new_deferred();
     iterator_data(rt, i).promise = Some(promise);
-    streams::default_reader_read(rt, s, ReadRequest::Iterator(i));
+    let held = [
+        Value::Object(promise),
+        Value::Object(iterator_state_obj(rt, i)),
+    ];
+    rt.holding(&held, |rt| {
+        streams::default_reader_read(rt, s, ReadRequest::Iterator(i));
+    });
     promise
 }
 
@@ -533,7 +568,11 @@ pub fn iterator_return(rt: &mut Rt, iterator: Value, value: Option<Value>) -> Co
         Some(current) => {
             let steps = {
                 let value = value.clone();
-                rt.native_function(move |rt, _, _| {
+                let captures = Captures::values(vec![
+                    Value::Object(iterator_state_obj(rt, i)),
+                    value.clone(),
+                ]);
+                rt.native_function_capturing(captures, move |rt, _, _| {
                     Ok(Value::Object(return_steps(rt, i, value.clone())))
                 })
             };
@@ -572,15 +611,86 @@ fn return_steps(rt: &mut Rt, i: u32, value: Value) -> ObjectId {
     if !iterator_data(rt, i).prevent_cancel {
         // `readableStreamReaderGenericCancel(reader, value)`, then the
         // release, then `PromisePrototypeThen(result, () => iterResult)`.
-        let result = match streams::readable_stream_cancel(rt, s, value) {
+        let held = [
+            iter_result.clone(),
+            Value::Object(iterator_state_obj(rt, i)),
+        ];
+        let result = match rt.holding(&held, |rt| streams::readable_stream_cancel(rt, s, value)) {
             Ok(Value::Object(p)) => p,
             Ok(_) => unreachable!("readableStreamCancel returns a promise"),
             Err(e) => return rt.promise_reject_new(e),
         };
         streams::reader_generic_release(rt, reader);
-        let give_result = rt.native_function(move |_, _, _| Ok(iter_result.clone()));
+        let captures = Captures::values(vec![iter_result.clone()]);
+        let give_result =
+            rt.native_function_capturing(captures, move |_, _, _| Ok(iter_result.clone()));
         return rt.promise_then(result, Some(give_result), None);
     }
     streams::reader_generic_release(rt, reader);
     rt.promise_resolve(iter_result)
+}
+
+// ---- the collector's view ---------------------------------------------------------
+
+/// The hidden object standing for a `from()` stream's closures' context.
+pub(crate) fn from_state_obj(rt: &Rt, f: u32) -> ObjectId {
+    rt.lib.streams.iterate.froms[f as usize].obj
+}
+
+fn from_value(rt: &Rt, f: u32) -> Value {
+    Value::Object(from_state_obj(rt, f))
+}
+
+/// The hidden object standing for an async iterator's `state` and `reader`.
+pub(crate) fn iterator_state_obj(rt: &Rt, i: u32) -> ObjectId {
+    rt.lib.streams.iterate.iterators[i as usize].state
+}
+
+/// The strong edges of an async iterator, its state, or a `from()` stream's context; false
+/// when `slot` is none.
+pub(crate) fn trace(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) -> bool {
+    match slot {
+        // The iterator object's `next` and `return` close over `state` and `reader`.
+        Slot::ReadableIterator(i) => edges.push(Value::Object(iterator_state_obj(rt, i))),
+        Slot::IteratorState(i) => {
+            let data = &rt.lib.streams.iterate.iterators[i as usize];
+            streams::trace_reader(rt, data.reader, edges);
+            edges.extend(
+                data.current
+                    .iter()
+                    .chain(&data.promise)
+                    .chain(&data.chained_next_steps)
+                    .map(|&o| Value::Object(o)),
+            );
+        }
+        Slot::FromState(f) => {
+            let data = &rt.lib.streams.iterate.froms[f as usize];
+            edges.push(Value::Object(streams::stream_obj(rt, data.stream)));
+            edges.push(data.iterator.clone());
+            edges.push(data.next_method.clone());
+            edges.push(data.pending_iter_result.clone());
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Forgets the records of a collected iterator state or `from()` context.
+pub(crate) fn forget(rt: &mut Rt, slot: Slot) {
+    let it = &mut rt.lib.streams.iterate;
+    match slot {
+        Slot::IteratorState(i) => {
+            let data = &mut it.iterators[i as usize];
+            data.current = None;
+            data.promise = None;
+            data.chained_next_steps = None;
+        }
+        Slot::FromState(f) => {
+            let data = &mut it.froms[f as usize];
+            data.iterator = Value::Undefined;
+            data.next_method = Value::Undefined;
+            data.pending_iter_result = Value::Undefined;
+        }
+        _ => {}
+    }
 }

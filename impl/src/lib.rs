@@ -110,6 +110,22 @@ pub(crate) enum Slot {
     /// The arrow of a `signal` option's remover (`gc.rs`), never handed to
     /// a script.
     Remover(u32),
+    /// The hidden object standing for the state a tee's closures share
+    /// (its index), never handed to a script: what holds it in Node (the
+    /// branches' algorithms, the read request, the reader's hook) holds
+    /// this object, and its trace lists the record's fields.
+    TeeState(u32),
+    /// The same for a byte tee.
+    ByteTeeState(u32),
+    /// The same for a pipe's shared state (`readableStreamPipeTo`'s
+    /// closures).
+    PipeState(u32),
+    /// The same for `ReadableStream.from`'s closures (`iterator`,
+    /// `nextMethod`, `stream`).
+    FromState(u32),
+    /// The same for an async iterator's `state` and `reader`, which its
+    /// read requests and closures hold without the iterator object.
+    IteratorState(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -459,43 +475,59 @@ impl Library for Impl {
         source: UnderlyingSource,
         strategy: QueuingStrategy,
     ) -> Completion {
-        streams::new_readable_stream(rt, source, strategy)
+        let roots = [source_roots(&source), strategy_roots(&strategy)].concat();
+        rt.holding(&roots, |rt| {
+            streams::new_readable_stream(rt, source, strategy)
+        })
     }
 
     fn readable_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
-        streams::controller_enqueue(rt, controller, chunk)
+        let roots = [controller.clone(), chunk.clone()];
+        rt.holding(&roots, |rt| {
+            streams::controller_enqueue(rt, controller, chunk)
+        })
     }
 
     fn readable_controller_close(rt: &mut Rt, controller: Value) -> Completion {
-        streams::controller_close(rt, controller)
+        let roots = [controller.clone()];
+        rt.holding(&roots, |rt| streams::controller_close(rt, controller))
     }
 
     fn readable_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
-        streams::controller_error(rt, controller, error)
+        let roots = [controller.clone(), error.clone()];
+        rt.holding(&roots, |rt| {
+            streams::controller_error(rt, controller, error)
+        })
     }
 
     fn readable_get_reader(rt: &mut Rt, stream: Value) -> Completion {
-        streams::get_reader(rt, stream)
+        let roots = [stream.clone()];
+        rt.holding(&roots, |rt| streams::get_reader(rt, stream))
     }
 
     fn readable_cancel(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Completion {
-        streams::stream_cancel(rt, stream, reason)
+        let roots = [stream.clone(), reason.clone().unwrap_or(Value::Undefined)];
+        rt.holding(&roots, |rt| streams::stream_cancel(rt, stream, reason))
     }
 
     fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
-        streams::reader_read(rt, reader)
+        let roots = [reader.clone()];
+        rt.holding(&roots, |rt| streams::reader_read(rt, reader))
     }
 
     fn reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
-        streams::reader_release_lock(rt, reader)
+        let roots = [reader.clone()];
+        rt.holding(&roots, |rt| streams::reader_release_lock(rt, reader))
     }
 
     fn reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Completion {
-        streams::reader_cancel(rt, reader, reason)
+        let roots = [reader.clone(), reason.clone().unwrap_or(Value::Undefined)];
+        rt.holding(&roots, |rt| streams::reader_cancel(rt, reader, reason))
     }
 
     fn readable_tee(rt: &mut Rt, stream: Value) -> Completion {
-        streams::tee(rt, stream)
+        let roots = [stream.clone()];
+        rt.holding(&roots, |rt| streams::tee(rt, stream))
     }
 
     fn readable_pipe_to(
@@ -504,7 +536,12 @@ impl Library for Impl {
         dest: Value,
         options: StreamPipeOptions,
     ) -> Completion {
-        pipe::pipe_to(rt, stream, dest, options)
+        let roots = [
+            stream.clone(),
+            dest.clone(),
+            options.signal.clone().unwrap_or(Value::Undefined),
+        ];
+        rt.holding(&roots, |rt| pipe::pipe_to(rt, stream, dest, options))
     }
 
     fn readable_pipe_through(
@@ -513,23 +550,34 @@ impl Library for Impl {
         transform: Value,
         options: StreamPipeOptions,
     ) -> Completion {
-        pipe::pipe_through(rt, stream, transform, options)
+        let roots = [
+            stream.clone(),
+            transform.clone(),
+            options.signal.clone().unwrap_or(Value::Undefined),
+        ];
+        rt.holding(&roots, |rt| {
+            pipe::pipe_through(rt, stream, transform, options)
+        })
     }
 
     fn readable_from(rt: &mut Rt, iterable: Value) -> Completion {
-        iterate::readable_from(rt, iterable)
+        let roots = [iterable.clone()];
+        rt.holding(&roots, |rt| iterate::readable_from(rt, iterable))
     }
 
     fn readable_values(rt: &mut Rt, stream: Value, prevent_cancel: bool) -> Completion {
-        iterate::values(rt, stream, prevent_cancel)
+        let roots = [stream.clone()];
+        rt.holding(&roots, |rt| iterate::values(rt, stream, prevent_cancel))
     }
 
     fn async_iterator_next(rt: &mut Rt, iterator: Value) -> Completion {
-        iterate::next(rt, iterator)
+        let roots = [iterator.clone()];
+        rt.holding(&roots, |rt| iterate::next(rt, iterator))
     }
 
     fn async_iterator_return(rt: &mut Rt, iterator: Value, value: Option<Value>) -> Completion {
-        iterate::iterator_return(rt, iterator, value)
+        let roots = [iterator.clone(), value.clone().unwrap_or(Value::Undefined)];
+        rt.holding(&roots, |rt| iterate::iterator_return(rt, iterator, value))
     }
 
     // ---- WritableStream ----
@@ -539,39 +587,52 @@ impl Library for Impl {
         sink: UnderlyingSink,
         strategy: QueuingStrategy,
     ) -> Completion {
-        writable::new_writable_stream(rt, sink, strategy)
+        let roots = [sink_roots(&sink), strategy_roots(&strategy)].concat();
+        rt.holding(&roots, |rt| {
+            writable::new_writable_stream(rt, sink, strategy)
+        })
     }
 
     fn writable_abort(rt: &mut Rt, stream: Value, reason: Option<Value>) -> Completion {
-        writable::stream_abort(rt, stream, reason)
+        let roots = [stream.clone(), reason.clone().unwrap_or(Value::Undefined)];
+        rt.holding(&roots, |rt| writable::stream_abort(rt, stream, reason))
     }
 
     fn writable_close(rt: &mut Rt, stream: Value) -> Completion {
-        writable::stream_close(rt, stream)
+        let roots = [stream.clone()];
+        rt.holding(&roots, |rt| writable::stream_close(rt, stream))
     }
 
     fn writable_get_writer(rt: &mut Rt, stream: Value) -> Completion {
-        writable::get_writer(rt, stream)
+        let roots = [stream.clone()];
+        rt.holding(&roots, |rt| writable::get_writer(rt, stream))
     }
 
     fn writable_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
-        writable::op_controller_error(rt, controller, error)
+        let roots = [controller.clone(), error.clone()];
+        rt.holding(&roots, |rt| {
+            writable::op_controller_error(rt, controller, error)
+        })
     }
 
     fn writer_write(rt: &mut Rt, writer: Value, chunk: Value) -> Completion {
-        writable::writer_write(rt, writer, chunk)
+        let roots = [writer.clone(), chunk.clone()];
+        rt.holding(&roots, |rt| writable::writer_write(rt, writer, chunk))
     }
 
     fn writer_close(rt: &mut Rt, writer: Value) -> Completion {
-        writable::writer_close(rt, writer)
+        let roots = [writer.clone()];
+        rt.holding(&roots, |rt| writable::writer_close(rt, writer))
     }
 
     fn writer_abort(rt: &mut Rt, writer: Value, reason: Option<Value>) -> Completion {
-        writable::writer_abort(rt, writer, reason)
+        let roots = [writer.clone(), reason.clone().unwrap_or(Value::Undefined)];
+        rt.holding(&roots, |rt| writable::writer_abort(rt, writer, reason))
     }
 
     fn writer_release_lock(rt: &mut Rt, writer: Value) -> Completion {
-        writable::writer_release_lock(rt, writer)
+        let roots = [writer.clone()];
+        rt.holding(&roots, |rt| writable::writer_release_lock(rt, writer))
     }
 
     // ---- TransformStream ----
@@ -582,19 +643,39 @@ impl Library for Impl {
         writable_strategy: QueuingStrategy,
         readable_strategy: QueuingStrategy,
     ) -> Completion {
-        transformstream::new_transform_stream(rt, transformer, writable_strategy, readable_strategy)
+        let roots = [
+            transformer_roots(&transformer),
+            strategy_roots(&writable_strategy),
+            strategy_roots(&readable_strategy),
+        ]
+        .concat();
+        rt.holding(&roots, |rt| {
+            transformstream::new_transform_stream(
+                rt,
+                transformer,
+                writable_strategy,
+                readable_strategy,
+            )
+        })
     }
 
     fn transform_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
-        transformstream::op_enqueue(rt, controller, chunk)
+        let roots = [controller.clone(), chunk.clone()];
+        rt.holding(&roots, |rt| {
+            transformstream::op_enqueue(rt, controller, chunk)
+        })
     }
 
     fn transform_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
-        transformstream::op_error(rt, controller, error)
+        let roots = [controller.clone(), error.clone()];
+        rt.holding(&roots, |rt| {
+            transformstream::op_error(rt, controller, error)
+        })
     }
 
     fn transform_controller_terminate(rt: &mut Rt, controller: Value) -> Completion {
-        transformstream::op_terminate(rt, controller)
+        let roots = [controller.clone()];
+        rt.holding(&roots, |rt| transformstream::op_terminate(rt, controller))
     }
 
     // ---- byte streams ----
@@ -605,48 +686,78 @@ impl Library for Impl {
         strategy: QueuingStrategy,
         auto_allocate_chunk_size: Option<f64>,
     ) -> Completion {
-        byte_streams::new_byte_stream(
-            rt,
-            source,
-            strategy.high_water_mark,
-            auto_allocate_chunk_size,
-        )
+        let roots = [source_roots(&source), strategy_roots(&strategy)].concat();
+        rt.holding(&roots, |rt| {
+            byte_streams::new_byte_stream(
+                rt,
+                source,
+                strategy.high_water_mark,
+                auto_allocate_chunk_size,
+            )
+        })
     }
 
     fn byte_controller_enqueue(rt: &mut Rt, controller: Value, chunk: Value) -> Completion {
-        byte_streams::controller_enqueue(rt, controller, chunk)
+        let roots = [controller.clone(), chunk.clone()];
+        rt.holding(&roots, |rt| {
+            byte_streams::controller_enqueue(rt, controller, chunk)
+        })
     }
 
     fn byte_controller_close(rt: &mut Rt, controller: Value) -> Completion {
-        byte_streams::controller_close(rt, controller)
+        let roots = [controller.clone()];
+        rt.holding(&roots, |rt| byte_streams::controller_close(rt, controller))
     }
 
     fn byte_controller_error(rt: &mut Rt, controller: Value, error: Value) -> Completion {
-        byte_streams::controller_error(rt, controller, error)
+        let roots = [controller.clone(), error.clone()];
+        rt.holding(&roots, |rt| {
+            byte_streams::controller_error(rt, controller, error)
+        })
     }
 
     fn byob_request_respond(rt: &mut Rt, request: Value, bytes_written: Value) -> Completion {
-        byte_streams::request_respond(rt, request, bytes_written)
+        let roots = [request.clone(), bytes_written.clone()];
+        rt.holding(&roots, |rt| {
+            byte_streams::request_respond(rt, request, bytes_written)
+        })
     }
 
     fn byob_request_respond_with_new_view(rt: &mut Rt, request: Value, view: Value) -> Completion {
-        byte_streams::request_respond_with_new_view(rt, request, view)
+        let roots = [request.clone(), view.clone()];
+        rt.holding(&roots, |rt| {
+            byte_streams::request_respond_with_new_view(rt, request, view)
+        })
     }
 
     fn readable_get_byob_reader(rt: &mut Rt, stream: Value) -> Completion {
-        byte_streams::get_byob_reader(rt, stream)
+        let roots = [stream.clone()];
+        rt.holding(&roots, |rt| byte_streams::get_byob_reader(rt, stream))
     }
 
     fn byob_reader_read(rt: &mut Rt, reader: Value, view: Value, min: Option<Value>) -> Completion {
-        byte_streams::byob_reader_read(rt, reader, view, min)
+        let roots = [
+            reader.clone(),
+            view.clone(),
+            min.clone().unwrap_or(Value::Undefined),
+        ];
+        rt.holding(&roots, |rt| {
+            byte_streams::byob_reader_read(rt, reader, view, min)
+        })
     }
 
     fn byob_reader_release_lock(rt: &mut Rt, reader: Value) -> Completion {
-        byte_streams::byob_reader_release_lock(rt, reader)
+        let roots = [reader.clone()];
+        rt.holding(&roots, |rt| {
+            byte_streams::byob_reader_release_lock(rt, reader)
+        })
     }
 
     fn byob_reader_cancel(rt: &mut Rt, reader: Value, reason: Option<Value>) -> Completion {
-        byte_streams::byob_reader_cancel(rt, reader, reason)
+        let roots = [reader.clone(), reason.clone().unwrap_or(Value::Undefined)];
+        rt.holding(&roots, |rt| {
+            byte_streams::byob_reader_cancel(rt, reader, reason)
+        })
     }
 
     fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Completion {
@@ -712,7 +823,14 @@ impl Library for Impl {
             Slot::ByteController(_) => HostClass::ReadableByteStreamController,
             Slot::ByobReader(_) => HostClass::ReadableStreamBYOBReader,
             Slot::ByobRequest(_) => HostClass::ReadableStreamBYOBRequest,
-            Slot::Disposable(_) | Slot::Remover(_) | Slot::None => HostClass::Disposable,
+            Slot::Disposable(_)
+            | Slot::Remover(_)
+            | Slot::TeeState(_)
+            | Slot::ByteTeeState(_)
+            | Slot::PipeState(_)
+            | Slot::FromState(_)
+            | Slot::IteratorState(_)
+            | Slot::None => HostClass::Disposable,
         }
     }
 
@@ -735,6 +853,50 @@ impl Library for Impl {
     fn listener_count(rt: &Rt, target: ObjectId, event_type: &str) -> u64 {
         event_target::listener_count(rt, target, event_type)
     }
+}
+
+/// What an operation's frame holds while it runs (its receiver and arguments, as a JavaScript
+/// method's frame does): the roots of its stream algorithms' calls into script code.
+fn source_roots(source: &UnderlyingSource) -> Vec<Value> {
+    let mut roots = vec![source.object.clone()];
+    roots.extend(
+        [source.start, source.pull, source.cancel]
+            .into_iter()
+            .flatten()
+            .map(Value::Object),
+    );
+    roots
+}
+
+fn sink_roots(sink: &UnderlyingSink) -> Vec<Value> {
+    let mut roots = vec![sink.object.clone()];
+    roots.extend(
+        [sink.start, sink.write, sink.close, sink.abort]
+            .into_iter()
+            .flatten()
+            .map(Value::Object),
+    );
+    roots
+}
+
+fn transformer_roots(transformer: &Transformer) -> Vec<Value> {
+    let mut roots = vec![transformer.object.clone()];
+    roots.extend(
+        [
+            transformer.start,
+            transformer.transform,
+            transformer.flush,
+            transformer.cancel,
+        ]
+        .into_iter()
+        .flatten()
+        .map(Value::Object),
+    );
+    roots
+}
+
+fn strategy_roots(strategy: &QueuingStrategy) -> Vec<Value> {
+    strategy.size.map(Value::Object).into_iter().collect()
 }
 
 /// Allocates a host object in the heap and records its slot.

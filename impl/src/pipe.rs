@@ -27,17 +27,19 @@
 //! [`WriterRecord::PipeClosed`]: crate::writable::WriterRecord::PipeClosed
 
 use nodesem_lang::Combinator;
-use nodesem_runtime::{Completion, Job, ObjectId, Runtime, StreamPipeOptions, Task, Value};
+use nodesem_runtime::{Captures, Completion, Job, ObjectId, Runtime, StreamPipeOptions, Value};
 
-use crate::streams::{self, StreamState};
+use crate::streams::{self, captured, StreamState};
 use crate::writable::{self, WState, WriterRecord};
-use crate::{abort, Impl, Mutant, Slot};
+use crate::{abort, alloc_host, Impl, Mutant, Slot};
 
 type Rt = Runtime<Impl>;
 
 /// The state `readableStreamPipeTo`'s closures share.
 #[derive(Debug)]
 pub(crate) struct PipeData {
+    /// The hidden object standing for the closures' shared state ([`Slot::PipeState`]).
+    obj: ObjectId,
     /// `source`: the readable stream's index.
     source: u32,
     /// `dest`: the writable stream's index.
@@ -175,7 +177,9 @@ fn readable_stream_pipe_to(
     streams::set_disturbed(rt, s);
     let promise = rt.new_promise();
     let p = rt.lib.pipes.len() as u32;
+    let obj = alloc_host(rt, |_| Slot::PipeState(p));
     rt.lib.pipes.push(PipeData {
+        obj,
         source: s,
         dest: w,
         reader,
@@ -193,14 +197,30 @@ fn readable_stream_pipe_to(
         stall: None,
         pending_chunk: Value::Undefined,
     });
+    // `readableStreamPipeTo`'s frame holds its closures' context and the promise while the
+    // first pump and the watchers run script code.
+    rt.holding(&[Value::Object(obj), Value::Object(promise)], |rt| {
+        start_pipe(rt, p, signal)
+    })?;
+    Ok(promise)
+}
+
+/// The rest of `readableStreamPipeTo` once its state is made: the signal, the first pump, the
+/// watchers.
+fn start_pipe(rt: &mut Rt, p: u32, signal: Option<u32>) -> Result<(), Value> {
+    let (s, w, reader, writer) = {
+        let d = pd(rt, p);
+        (d.source, d.dest, d.reader, d.writer)
+    };
     if let Some(signal) = signal {
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1861-L1868>.
         if rt.lib.signals[signal as usize].aborted {
-            abort_algorithm(rt, p)?;
-            return Ok(promise);
+            return abort_algorithm(rt, p);
         }
-        let listener =
-            rt.native_function(move |rt, _, _| abort_algorithm(rt, p).map(|()| Value::Undefined));
+        let captures = Captures::values(vec![state_value(rt, p)]);
+        let listener = rt.native_function_capturing(captures, move |rt, _, _| {
+            abort_algorithm(rt, p).map(|()| Value::Undefined)
+        });
         let signal_obj = Value::Object(rt.lib.signals[signal as usize].obj);
         let disposable = abort::op_add_abort_listener(rt, &signal_obj, &Value::Object(listener))
             .expect("a signal and a function");
@@ -237,7 +257,7 @@ fn readable_stream_pipe_to(
             shutdown(rt, p, true, error);
         }
     }
-    Ok(promise)
+    Ok(())
 }
 
 // ---- the hooks --------------------------------------------------------------------
@@ -245,12 +265,20 @@ fn readable_stream_pipe_to(
 /// Seed ("Closed watchers as records instead of promises"): a hook's watcher, queued at the
 /// microtask position the reaction to the settled `[[closedPromise]]` would have had
 /// (`PromisePrototypeThen(kResolvedPromise, ...)`, the next microtask).
-fn queue_watcher(rt: &mut Rt, watcher: Box<dyn FnOnce(&mut Rt) -> Thrown>) {
+///
+/// `held` is what the watcher captures besides the pipe's state (an error).
+fn queue_watcher(
+    rt: &mut Rt,
+    p: u32,
+    held: Vec<Value>,
+    watcher: Box<dyn FnOnce(&mut Rt) -> Thrown>,
+) {
     let late = rt.lib.mutant == Some(Mutant::PipeWatcherLate);
-    queue_reaction(rt, move |rt| {
+    let again = held.clone();
+    queue_reaction(rt, p, held, move |rt| {
         if late {
             // The mutant: one microtask later than the reaction.
-            queue_reaction(rt, watcher);
+            queue_reaction(rt, p, again, watcher);
             return Ok(());
         }
         watcher(rt)
@@ -263,30 +291,55 @@ type Thrown = Result<(), Value>;
 /// `PromisePrototypeThen(kResolvedPromise, step)`, without the promise: the step runs a microtask
 /// later, and what it throws rejects a promise no one handles, as it would the reaction's
 /// (an unhandled rejection).
-fn queue_reaction(rt: &mut Rt, step: impl FnOnce(&mut Rt) -> Thrown + 'static) {
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+///
+/// The step captures the pipe's state (`p`) and `held`.
+fn queue_reaction(
+    rt: &mut Rt,
+    p: u32,
+    mut held: Vec<Value>,
+    step: impl FnOnce(&mut Rt) -> Thrown + 'static,
+) {
+    held.push(state_value(rt, p));
+    rt.enqueue_microtask(Job::Task(captured(held, move |rt| {
         if let Err(thrown) = step(rt) {
             rt.promise_reject_new(thrown);
         }
         Ok(Value::Undefined)
-    }))));
+    })));
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1551-L1554>
 /// `ClosedPromiseHook.prototype.resolve` of the reader's hook: `onSourceClosed`, a microtask on.
 pub(crate) fn source_hook_resolve(rt: &mut Rt, p: u32) {
-    queue_watcher(rt, Box::new(move |rt| on_source_closed(rt, p)));
+    queue_watcher(
+        rt,
+        p,
+        Vec::new(),
+        Box::new(move |rt| on_source_closed(rt, p)),
+    );
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1556-L1559>
 /// `ClosedPromiseHook.prototype.reject` of the reader's hook: `onSourceErrored(error)`.
 pub(crate) fn source_hook_reject(rt: &mut Rt, p: u32, error: Value) {
-    queue_watcher(rt, Box::new(move |rt| on_source_errored(rt, p, error)));
+    let held = vec![error.clone()];
+    queue_watcher(
+        rt,
+        p,
+        held,
+        Box::new(move |rt| on_source_errored(rt, p, error)),
+    );
 }
 
 /// `ClosedPromiseHook.prototype.reject` of the writer's hook: `onDestErrored(error)`.
 pub(crate) fn dest_hook_reject(rt: &mut Rt, p: u32, error: Value) {
-    queue_watcher(rt, Box::new(move |rt| on_dest_errored(rt, p, error)));
+    let held = vec![error.clone()];
+    queue_watcher(
+        rt,
+        p,
+        held,
+        Box::new(move |rt| on_dest_errored(rt, p, error)),
+    );
 }
 
 // ---- the write tracker ---------------------------------------------------------------
@@ -366,7 +419,8 @@ fn finalize(rt: &mut Rt, p: u32, rejected: bool, error: Value) {
 
 /// `(error) => finalize(true, error)`.
 fn finalize_rejected(rt: &mut Rt, p: u32) -> ObjectId {
-    rt.native_function(move |rt, _, args| {
+    let captures = Captures::values(vec![state_value(rt, p)]);
+    rt.native_function_capturing(captures, move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         finalize(rt, p, true, error);
         Ok(Value::Undefined)
@@ -399,7 +453,12 @@ fn shutdown_with_an_action(
     pd(rt, p).shutting_down = true;
     if dest_writable(rt, p) {
         let wait = wait_for_pending_writes(rt, p);
-        let complete_fn = rt.native_function(move |rt, _, _| {
+        let captures = Captures::values(vec![
+            state_value(rt, p),
+            action_value(&action),
+            error.clone(),
+        ]);
+        let complete_fn = rt.native_function_capturing(captures, move |rt, _, _| {
             complete(rt, p, action.clone(), rejected, error.clone()).map(|()| Value::Undefined)
         });
         let on_rejected = finalize_rejected(rt, p);
@@ -417,8 +476,11 @@ fn complete(
     rejected: bool,
     error: Value,
 ) -> Result<(), Value> {
-    let result = run_action(rt, p, action)?;
-    let on_fulfilled = rt.native_function(move |rt, _, _| {
+    // The action's value and the error are this frame's while the action runs script code.
+    let roots = [state_value(rt, p), action_value(&action), error.clone()];
+    let result = rt.holding(&roots, |rt| run_action(rt, p, action))?;
+    let captures = Captures::values(vec![state_value(rt, p), error.clone()]);
+    let on_fulfilled = rt.native_function_capturing(captures, move |rt, _, _| {
         finalize(rt, p, rejected, error.clone());
         Ok(Value::Undefined)
     });
@@ -458,11 +520,19 @@ fn run_action(rt: &mut Rt, p: u32, action: Action) -> Result<ObjectId, Value> {
                 }));
             }
             if !prevent_cancel {
-                results.push(if streams::state(rt, s) == StreamState::Readable {
-                    cancel_source(rt, s, error)
-                } else {
-                    Ok(rt.promise_resolve(Value::Undefined))
-                });
+                // The abort's promise is this frame's while the cancel runs script code.
+                let held: Vec<Value> = results
+                    .iter()
+                    .filter_map(|r: &Result<ObjectId, Value>| r.as_ref().ok())
+                    .map(|&o| Value::Object(o))
+                    .collect();
+                results.push(rt.holding(&held, |rt| {
+                    if streams::state(rt, s) == StreamState::Readable {
+                        cancel_source(rt, s, error)
+                    } else {
+                        Ok(rt.promise_resolve(Value::Undefined))
+                    }
+                }));
             }
             let mut wrappers = Vec::with_capacity(results.len());
             for result in results {
@@ -502,7 +572,8 @@ fn shutdown(rt: &mut Rt, p: u32, rejected: bool, error: Value) {
     pd(rt, p).shutting_down = true;
     if dest_writable(rt, p) {
         let wait = wait_for_pending_writes(rt, p);
-        let on_fulfilled = rt.native_function(move |rt, _, _| {
+        let captures = Captures::values(vec![state_value(rt, p), error.clone()]);
+        let on_fulfilled = rt.native_function_capturing(captures, move |rt, _, _| {
             finalize(rt, p, rejected, error.clone());
             Ok(Value::Undefined)
         });
@@ -603,7 +674,8 @@ fn write_with_tracker(rt: &mut Rt, p: u32, chunk: Value) -> Result<(), Value> {
 pub(crate) fn read_chunk_steps(rt: &mut Rt, p: u32, chunk: Value) {
     pd(rt, p).pending_chunk = chunk;
     let resolved = rt.promise_resolve(Value::Undefined);
-    let forward = rt.native_function(move |rt, _, _| forward_chunk(rt, p));
+    let captures = Captures::values(vec![state_value(rt, p)]);
+    let forward = rt.native_function_capturing(captures, move |rt, _, _| forward_chunk(rt, p));
     rt.promise_then(resolved, Some(forward), None);
 }
 
@@ -659,12 +731,65 @@ pub(crate) fn pump(rt: &mut Rt, p: u32) -> Result<(), Value> {
         }
         // `PromisePrototypeThen(kResolvedPromise, pump)`: what the next pump throws is an
         // unhandled rejection.
-        queue_reaction(rt, move |rt| pump(rt, p));
+        queue_reaction(rt, p, Vec::new(), move |rt| pump(rt, p));
         return Ok(());
     }
     // The slow path: park the reused read request.
     streams::default_reader_read(rt, s, streams::ReadRequest::Pipe(p));
     Ok(())
+}
+
+// ---- the collector's view ---------------------------------------------------------
+
+/// The hidden object standing for a pipe's shared state.
+pub(crate) fn state_obj(rt: &Rt, p: u32) -> ObjectId {
+    rt.lib.pipes[p as usize].obj
+}
+
+fn state_value(rt: &Rt, p: u32) -> Value {
+    Value::Object(state_obj(rt, p))
+}
+
+/// What an action closure holds besides the pipe's state.
+fn action_value(action: &Action) -> Value {
+    match action {
+        Action::AbortDest(e) | Action::CancelSource(e) | Action::Abort(e) => e.clone(),
+        Action::CloseDest => Value::Undefined,
+    }
+}
+
+/// The strong edges of a pipe's state (the context of `readableStreamPipeTo`'s closures: the
+/// streams, the reader and writer, the signal and its disposable, the promise, the write
+/// tracker's failure and stall, the pending chunk); false when `slot` is none.
+pub(crate) fn trace(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) -> bool {
+    let Slot::PipeState(p) = slot else {
+        return false;
+    };
+    let d = &rt.lib.pipes[p as usize];
+    edges.push(Value::Object(streams::stream_obj(rt, d.source)));
+    edges.push(Value::Object(writable::stream_obj(rt, d.dest)));
+    streams::trace_reader(rt, d.reader, edges);
+    writable::trace_writer(rt, d.writer, edges);
+    if let Some(signal) = d.signal {
+        edges.push(Value::Object(rt.lib.signals[signal as usize].obj));
+    }
+    edges.extend(d.disposable.iter().cloned());
+    edges.push(Value::Object(d.promise));
+    edges.push(d.failure.clone());
+    edges.extend(d.stall.map(Value::Object));
+    edges.push(d.pending_chunk.clone());
+    true
+}
+
+/// Forgets the record of a collected pipe's state.
+pub(crate) fn forget(rt: &mut Rt, slot: Slot) {
+    if let Slot::PipeState(p) = slot {
+        let d = &mut rt.lib.pipes[p as usize];
+        d.failure = Value::Undefined;
+        d.pending_chunk = Value::Undefined;
+        d.disposable = None;
+        d.stall = None;
+    }
 }
 
 #[cfg(test)]

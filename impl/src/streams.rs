@@ -40,8 +40,8 @@
 use std::collections::VecDeque;
 
 use nodesem_runtime::{
-    Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy, Runtime, Task,
-    UnderlyingSource, Value,
+    Captures, Completion, HostClass, Job, ObjectData, ObjectId, PromiseState, QueuingStrategy,
+    Runtime, Task, UnderlyingSource, Value,
 };
 
 use crate::{alloc_host, Impl, Mutant, Slot};
@@ -67,6 +67,8 @@ pub(crate) enum StreamState {
 /// A stream's `kState` record.
 #[derive(Debug)]
 pub(crate) struct StreamData {
+    /// The stream object.
+    pub(crate) obj: ObjectId,
     /// `state`.
     pub(crate) state: StreamState,
     /// `reader`: the index of the reader holding the lock.
@@ -215,6 +217,10 @@ pub(crate) enum ReadRequest {
 /// A default reader's `kState` record.
 #[derive(Debug)]
 pub(crate) struct ReaderData {
+    /// The reader object, once a script's `getReader()` made one; the readers only a tee, a
+    /// pipe or an async iterator holds have none (whatever holds such a reader in Node holds
+    /// its record here, and traces it: [`trace_reader`]).
+    pub(crate) obj: Option<ObjectId>,
     /// `stream`: the stream's index while the reader holds its lock.
     pub(crate) stream: Option<u32>,
     /// `readRequests`: each parked read request.
@@ -253,6 +259,8 @@ enum CancelPromise {
 /// The state `readableStreamDefaultTee`'s closures share.
 #[derive(Debug)]
 struct TeeData {
+    /// The hidden object standing for the closures' shared state ([`Slot::TeeState`]).
+    obj: ObjectId,
     /// `stream`: the teed stream's index.
     stream: u32,
     /// `reader`: the index of the reader the tee holds on it.
@@ -663,6 +671,7 @@ pub(crate) fn alloc_stream(
     let stream_obj = alloc_host(rt, |_| Slot::ReadableStream(index));
     let controller_obj = alloc_host(rt, |_| Slot::ReadableController(c));
     rt.lib.streams.streams.push(StreamData {
+        obj: stream_obj,
         state: StreamState::Readable,
         reader: None,
         stored_error: Value::Undefined,
@@ -700,8 +709,11 @@ pub(crate) fn setup_default_controller(
     let (source, controller_obj) = (data.source.clone(), data.obj);
     // `FunctionPrototypeBind(start, source, controller)`, or
     // `nonOpCallback`, which returns undefined.
+    // The constructor's frame holds the stream (and so its controller) while start() runs.
     let result = match start {
-        Some(f) => rt.call_function(f, source, &[Value::Object(controller_obj)])?,
+        Some(f) => rt.holding(&[Value::Object(controller_obj)], |rt| {
+            rt.call_function(f, source, &[Value::Object(controller_obj)])
+        })?,
         None => Value::Undefined,
     };
     setup_default_controller_started(rt, c, result);
@@ -733,10 +745,11 @@ pub(crate) fn setup_default_controller_started(rt: &mut Rt, c: u32, result: Valu
         // Seed ("Sources with pull() keep the microtask, at the same
         // position"): the post-start step runs where the reaction to an
         // already fulfilled promise would have run, the next microtask.
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        let controller = controller_value(rt, c);
+        rt.enqueue_microtask(Job::Task(captured(vec![controller], move |rt| {
             started(rt, c);
             Ok(Value::Undefined)
-        }))));
+        })));
         return;
     }
     // `PromisePrototypeThen(new Promise((r) => r(startResult)), started,
@@ -745,10 +758,12 @@ pub(crate) fn setup_default_controller_started(rt: &mut Rt, c: u32, result: Valu
     // NewPromiseResolveThenableJob) than `PromiseResolve` would.
     let wrapper = rt.new_promise();
     rt.resolve_promise_with(wrapper, result);
-    let on_started = rt.native_function(move |rt, _, _| {
-        started(rt, c);
-        Ok(Value::Undefined)
-    });
+    let controller = controller_value(rt, c);
+    let on_started =
+        rt.native_function_capturing(Captures::values(vec![controller]), move |rt, _, _| {
+            started(rt, c);
+            Ok(Value::Undefined)
+        });
     let on_error = controller_error_reaction(rt, c);
     rt.perform_promise_then(wrapper, Some(on_started), Some(on_error), None);
 }
@@ -756,7 +771,8 @@ pub(crate) fn setup_default_controller_started(rt: &mut Rt, c: u32, result: Valu
 /// `error => readableStreamDefaultControllerError(controller, error)`, the
 /// rejection reaction of start's and pull's promises.
 fn controller_error_reaction(rt: &mut Rt, c: u32) -> ObjectId {
-    rt.native_function(move |rt, _, args| {
+    let controller = controller_value(rt, c);
+    rt.native_function_capturing(Captures::values(vec![controller]), move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         rt.clear_internal_assertion();
         default_controller_error(rt, c, error);
@@ -844,7 +860,9 @@ fn pull(rt: &mut Rt, c: u32) {
     let (on_fulfilled, on_rejected) = match data.pull_reactions {
         Some(reactions) => reactions,
         None => {
-            let on_fulfilled = rt.native_function(move |rt, _, _| {
+            let controller = Value::Object(controller_obj);
+            let captures = Captures::values(vec![controller]);
+            let on_fulfilled = rt.native_function_capturing(captures, move |rt, _, _| {
                 let data = &mut rt.lib.streams.controllers[c as usize];
                 data.pulling = false;
                 if rt.lib.mutant == Some(Mutant::PullAgainLost) {
@@ -865,10 +883,13 @@ fn pull(rt: &mut Rt, c: u32) {
     let result = match algorithm {
         // The raw callback: `pull.call(source, controller)`, its result
         // uncoerced, a throw caught.
-        Algorithm::Source(f) => rt.call_function(f, source, &[Value::Object(controller_obj)]),
+        // (The controller, which holds the reactions, is on the stack while pull() runs.)
+        Algorithm::Source(f) => rt.holding(&[Value::Object(controller_obj)], |rt| {
+            rt.call_function(f, source, &[Value::Object(controller_obj)])
+        }),
         // The tee's pullAlgorithm returns undefined.
         Algorithm::Tee(t, _) => {
-            tee_pull(rt, t);
+            rt.holding(&[Value::Object(controller_obj)], |rt| tee_pull(rt, t));
             Ok(Value::Undefined)
         }
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/util.js#L369-L370>
@@ -970,8 +991,11 @@ pub(crate) fn default_controller_enqueue(rt: &mut Rt, c: u32, chunk: Value) -> R
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2826-L2840>:
         // `FunctionPrototypeCall(sizeAlgorithm, undefined, chunk)`, then `enqueueValueWithSize`;
         // a throw of either errors the stream and is rethrown.
+        let roots = [controller_value(rt, c), chunk.clone()];
         let sized = rt
-            .call_function(size, Value::Undefined, std::slice::from_ref(&chunk))
+            .holding(&roots, |rt| {
+                rt.call_function(size, Value::Undefined, std::slice::from_ref(&chunk))
+            })
             .and_then(|v| coerce_size(rt, &v));
         match sized {
             Ok(n) => {
@@ -1032,7 +1056,8 @@ pub(crate) fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
         && data.started
         && data.high_water_mark - data.queue_total_size > 0.0
     {
-        pull(rt, c);
+        // The dequeued chunk is the caller's local while pull() runs.
+        rt.holding(std::slice::from_ref(&chunk), |rt| pull(rt, c));
     }
     chunk
 }
@@ -1042,7 +1067,8 @@ pub(crate) fn dequeue_for_read(rt: &mut Rt, c: u32) -> Value {
 fn default_controller_pull_steps(rt: &mut Rt, c: u32, request: ReadRequest) {
     let s = rt.lib.streams.controllers[c as usize].stream;
     if !rt.lib.streams.controllers[c as usize].queue.is_empty() {
-        let chunk = dequeue_for_read(rt, c);
+        let held = read_request_value(rt, request);
+        let chunk = rt.holding(&[held], |rt| dequeue_for_read(rt, c));
         read_request_chunk(rt, request, chunk);
         return;
     }
@@ -1068,7 +1094,8 @@ fn default_controller_cancel_steps(rt: &mut Rt, c: u32, reason: Value) -> Result
         // arg)`, so a throw rejects and a promise result is adopted.
         Algorithm::Source(f) => {
             let p = rt.new_promise();
-            match rt.call_function(f, source, &[reason]) {
+            let roots = [controller_value(rt, c), Value::Object(p)];
+            match rt.holding(&roots, |rt| rt.call_function(f, source, &[reason])) {
                 Ok(v) => rt.resolve_promise_with(p, v),
                 Err(e) => rt.reject_promise(p, e),
             }
@@ -1123,7 +1150,8 @@ pub(crate) fn readable_stream_cancel(rt: &mut Rt, s: u32, reason: Value) -> Comp
     let noop = match rt.lib.streams.noop {
         Some(f) => f,
         None => {
-            let f = rt.native_function(|_, _, _| Ok(Value::Undefined));
+            let f =
+                rt.native_function_capturing(Captures::nothing(), |_, _, _| Ok(Value::Undefined));
             rt.lib.streams.noop = Some(f);
             f
         }
@@ -1457,6 +1485,7 @@ pub fn get_reader(rt: &mut Rt, stream: Value) -> Completion {
     };
     let index = setup_default_reader(rt, s)?;
     let obj = alloc_host(rt, |_| Slot::ReadableReader(index));
+    rt.lib.streams.readers[index as usize].obj = Some(obj);
     Ok(Value::Object(obj))
 }
 
@@ -1472,6 +1501,7 @@ pub(crate) fn setup_default_reader(rt: &mut Rt, s: u32) -> Result<u32, Value> {
     // The closed promise is left unmade, as its settlement follows from
     // the state.
     rt.lib.streams.readers.push(ReaderData {
+        obj: None,
         stream: Some(s),
         read_requests: VecDeque::new(),
         close: None,
@@ -1535,7 +1565,9 @@ pub fn reader_read(rt: &mut Rt, reader: Value) -> Completion {
     }
     // `new DefaultReadRequest()`: its promise is all that is kept.
     let request = rt.new_promise();
-    default_reader_read(rt, s, ReadRequest::Promise(request));
+    rt.holding(&[Value::Object(request)], |rt| {
+        default_reader_read(rt, s, ReadRequest::Promise(request));
+    });
     Ok(Value::Object(request))
 }
 
@@ -1741,7 +1773,9 @@ pub fn tee(rt: &mut Rt, stream: Value) -> Completion {
     // Seed ("The tee's cancel promise is materialized by the first branch
     // cancel only"): no promise is made here; `CancelPromise::Unmade`
     // keeps Node's `cancelSettled` until a branch is cancelled.
+    let tee_obj = alloc_host(rt, |_| Slot::TeeState(t));
     rt.lib.streams.tees.push(TeeData {
+        obj: tee_obj,
         stream: s,
         reader,
         reading: false,
@@ -1792,10 +1826,11 @@ fn watch_reader_errored(rt: &mut Rt, t: u32) {
 /// `ClosedPromiseHook.prototype.reject`: the tee's error watcher, a microtask from now (where
 /// `PromisePrototypeThen(kResolvedPromise, ...)` puts it).
 fn tee_hook_reject(rt: &mut Rt, t: u32, error: Value) {
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+    let tee = Value::Object(rt.lib.streams.tees[t as usize].obj);
+    rt.enqueue_microtask(Job::Task(captured(vec![tee, error.clone()], move |rt| {
         tee_source_errored(rt, t, error);
         Ok(Value::Undefined)
-    }))));
+    })));
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2066-L2071>
@@ -1827,7 +1862,8 @@ fn tee_pull(rt: &mut Rt, t: u32) {
 /// the tee's chunk steps: the chunk is forwarded a microtask later (the spec queues one), where
 /// the reaction of `forwardChunk` (L1984-L2002) to the shared resolved promise runs.
 fn tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
-    rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+    let tee = Value::Object(rt.lib.streams.tees[t as usize].obj);
+    rt.enqueue_microtask(Job::Task(captured(vec![tee, chunk.clone()], move |rt| {
         rt.lib.streams.tees[t as usize].reading = false;
         // `canceled2` is read after branch 1's enqueue, which can pull
         // the teed stream and so run its pull().
@@ -1840,14 +1876,15 @@ fn tee_chunk_steps(rt: &mut Rt, t: u32, chunk: Value) {
             }
         }
         Ok(Value::Undefined)
-    }))));
+    })));
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L2017-L2030>
 /// the tee's close steps, on `process.nextTick` (not in the spec; Node's): the branches not
 /// cancelled close, and the cancel promise resolves unless both were.
 fn tee_close_steps(rt: &mut Rt, t: u32) {
-    rt.next_tick(Task::Native(Box::new(move |rt| {
+    let tee = Value::Object(rt.lib.streams.tees[t as usize].obj);
+    rt.next_tick(captured(vec![tee], move |rt| {
         rt.lib.streams.tees[t as usize].reading = false;
         for branch in 0..2 {
             let tee = &rt.lib.streams.tees[t as usize];
@@ -1860,7 +1897,7 @@ fn tee_close_steps(rt: &mut Rt, t: u32) {
             settle_cancel_promise(rt, AnyTee::Default(t));
         }
         Ok(Value::Undefined)
-    })));
+    }));
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/readablestream.js#L1961-L1966>
@@ -1961,6 +1998,182 @@ fn tee_cancel(rt: &mut Rt, t: u32, branch: u8, reason: Value) -> Result<ObjectId
     Ok(promise)
 }
 
+// ---- the collector's view --------------------------------------------------
+
+/// A native task that lists what it captured (`Task::Captured`).
+pub(crate) fn captured(
+    values: Vec<Value>,
+    f: impl FnOnce(&mut Rt) -> Completion + 'static,
+) -> Task<Impl> {
+    Task::Captured(Box::new(f), Captures::values(values))
+}
+
+/// A default controller's object, as a value.
+pub(crate) fn controller_value(rt: &Rt, c: u32) -> Value {
+    Value::Object(rt.lib.streams.controllers[c as usize].obj)
+}
+
+/// A stream's object.
+pub(crate) fn stream_obj(rt: &Rt, s: u32) -> ObjectId {
+    rt.lib.streams.streams[s as usize].obj
+}
+
+/// The object of a stream's `kState.controller`.
+fn stream_controller_obj(rt: &Rt, s: u32) -> ObjectId {
+    match rt.lib.streams.streams[s as usize].controller {
+        ControllerRef::Default(c) => rt.lib.streams.controllers[c as usize].obj,
+        ControllerRef::Byte(b) => byte_streams::byte_controller_obj(rt, b),
+    }
+}
+
+/// What a read request holds, as one value (its promise, or the object standing for the
+/// closures' state whose steps it runs): what a caller keeps alive while it holds the request.
+fn read_request_value(rt: &Rt, request: ReadRequest) -> Value {
+    Value::Object(match request {
+        ReadRequest::Promise(p) => p,
+        ReadRequest::Tee(t) => rt.lib.streams.tees[t as usize].obj,
+        ReadRequest::Iterator(i) => crate::iterate::iterator_state_obj(rt, i),
+        ReadRequest::Pipe(p) => crate::pipe::state_obj(rt, p),
+        ReadRequest::ByteTee(t) => byte_streams::byte_tee_obj(rt, t),
+    })
+}
+
+/// The objects an underlying-source algorithm holds: the source's method, or the closures'
+/// state of a tee, a `from()` stream or a transform stream. A cleared algorithm holds nothing.
+fn trace_algorithm(rt: &Rt, algorithm: Algorithm, edges: &mut Vec<Value>) {
+    match algorithm {
+        Algorithm::Source(f) => edges.push(Value::Object(f)),
+        Algorithm::Tee(t, _) => edges.push(Value::Object(rt.lib.streams.tees[t as usize].obj)),
+        Algorithm::From(f) => edges.push(Value::Object(crate::iterate::from_state_obj(rt, f))),
+        Algorithm::Transform(t) => {
+            edges.push(Value::Object(crate::transformstream::stream_obj(rt, t)));
+        }
+        Algorithm::NonOp | Algorithm::Cleared => {}
+    }
+}
+
+/// What a reader's `kState` holds (its object too, for a holder of the reader: a stream's
+/// `kState.reader`, a tee, a pipe, an async iterator): the stream while attached, the parked
+/// read (and read-into) requests, the `close` record or the hook standing for its watchers.
+pub(crate) fn trace_reader(rt: &Rt, r: u32, edges: &mut Vec<Value>) {
+    let data = &rt.lib.streams.readers[r as usize];
+    if let Some(obj) = data.obj {
+        edges.push(Value::Object(obj));
+    }
+    if let Some(s) = data.stream {
+        edges.push(Value::Object(stream_obj(rt, s)));
+    }
+    for &request in &data.read_requests {
+        edges.push(read_request_value(rt, request));
+    }
+    for &request in &data.read_into_requests {
+        byte_streams::trace_read_into_request(rt, request, edges);
+    }
+    match data.close {
+        Some(Closed::Record(close)) => edges.push(Value::Object(close.promise)),
+        Some(Closed::PipeHook(p)) => edges.push(Value::Object(crate::pipe::state_obj(rt, p))),
+        Some(Closed::TeeHook(t)) => edges.push(Value::Object(rt.lib.streams.tees[t as usize].obj)),
+        Some(Closed::ByteTeeHook(t, _)) => {
+            edges.push(Value::Object(byte_streams::byte_tee_obj(rt, t)))
+        }
+        None => {}
+    }
+}
+
+/// The cancel promise of a tee, once made.
+fn trace_cancel_promise(cancel: CancelPromise, edges: &mut Vec<Value>) {
+    if let CancelPromise::Made { promise, .. } = cancel {
+        edges.push(Value::Object(promise));
+    }
+}
+
+/// The strong edges of a readable stream object (byte streams' included); false when `slot`
+/// is none.
+pub(crate) fn trace(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) -> bool {
+    match slot {
+        Slot::ReadableStream(s) => {
+            let data = &rt.lib.streams.streams[s as usize];
+            edges.push(Value::Object(stream_controller_obj(rt, s)));
+            edges.push(data.stored_error.clone());
+            if let Some(r) = data.reader {
+                trace_reader(rt, r, edges);
+            }
+        }
+        Slot::ReadableController(c) => {
+            let data = &rt.lib.streams.controllers[c as usize];
+            edges.push(Value::Object(stream_obj(rt, data.stream)));
+            edges.push(data.source.clone());
+            trace_algorithm(rt, data.pull, edges);
+            trace_algorithm(rt, data.cancel, edges);
+            if let Size::Script(f) = data.size {
+                edges.push(Value::Object(f));
+            }
+            if let Some((f, r)) = data.pull_reactions {
+                edges.push(Value::Object(f));
+                edges.push(Value::Object(r));
+            }
+            edges.extend(data.queue.iter().map(|(v, _)| v.clone()));
+        }
+        Slot::ReadableReader(r) | Slot::ByobReader(r) => trace_reader(rt, r, edges),
+        Slot::TeeState(t) => {
+            let tee = &rt.lib.streams.tees[t as usize];
+            edges.push(Value::Object(stream_obj(rt, tee.stream)));
+            trace_reader(rt, tee.reader, edges);
+            edges.extend(tee.reasons.iter().cloned());
+            for &b in &tee.branches {
+                let branch = &rt.lib.streams.controllers[b as usize];
+                edges.push(Value::Object(stream_obj(rt, branch.stream)));
+            }
+            trace_cancel_promise(tee.cancel, edges);
+        }
+        _ => return byte_streams::trace(rt, slot, edges),
+    }
+    true
+}
+
+/// The library-wide objects of the streams (Node's module-level `kResolvedPromise`,
+/// `kPendingPromise`, the shared errors and the no-op reaction): roots.
+pub(crate) fn roots(rt: &Rt, roots: &mut Vec<Value>) {
+    let st = &rt.lib.streams;
+    roots.extend(
+        st.resolved
+            .into_iter()
+            .chain(st.noop)
+            .chain(st.pending)
+            .map(Value::Object),
+    );
+    roots.extend(st.released_error.iter().chain(&st.releasing_error).cloned());
+}
+
+/// Forgets the records of collected readable stream objects: their held values are dropped
+/// (no live object reaches them: the invariant checks that).
+pub(crate) fn forget(rt: &mut Rt, slot: Slot) {
+    let st = &mut rt.lib.streams;
+    match slot {
+        Slot::ReadableStream(s) => st.streams[s as usize].stored_error = Value::Undefined,
+        Slot::ReadableController(c) => {
+            let data = &mut st.controllers[c as usize];
+            data.source = Value::Undefined;
+            data.pull = Algorithm::Cleared;
+            data.cancel = Algorithm::Cleared;
+            data.size = Size::Cleared;
+            data.pull_reactions = None;
+            data.queue = VecDeque::new();
+        }
+        Slot::ReadableReader(r) | Slot::ByobReader(r) => {
+            let data = &mut st.readers[r as usize];
+            data.read_requests = VecDeque::new();
+            data.read_into_requests = VecDeque::new();
+            data.close = None;
+        }
+        Slot::TeeState(t) => {
+            let tee = &mut st.tees[t as usize];
+            tee.reasons = [Value::Undefined, Value::Undefined];
+        }
+        _ => byte_streams::forget(rt, slot),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The seed's fast path, which no log shows: when the started flag is
@@ -2052,10 +2265,11 @@ mod tests {
     #[test]
     fn a_tee_makes_its_cancel_promise_on_the_first_branch_cancel() {
         // Seed ("The tee's cancel promise is materialized by the first
-        // branch cancel only"): two streams, two controllers and the array;
-        // no promise, no resolvers, no reader object.
+        // branch cancel only"): two streams, two controllers, the array and
+        // the hidden object standing for the closures' shared state (for the
+        // collector); no promise, no resolvers, no reader object.
         let (mut rt, branches, made) = teed();
-        assert_eq!(made, 5);
+        assert_eq!(made, 6);
         assert!(matches!(
             rt.lib.streams.tees[0].cancel,
             super::CancelPromise::Unmade { settled: false }

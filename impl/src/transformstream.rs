@@ -14,9 +14,11 @@
 //! - `transform()` is a raw callback: a result that is not an object is replaced by the shared
 //!   resolved promise; the rejection reaction of the perform-transform step is made once.
 
-use nodesem_runtime::{Completion, HostClass, Job, ObjectId, Runtime, Task, Transformer, Value};
+use nodesem_runtime::{
+    Captures, Completion, HostClass, Job, ObjectId, Runtime, Transformer, Value,
+};
 
-use crate::streams::{self, Algorithm, StreamState};
+use crate::streams::{self, captured, Algorithm, StreamState};
 use crate::writable::{self, SinkAlgorithm, Start, WState};
 use crate::{alloc_host, Impl, Slot};
 
@@ -36,6 +38,8 @@ enum Method {
 /// A TransformStream's `kState` and its controller's.
 #[derive(Debug)]
 pub(crate) struct TransformData {
+    /// The TransformStream object.
+    obj: ObjectId,
     /// The controller object.
     controller_obj: ObjectId,
     /// `readable`: the readable side's index and object.
@@ -135,6 +139,7 @@ pub fn new_transform_stream(
     let controller_obj = alloc_host(rt, |_| Slot::TransformController(t));
     let method = |m: Option<ObjectId>| m.map_or(Method::Default, Method::Script);
     rt.lib.transforms.push(TransformData {
+        obj,
         controller_obj,
         readable: r,
         readable_obj,
@@ -155,8 +160,11 @@ pub fn new_transform_stream(
     // `startPromise.resolve(FunctionPrototypeCall(start, transformer, controller))`; a throw
     // leaves the constructor.
     if let Some(start) = transformer.start {
-        let result =
-            rt.call_function(start, transformer.object, &[Value::Object(controller_obj)])?;
+        // The constructor's frame holds the stream and the start promise while start() runs.
+        let roots = [Value::Object(obj), Value::Object(start_promise)];
+        let result = rt.holding(&roots, |rt| {
+            rt.call_function(start, transformer.object, &[Value::Object(controller_obj)])
+        })?;
         rt.resolve_promise_with(start_promise, result);
     }
     Ok(Value::Object(obj))
@@ -182,10 +190,11 @@ fn set_backpressure(rt: &mut Rt, t: u32, backpressure: bool) {
             }
         }
     } else if d.pending_write_parked {
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        let stream = Value::Object(d.obj);
+        rt.enqueue_microtask(Job::Task(captured(vec![stream], move |rt| {
             write_continuation(rt, t);
             Ok(Value::Undefined)
-        }))));
+        })));
     }
 }
 
@@ -200,9 +209,10 @@ fn write_continuation(rt: &mut Rt, t: u32) {
     let (fulfilled, rejected) = writable::write_reactions(rt, w);
     if writable::state(rt, w) == WState::Erroring {
         let error = writable::stored_error(rt, w);
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        let held = vec![Value::Object(rejected), error.clone()];
+        rt.enqueue_microtask(Job::Task(captured(held, move |rt| {
             rt.call_function(rejected, Value::Undefined, &[error])
-        }))));
+        })));
         return;
     }
     let promise = perform_transform(rt, t, chunk);
@@ -266,13 +276,16 @@ fn controller_enqueue(rt: &mut Rt, t: u32, chunk: Value) -> Result<(), Value> {
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/transformstream.js#L566-L593>
 /// `transformStreamDefaultControllerPerformTransform`.
 fn perform_transform(rt: &mut Rt, t: u32, chunk: Value) -> ObjectId {
-    let (method, transformer, controller) = {
+    let (method, transformer, controller, obj) = {
         let d = td(rt, t);
-        (d.transform, d.transformer.clone(), d.controller_obj)
+        (d.transform, d.transformer.clone(), d.controller_obj, d.obj)
     };
     let result = match method {
         Method::Cleared => return streams::resolved_promise(rt),
-        Method::Script(f) => rt.call_function(f, transformer, &[chunk, Value::Object(controller)]),
+        // (The stream, which holds the reaction, is on the stack while transform() runs.)
+        Method::Script(f) => rt.holding(&[Value::Object(obj)], |rt| {
+            rt.call_function(f, transformer, &[chunk, Value::Object(controller)])
+        }),
         // `defaultTransformAlgorithm`.
         Method::Default => controller_enqueue(rt, t, chunk).map(|()| Value::Undefined),
     };
@@ -284,7 +297,8 @@ fn perform_transform(rt: &mut Rt, t: u32, chunk: Value) -> ObjectId {
     let on_rejected = match td(rt, t).perform_transform_rejected {
         Some(f) => f,
         None => {
-            let f = rt.native_function(move |rt, _, args| {
+            let captures = Captures::objects(&[obj]);
+            let f = rt.native_function_capturing(captures, move |rt, _, args| {
                 let error = args.first().cloned().unwrap_or(Value::Undefined);
                 transform_stream_error(rt, t, error.clone());
                 Err(error)
@@ -319,25 +333,29 @@ fn new_finish_promise(rt: &mut Rt, t: u32) -> ObjectId {
 /// A transformer method called as `createPromiseCallback1Param` makes it, or its default
 /// (`nonOpFlush`, `nonOpCancel`: a resolved promise).
 fn promise_method(rt: &mut Rt, t: u32, method: Method, arg: Value) -> ObjectId {
-    let transformer = td(rt, t).transformer.clone();
+    let (transformer, obj) = (td(rt, t).transformer.clone(), td(rt, t).obj);
     match method {
-        Method::Script(f) => writable::promise_call(rt, f, transformer, &[arg]),
+        Method::Script(f) => writable::promise_call(rt, obj, f, transformer, &[arg]),
         Method::Default | Method::Cleared => rt.promise_resolve(Value::Undefined),
     }
 }
 
-/// `PromisePrototypeThen(promise, onFulfilled, onRejected)` with native steps.
+/// `PromisePrototypeThen(promise, onFulfilled, onRejected)` with native steps, which capture
+/// `captures` (the transform stream's closures' context: the stream, the finish promise, the
+/// reason).
 fn then_native(
     rt: &mut Rt,
     promise: ObjectId,
+    captures: Vec<Value>,
     fulfilled: impl Fn(&mut Rt) + 'static,
     rejected: impl Fn(&mut Rt, Value) + 'static,
 ) {
-    let on_fulfilled = rt.native_function(move |rt, _, _| {
+    let captures = Captures::values(captures);
+    let on_fulfilled = rt.native_function_capturing(captures.clone(), move |rt, _, _| {
         fulfilled(rt);
         Ok(Value::Undefined)
     });
-    let on_rejected = rt.native_function(move |rt, _, args| {
+    let on_rejected = rt.native_function_capturing(captures, move |rt, _, args| {
         rejected(rt, args.first().cloned().unwrap_or(Value::Undefined));
         Ok(Value::Undefined)
     });
@@ -361,12 +379,21 @@ pub(crate) fn sink_abort(rt: &mut Rt, t: u32, reason: Value) -> ObjectId {
                 rt.reject_promise(outer, e);
                 return outer;
             }
-            let cancel_promise = promise_method(rt, t, cancel, reason.clone());
+            // The async function's promise is its caller's while the cancel runs script code.
+            let cancel_promise = rt.holding(&[Value::Object(outer)], |rt| {
+                promise_method(rt, t, cancel, reason.clone())
+            });
             clear_algorithms(rt, t);
             let r = td(rt, t).readable;
+            let captures = vec![
+                Value::Object(td(rt, t).obj),
+                Value::Object(finish),
+                reason.clone(),
+            ];
             then_native(
                 rt,
                 cancel_promise,
+                captures,
                 move |rt| {
                     if streams::state(rt, r) == StreamState::Errored {
                         let e = streams::stored_error(rt, r);
@@ -401,9 +428,11 @@ pub(crate) fn sink_close(rt: &mut Rt, t: u32) -> ObjectId {
     let flush_promise = promise_method(rt, t, flush, Value::Object(controller));
     clear_algorithms(rt, t);
     let r = td(rt, t).readable;
+    let captures = vec![Value::Object(td(rt, t).obj), Value::Object(finish)];
     then_native(
         rt,
         flush_promise,
+        captures,
         move |rt| {
             if streams::state(rt, r) == StreamState::Errored {
                 let e = streams::stored_error(rt, r);
@@ -451,9 +480,15 @@ pub(crate) fn source_cancel(rt: &mut Rt, t: u32, reason: Value) -> Result<Object
     let cancel_promise = promise_method(rt, t, cancel, reason.clone());
     clear_algorithms(rt, t);
     let w = td(rt, t).writable;
+    let captures = vec![
+        Value::Object(td(rt, t).obj),
+        Value::Object(finish),
+        reason.clone(),
+    ];
     then_native(
         rt,
         cancel_promise,
+        captures,
         move |rt| {
             if writable::state(rt, w) == WState::Errored {
                 let e = writable::stored_error(rt, w);
@@ -545,5 +580,52 @@ pub fn host_class(rt: &Rt, obj: ObjectId) -> Option<HostClass> {
         Slot::TransformStream(_) => Some(HostClass::TransformStream),
         Slot::TransformController(_) => Some(HostClass::TransformStreamDefaultController),
         _ => None,
+    }
+}
+
+// ---- the collector's view ---------------------------------------------------------
+
+/// A TransformStream's object.
+pub(crate) fn stream_obj(rt: &Rt, t: u32) -> ObjectId {
+    rt.lib.transforms[t as usize].obj
+}
+
+/// The strong edges of a TransformStream or its controller (each holds the other: Node's
+/// `stream[kState].controller` and `controller[kState].stream`); false when `slot` is none.
+pub(crate) fn trace(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) -> bool {
+    let (Slot::TransformStream(t) | Slot::TransformController(t)) = slot else {
+        return false;
+    };
+    let d = &rt.lib.transforms[t as usize];
+    edges.push(Value::Object(d.obj));
+    edges.push(Value::Object(d.controller_obj));
+    edges.push(Value::Object(d.readable_obj));
+    edges.push(Value::Object(writable::stream_obj(rt, d.writable)));
+    edges.push(d.pending_write_chunk.clone());
+    edges.push(d.transformer.clone());
+    for method in [d.transform, d.flush, d.cancel] {
+        if let Method::Script(f) = method {
+            edges.push(Value::Object(f));
+        }
+    }
+    edges.extend(
+        d.finish_promise
+            .iter()
+            .chain(&d.perform_transform_rejected)
+            .map(|&o| Value::Object(o)),
+    );
+    true
+}
+
+/// Forgets the record of a collected transform stream.
+pub(crate) fn forget(rt: &mut Rt, slot: Slot) {
+    if let Slot::TransformStream(t) = slot {
+        let d = &mut rt.lib.transforms[t as usize];
+        d.pending_write_chunk = Value::Undefined;
+        d.transformer = Value::Undefined;
+        d.transform = Method::Cleared;
+        d.flush = Method::Cleared;
+        d.cancel = Method::Cleared;
+        d.perform_transform_rejected = None;
     }
 }

@@ -24,11 +24,12 @@
 
 use std::collections::VecDeque;
 
-use nodesem_runtime::{Completion, Job, ObjectId, Runtime, Task, UnderlyingSink, Value};
+use nodesem_runtime::{Captures, Completion, Job, ObjectId, Runtime, UnderlyingSink, Value};
 
 use crate::streams::{
-    coerce_size, extract_high_water_mark, extract_size_algorithm, invalid_state, invalid_this,
-    is_pending, pending_promise, rejected, set_promise_handled, then_algorithm_result, Size,
+    captured, coerce_size, extract_high_water_mark, extract_size_algorithm, invalid_state,
+    invalid_this, is_pending, pending_promise, rejected, set_promise_handled,
+    then_algorithm_result, Size,
 };
 use crate::{abort, alloc_host, Impl, Slot};
 
@@ -148,6 +149,9 @@ pub(crate) enum WriterRecord {
 /// A writer's `kState`.
 #[derive(Debug)]
 struct WriterData {
+    /// The writer object, once a script's `getWriter()` made one (a pipe's writer has none: the
+    /// pipe holds its record).
+    obj: Option<ObjectId>,
     stream: Option<u32>,
     close: Option<WriterRecord>,
     ready: Option<WriterRecord>,
@@ -447,7 +451,11 @@ pub(crate) fn setup_controller(rt: &mut Rt, w: u32, start: Start) -> Result<(), 
                 let c = cd(rt, w);
                 (c.sink.clone(), c.obj)
             };
-            rt.call_function(f, sink, &[Value::Object(controller)])?
+            // The constructor's frame holds the stream while start() runs.
+            let roots = [Value::Object(stream_obj(rt, w))];
+            rt.holding(&roots, |rt| {
+                rt.call_function(f, sink, &[Value::Object(controller)])
+            })?
         }
         Start::Sink(None) => Value::Undefined,
         Start::Result(v) => v,
@@ -455,21 +463,23 @@ pub(crate) fn setup_controller(rt: &mut Rt, w: u32, start: Start) -> Result<(), 
     if !matches!(result, Value::Object(_)) {
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1390-L1397>:
         // `queueMicrotask(started)`.
-        rt.enqueue_microtask(Job::Task(Task::Native(Box::new(move |rt| {
+        let controller = controller_value(rt, w);
+        rt.enqueue_microtask(Job::Task(captured(vec![controller], move |rt| {
             started(rt, w);
             Ok(Value::Undefined)
-        }))));
+        })));
         return Ok(());
     }
     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/webstreams/writablestream.js#L1401-L1409>:
     // `PromisePrototypeThen(new Promise((r) => r(startResult)), started, ...)`.
     let wrapper = rt.new_promise();
     rt.resolve_promise_with(wrapper, result);
-    let on_started = rt.native_function(move |rt, _, _| {
+    let controller = Captures::values(vec![controller_value(rt, w)]);
+    let on_started = rt.native_function_capturing(controller.clone(), move |rt, _, _| {
         started(rt, w);
         Ok(Value::Undefined)
     });
-    let on_error = rt.native_function(move |rt, _, args| {
+    let on_error = rt.native_function_capturing(controller, move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         cd(rt, w).started = true;
         deal_with_rejection(rt, w, error);
@@ -493,9 +503,13 @@ pub(crate) fn writable_stream_abort(rt: &mut Rt, w: u32, reason: Value) -> Objec
     if matches!(state(rt, w), WState::Closed | WState::Errored) {
         return rt.promise_resolve(Value::Undefined);
     }
-    // `controller[kState].abortController.abort(reason)`: listeners run now.
+    // `controller[kState].abortController.abort(reason)`: listeners run now (the stream and
+    // the reason are on the stack meanwhile).
     let controller = cd(rt, w).abort_controller.clone();
-    let _ = abort::op_abort(rt, &controller, Some(reason.clone()));
+    let roots = [Value::Object(stream_obj(rt, w)), reason.clone()];
+    let _ = rt.holding(&roots, |rt| {
+        abort::op_abort(rt, &controller, Some(reason.clone()))
+    });
     let st = state(rt, w);
     if matches!(st, WState::Closed | WState::Errored) {
         return rt.promise_resolve(Value::Undefined);
@@ -702,14 +716,20 @@ fn finish_erroring(rt: &mut Rt, w: u32) {
             rt.lib.writables.writers[writer as usize].close = Some(record);
         }
     }
-    let result = controller_abort_steps(rt, w, abort.reason);
     let promise = abort.promise;
-    let on_fulfilled = rt.native_function(move |rt, _, _| {
+    let result = rt.holding(&[Value::Object(promise)], |rt| {
+        controller_abort_steps(rt, w, abort.reason)
+    });
+    let captures = Captures::values(vec![
+        Value::Object(stream_obj(rt, w)),
+        Value::Object(promise),
+    ]);
+    let on_fulfilled = rt.native_function_capturing(captures.clone(), move |rt, _, _| {
         rt.resolve_promise_with(promise, Value::Undefined);
         reject_close_and_closed_promise_if_needed(rt, w);
         Ok(Value::Undefined)
     });
-    let on_rejected = rt.native_function(move |rt, _, args| {
+    let on_rejected = rt.native_function_capturing(captures, move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         rt.reject_promise(promise, error);
         reject_close_and_closed_promise_if_needed(rt, w);
@@ -738,6 +758,7 @@ pub(crate) fn setup_writer(rt: &mut Rt, w: u32) -> Result<u32, Value> {
     }
     let index = rt.lib.writables.writers.len() as u32;
     rt.lib.writables.writers.push(WriterData {
+        obj: None,
         stream: Some(w),
         close: None,
         ready: None,
@@ -861,7 +882,8 @@ pub(crate) fn writer_write_request(
     let Some(w) = rt.lib.writables.writers[writer as usize].stream else {
         return Err(invalid_state(rt, "Writer is not bound to a WritableStream"));
     };
-    let chunk_size = controller_get_chunk_size(rt, w, &chunk);
+    let roots = [Value::Object(stream_obj(rt, w)), chunk.clone()];
+    let chunk_size = rt.holding(&roots, |rt| controller_get_chunk_size(rt, w, &chunk));
     // The size algorithm is script code: it can release the writer.
     if rt.lib.writables.writers[writer as usize].stream != Some(w) {
         return Err(invalid_state(rt, "Mismatched WritableStreams"));
@@ -887,7 +909,8 @@ pub(crate) fn writer_write_request(
     if let Some(p) = request {
         crate::pipe::tracker_pending_inc(rt, p);
     }
-    controller_write(rt, w, chunk, chunk_size);
+    let held: Vec<Value> = promise.map(Value::Object).into_iter().collect();
+    rt.holding(&held, |rt| controller_write(rt, w, chunk, chunk_size));
     Ok(promise)
 }
 
@@ -950,7 +973,8 @@ fn write_reactions_made(rt: &mut Rt, w: u32) -> (ObjectId, ObjectId) {
     if let Some(r) = cd(rt, w).write_reactions {
         return r;
     }
-    let on_fulfilled = rt.native_function(move |rt, _, _| {
+    let controller = Captures::values(vec![controller_value(rt, w)]);
+    let on_fulfilled = rt.native_function_capturing(controller.clone(), move |rt, _, _| {
         finish_in_flight_write(rt, w);
         dequeue_value(rt, w);
         if !close_queued_or_in_flight(rt, w) && state(rt, w) == WState::Writable {
@@ -959,7 +983,7 @@ fn write_reactions_made(rt: &mut Rt, w: u32) -> (ObjectId, ObjectId) {
         advance_queue_if_needed(rt, w);
         Ok(Value::Undefined)
     });
-    let on_rejected = rt.native_function(move |rt, _, args| {
+    let on_rejected = rt.native_function_capturing(controller, move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         if state(rt, w) == WState::Writable {
             clear_algorithms(rt, w);
@@ -983,7 +1007,10 @@ fn process_write(rt: &mut Rt, w: u32, chunk: Value) {
         (c.write, c.sink.clone(), c.obj)
     };
     let result = match algorithm {
-        SinkAlgorithm::Sink(f) => rt.call_function(f, sink, &[chunk, Value::Object(controller)]),
+        // (The controller, which holds the reactions, is on the stack while write() runs.)
+        SinkAlgorithm::Sink(f) => rt.holding(&[Value::Object(controller)], |rt| {
+            rt.call_function(f, sink, &[chunk, Value::Object(controller)])
+        }),
         SinkAlgorithm::Transform(t) => {
             match crate::transformstream::sink_write(rt, t, chunk) {
                 // `kParkedAlgorithmResult`.
@@ -1009,17 +1036,18 @@ fn process_close(rt: &mut Rt, w: u32) {
     };
     let promise = match algorithm {
         // createPromiseCallbackNoParams: `async () => close.call(sink)`.
-        SinkAlgorithm::Sink(f) => promise_call(rt, f, sink, &[]),
+        SinkAlgorithm::Sink(f) => promise_call(rt, stream_obj(rt, w), f, sink, &[]),
         SinkAlgorithm::Transform(t) => crate::transformstream::sink_close(rt, t),
         // `nonOpCancel`, an async function.
         SinkAlgorithm::NonOp | SinkAlgorithm::Cleared => rt.promise_resolve(Value::Undefined),
     };
     clear_algorithms(rt, w);
-    let on_fulfilled = rt.native_function(move |rt, _, _| {
+    let stream = Captures::values(vec![Value::Object(stream_obj(rt, w))]);
+    let on_fulfilled = rt.native_function_capturing(stream.clone(), move |rt, _, _| {
         finish_in_flight_close(rt, w);
         Ok(Value::Undefined)
     });
-    let on_rejected = rt.native_function(move |rt, _, args| {
+    let on_rejected = rt.native_function_capturing(stream, move |rt, _, args| {
         let error = args.first().cloned().unwrap_or(Value::Undefined);
         finish_in_flight_close_with_error(rt, w, error);
         Ok(Value::Undefined)
@@ -1028,9 +1056,17 @@ fn process_close(rt: &mut Rt, w: u32) {
 }
 
 /// `async (...args) => fn.call(thisArg, ...args)`: a throw rejects, a promise result is adopted.
-pub(crate) fn promise_call(rt: &mut Rt, f: ObjectId, this: Value, args: &[Value]) -> ObjectId {
+/// `holder` is the object whose algorithm this is (on the stack while `f` runs).
+pub(crate) fn promise_call(
+    rt: &mut Rt,
+    holder: ObjectId,
+    f: ObjectId,
+    this: Value,
+    args: &[Value],
+) -> ObjectId {
     let p = rt.new_promise();
-    match rt.call_function(f, this, args) {
+    let roots = [Value::Object(holder), Value::Object(p)];
+    match rt.holding(&roots, |rt| rt.call_function(f, this, args)) {
         Ok(v) => rt.resolve_promise_with(p, v),
         Err(e) => rt.reject_promise(p, e),
     }
@@ -1045,7 +1081,7 @@ fn controller_abort_steps(rt: &mut Rt, w: u32, reason: Value) -> ObjectId {
         (c.abort, c.sink.clone())
     };
     let promise = match algorithm {
-        SinkAlgorithm::Sink(f) => promise_call(rt, f, sink, &[reason]),
+        SinkAlgorithm::Sink(f) => promise_call(rt, stream_obj(rt, w), f, sink, &[reason]),
         SinkAlgorithm::Transform(t) => crate::transformstream::sink_abort(rt, t, reason),
         SinkAlgorithm::NonOp | SinkAlgorithm::Cleared => rt.promise_resolve(Value::Undefined),
     };
@@ -1068,6 +1104,7 @@ fn controller_get_chunk_size(rt: &mut Rt, w: u32, chunk: &Value) -> Value {
     match cd(rt, w).size {
         Size::Default | Size::Cleared => Value::Number(1.0),
         Size::Script(f) => {
+            // (The caller holds the stream and the chunk.)
             match rt.call_function(f, Value::Undefined, std::slice::from_ref(chunk)) {
                 Ok(v) => v,
                 Err(error) => {
@@ -1177,9 +1214,9 @@ pub fn get_writer(rt: &mut Rt, stream: Value) -> Completion {
         return Err(invalid_this(rt, "WritableStream"));
     };
     let index = setup_writer(rt, w)?;
-    Ok(Value::Object(alloc_host(rt, |_| {
-        Slot::WritableWriter(index)
-    })))
+    let obj = alloc_host(rt, |_| Slot::WritableWriter(index));
+    rt.lib.writables.writers[index as usize].obj = Some(obj);
+    Ok(Value::Object(obj))
 }
 
 /// `controller.error(e)`.
@@ -1319,4 +1356,141 @@ pub fn get(rt: &mut Rt, obj: ObjectId, prop: &str) -> Option<Completion> {
         }
         _ => return None,
     }))
+}
+
+// ---- the collector's view ---------------------------------------------------------
+
+/// A controller's object, as a value.
+fn controller_value(rt: &Rt, w: u32) -> Value {
+    Value::Object(rt.lib.writables.controllers[w as usize].obj)
+}
+
+/// A write request's edge.
+fn write_request_value(rt: &Rt, request: WriteRequest) -> Value {
+    Value::Object(match request {
+        WriteRequest::Promise(p) => p,
+        WriteRequest::Pipe(p) => crate::pipe::state_obj(rt, p),
+    })
+}
+
+/// A writer record's (or hook's) edge.
+fn writer_record_value(rt: &Rt, record: WriterRecord) -> Value {
+    Value::Object(match record {
+        WriterRecord::Record { promise, .. } => promise,
+        WriterRecord::PipeClosed(p) | WriterRecord::PipeReady(p) => crate::pipe::state_obj(rt, p),
+    })
+}
+
+/// What a writer's `kState` holds (its object too, for a holder of the writer: the stream's
+/// `kState.writer`, a pipe).
+pub(crate) fn trace_writer(rt: &Rt, writer: u32, edges: &mut Vec<Value>) {
+    let data = &rt.lib.writables.writers[writer as usize];
+    if let Some(obj) = data.obj {
+        edges.push(Value::Object(obj));
+    }
+    if let Some(w) = data.stream {
+        edges.push(Value::Object(stream_obj(rt, w)));
+    }
+    for record in data.close.iter().chain(&data.ready) {
+        edges.push(writer_record_value(rt, *record));
+    }
+}
+
+/// The objects a sink algorithm holds.
+fn trace_sink_algorithm(rt: &Rt, algorithm: SinkAlgorithm, edges: &mut Vec<Value>) {
+    match algorithm {
+        SinkAlgorithm::Sink(f) => edges.push(Value::Object(f)),
+        SinkAlgorithm::Transform(t) => {
+            edges.push(Value::Object(crate::transformstream::stream_obj(rt, t)));
+        }
+        SinkAlgorithm::NonOp | SinkAlgorithm::Cleared => {}
+    }
+}
+
+/// The strong edges of a writable stream object; false when `slot` is none.
+pub(crate) fn trace(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) -> bool {
+    match slot {
+        Slot::WritableStream(w) => {
+            let s = &rt.lib.writables.streams[w as usize];
+            edges.push(controller_value(rt, w));
+            edges.push(s.stored_error.clone());
+            edges.extend(
+                s.close_request
+                    .iter()
+                    .chain(&s.in_flight_close)
+                    .map(|&p| Value::Object(p)),
+            );
+            if let Some(request) = s.in_flight_write {
+                edges.push(write_request_value(rt, request));
+            }
+            if let Some(abort) = &s.pending_abort {
+                edges.push(Value::Object(abort.promise));
+                edges.push(abort.reason.clone());
+            }
+            for &request in &s.write_requests {
+                edges.push(write_request_value(rt, request));
+            }
+            if let Some(writer) = s.writer {
+                trace_writer(rt, writer, edges);
+            }
+        }
+        Slot::WritableController(w) => {
+            let c = &rt.lib.writables.controllers[w as usize];
+            edges.push(Value::Object(stream_obj(rt, w)));
+            edges.push(c.sink.clone());
+            for algorithm in [c.write, c.close, c.abort] {
+                trace_sink_algorithm(rt, algorithm, edges);
+            }
+            if let Size::Script(f) = c.size {
+                edges.push(Value::Object(f));
+            }
+            for (entry, _) in &c.queue {
+                if let QueueValue::Chunk(chunk) = entry {
+                    edges.push(chunk.clone());
+                }
+            }
+            edges.push(c.abort_controller.clone());
+            if let Some((f, r)) = c.write_reactions {
+                edges.push(Value::Object(f));
+                edges.push(Value::Object(r));
+            }
+        }
+        Slot::WritableWriter(writer) => trace_writer(rt, writer, edges),
+        _ => return false,
+    }
+    true
+}
+
+/// The shared released error (module-level in Node): a root.
+pub(crate) fn roots(rt: &Rt, roots: &mut Vec<Value>) {
+    roots.extend(rt.lib.writables.released_error.iter().cloned());
+}
+
+/// Forgets the records of collected writable stream objects.
+pub(crate) fn forget(rt: &mut Rt, slot: Slot) {
+    let ws = &mut rt.lib.writables;
+    match slot {
+        Slot::WritableStream(w) => {
+            let s = &mut ws.streams[w as usize];
+            s.stored_error = Value::Undefined;
+            s.pending_abort = None;
+            s.write_requests = VecDeque::new();
+        }
+        Slot::WritableController(w) => {
+            let c = &mut ws.controllers[w as usize];
+            c.sink = Value::Undefined;
+            c.write = SinkAlgorithm::Cleared;
+            c.close = SinkAlgorithm::Cleared;
+            c.abort = SinkAlgorithm::Cleared;
+            c.size = Size::Cleared;
+            c.queue = VecDeque::new();
+            c.write_reactions = None;
+        }
+        Slot::WritableWriter(writer) => {
+            let data = &mut ws.writers[writer as usize];
+            data.close = None;
+            data.ready = None;
+        }
+        _ => {}
+    }
 }
