@@ -23,12 +23,14 @@ cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,nod
 echo "== streams: model, impl and the pinned Node (also with --no-async-context-frame, as the seed's stress ran) over scenarios/streams plus 2,000 generated stream scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engines model,impl,node,node+--no-async-context-frame --generated 2000 --family streams --seed 1
 
-echo "== gc: model, impl and the pinned Node over scenarios/gc and scenarios/mutants"
-# Generated gc scenarios are not checked against Node here: about one in 2,000 (one in several
-# thousand with node+--single-threaded-gc+--no-opt+--no-maglev) still changes its log from run to
-# run on Node, through what V8 leaves open (harness/js/NODE_GC_FACTS.md §8-§9), and CI must not
-# flake. Run it by hand: nodesem check scenarios/gc --engines model,impl,node --generated 2000 --family gc
+echo "== gc: model, impl and the pinned Node over scenarios/gc and scenarios/mutants, then 2,000 generated gc and 2,000 streams-gc scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc scenarios/mutants --engines model,impl,node
+# V8 leaves some of what a collection does open (which dirty FinalizationRegistry runs first, what
+# an optimized frame still holds: harness/js/NODE_GC_FACTS.md §8-§9). With single-threaded marking
+# and no optimizing tiers that is rare; what remains, check reruns: a Node log that changes from run
+# to run and includes the model's is reported UNSTABLE, not as a divergence.
+cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --engines model,impl,node+--single-threaded-gc+--no-opt+--no-maglev --generated 2000 --family gc --seed 1
+cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engines model,impl,node+--single-threaded-gc+--no-opt+--no-maglev --generated 2000 --family streams-gc --seed 1
 
 echo "== work and log budgets: model, impl and Node stop at the same step and byte"
 # Small limits stop most scenarios part-way, so every charge (statements, listener walks, any(),
@@ -40,7 +42,7 @@ echo "== main job: model against impl over scenarios/ plus 10,000 generated scen
 cargo run --release --quiet -p nodesem-harness -- check --generated 10000 --seed 100000
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 10000 --family streams --seed 100000
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --generated 10000 --family gc --seed 100000
-cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 2000 --family streams-gc --seed 100000
+cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 10000 --family streams-gc --seed 100000
 
 echo "== fuzz targets: each run for 15 s with libFuzzer (installs cargo-fuzz if missing)"
 scripts/fuzz-smoke.sh 15
