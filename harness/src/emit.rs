@@ -223,6 +223,8 @@ enum Param {
     ChunkController,
     /// A FinalizationRegistry's cleanup callback: `held`.
     Held,
+    /// An EventEmitter's listener: `arg1, arg2`.
+    Args,
     /// No parameter.
     None,
 }
@@ -237,6 +239,7 @@ impl Param {
             Param::Chunk => "chunk",
             Param::ChunkController => "chunk, controller",
             Param::Held => "held",
+            Param::Args => "arg1, arg2",
             Param::None => "",
         }
     }
@@ -612,6 +615,70 @@ impl Emitter {
 
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),
+
+            // ---- EventEmitter
+            Op::NewEmitter => "new events.EventEmitter()".to_string(),
+            Op::EmitterAdd {
+                emitter,
+                name,
+                listener,
+                prepend,
+                once,
+            } => {
+                let method = match (prepend, once) {
+                    (false, false) => "on",
+                    (true, false) => "prependListener",
+                    (false, true) => "once",
+                    (true, true) => "prependOnceListener",
+                };
+                let listener = match listener {
+                    Callback::Value(value) => expr(value),
+                    Callback::Inline(block) => self.callback(Param::Args, block),
+                };
+                format!("{}.{method}({}, {listener})", expr(emitter), expr(name))
+            }
+            Op::EmitterRemove {
+                emitter,
+                name,
+                listener,
+            } => format!(
+                "{}.removeListener({}, {})",
+                expr(emitter),
+                expr(name),
+                expr(listener)
+            ),
+            Op::EmitterRemoveAll { emitter, name } => {
+                format!("{}.removeAllListeners({})", expr(emitter), optional(name))
+            }
+            Op::Emit {
+                emitter,
+                name,
+                args,
+            } => {
+                let mut list = vec![expr(name)];
+                list.extend(args.iter().map(expr));
+                format!("{}.emit({})", expr(emitter), list.join(", "))
+            }
+            Op::EmitterListenerCount {
+                emitter,
+                name,
+                listener,
+            } => match listener {
+                Some(listener) => format!(
+                    "{}.listenerCount({}, {})",
+                    expr(emitter),
+                    expr(name),
+                    expr(listener)
+                ),
+                None => format!("{}.listenerCount({})", expr(emitter), expr(name)),
+            },
+            Op::EventNames { emitter } => format!("{}.eventNames()", expr(emitter)),
+            Op::EmitterListeners { emitter, name, raw } => format!(
+                "{}.{}({})",
+                expr(emitter),
+                if *raw { "rawListeners" } else { "listeners" },
+                expr(name)
+            ),
             Op::Function(block) => self.callback(Param::Event, block),
             Op::ListenerObject(block) => {
                 format!("{{ handleEvent: {} }}", self.callback(Param::Event, block))

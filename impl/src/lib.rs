@@ -387,6 +387,40 @@ impl Library for Impl {
         event_target::op_get_max_listeners(rt, &target)
     }
 
+    // WIP(issue 11): the EventEmitter is being written; until then every
+    // operation throws, so no scenario can pass by accident.
+    fn new_event_emitter(rt: &mut Rt) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_add_listener(
+        rt: &mut Rt,
+        _: Value,
+        _: Value,
+        _: Value,
+        _: bool,
+        _: bool,
+    ) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_remove_listener(rt: &mut Rt, _: Value, _: Value, _: Value) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_remove_all_listeners(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_emit(rt: &mut Rt, _: Value, _: Value, _: Vec<Value>) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_listener_count(rt: &mut Rt, _: Value, _: Value, _: Option<Value>) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_event_names(rt: &mut Rt, _: Value) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_listeners(rt: &mut Rt, _: Value, _: Value, _: bool) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+
     fn new_event_target(rt: &mut Rt) -> Completion {
         Ok(event_target::new_target(rt))
     }

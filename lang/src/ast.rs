@@ -536,6 +536,76 @@ pub enum Op {
         target: Expr,
     },
 
+    // ---- EventEmitter (lib/events.js) ----------------------------------
+    /// `emitter`: `new EventEmitter()`.
+    NewEmitter,
+    /// `addListener E NAME F` (`E.on(NAME, F)`), `prependListener E NAME F`,
+    /// `once E NAME F`, `prependOnceListener E NAME F`: returns E. An
+    /// inline listener's body sees its first two arguments as `arg1` and
+    /// `arg2`, and the emitter as `this`.
+    EmitterAdd {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name: a string or a symbol.
+        name: Expr,
+        /// The listener.
+        listener: Callback,
+        /// `prependListener` or `prependOnceListener`.
+        prepend: bool,
+        /// `once` or `prependOnceListener`.
+        once: bool,
+    },
+    /// `removeListener E NAME F`: `E.removeListener(NAME, F)`, returns E.
+    EmitterRemove {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name.
+        name: Expr,
+        /// The listener removed.
+        listener: Expr,
+    },
+    /// `removeAllListeners E [NAME]`: `E.removeAllListeners(NAME)`, returns E.
+    EmitterRemoveAll {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name, or every name.
+        name: Option<Expr>,
+    },
+    /// `emit E NAME [ARG ...]`: `E.emit(NAME, ARG, ...)`, whether the name
+    /// had listeners.
+    Emit {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name.
+        name: Expr,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// `listenerCount E NAME [F]`: `E.listenerCount(NAME, F)`.
+    EmitterListenerCount {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name.
+        name: Expr,
+        /// Only the listeners that are F (or wrap F).
+        listener: Option<Expr>,
+    },
+    /// `eventNames E`: `E.eventNames()`, an array.
+    EventNames {
+        /// The emitter.
+        emitter: Expr,
+    },
+    /// `listeners E NAME` or `rawListeners E NAME`: a copy of the
+    /// listener array (`rawListeners` keeps the `once` wrappers).
+    EmitterListeners {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name.
+        name: Expr,
+        /// `rawListeners`.
+        raw: bool,
+    },
+
     // ---- dispatch ----------------------------------------------------
     /// `target`: `new EventTarget()`.
     NewTarget,
@@ -1711,6 +1781,10 @@ macro_rules! stmt_blocks {
                 listener: Callback::Inline(b),
                 ..
             }
+            | Op::EmitterAdd {
+                listener: Callback::Inline(b),
+                ..
+            }
             | Op::Function(b)
             | Op::AsyncFunction(b)
             | Op::Async(b)
@@ -1845,7 +1919,21 @@ macro_rules! op_exprs {
             Op::Resolve { promise, value } | Op::Reject { promise, value } => {
                 std::iter::once(promise).chain(value).collect()
             }
+            Op::EmitterAdd { emitter, name, listener, .. } => {
+                vec![emitter, name].into_iter().chain(callback(listener)).collect()
+            }
+            Op::EmitterRemove { emitter, name, listener } => vec![emitter, name, listener],
+            Op::EmitterRemoveAll { emitter, name } => std::iter::once(emitter).chain(name).collect(),
+            Op::Emit { emitter, name, args } => {
+                vec![emitter, name].into_iter().chain(args).collect()
+            }
+            Op::EmitterListenerCount { emitter, name, listener } => {
+                vec![emitter, name].into_iter().chain(listener).collect()
+            }
+            Op::EventNames { emitter } => vec![emitter],
+            Op::EmitterListeners { emitter, name, .. } => vec![emitter, name],
             Op::NewController
+            | Op::NewEmitter
             | Op::SignalTimeout { .. }
             | Op::NewTarget
             | Op::Function(_)

@@ -81,6 +81,8 @@ pub enum Kind {
     Signal,
     /// An EventTarget.
     Target,
+    /// An EventEmitter.
+    Emitter,
     /// An Event.
     Event,
     /// A function made with `fn`.
@@ -148,6 +150,7 @@ impl Kind {
             Kind::Controller => "an AbortController",
             Kind::Signal => "an AbortSignal",
             Kind::Target => "an EventTarget",
+            Kind::Emitter => "an EventEmitter",
             Kind::Event => "an Event",
             Kind::Function => "a function",
             Kind::Promise => "a promise",
@@ -369,6 +372,19 @@ pub const KEYWORDS: &[&str] = &[
     "reason",
     "chunk",
     "held",
+    "emitter",
+    "addListener",
+    "prependListener",
+    "prependOnceListener",
+    "removeListener",
+    "removeAllListeners",
+    "emit",
+    "listenerCount",
+    "eventNames",
+    "listeners",
+    "rawListeners",
+    "arg1",
+    "arg2",
     "once",
     "capture",
     "passive",
@@ -473,6 +489,9 @@ enum BlockKind {
     Size,
     /// A FinalizationRegistry's cleanup callback: sees `held`.
     Cleanup,
+    /// An EventEmitter's listener: sees its first two arguments as `arg1`
+    /// and `arg2`.
+    EmitterListener,
     /// A callback without parameters.
     Plain,
     /// A `try` or `repeat` inside a callback.
@@ -1021,6 +1040,7 @@ impl<'a> Parser<'a> {
                 (BlockKind::Fulfilled, "value") => return Some(Kind::Value),
                 (BlockKind::Rejected, "reason") => return Some(Kind::Value),
                 (BlockKind::Cleanup, "held") => return Some(Kind::Value),
+                (BlockKind::EmitterListener, "arg1" | "arg2") => return Some(Kind::Value),
                 _ => {}
             }
         }
@@ -1587,6 +1607,8 @@ impl<'a> Parser<'a> {
                             | "reason"
                             | "chunk"
                             | "held"
+                            | "arg1"
+                            | "arg2"
                     ) =>
             {
                 w.to_string()
@@ -1635,6 +1657,9 @@ impl<'a> Parser<'a> {
                 let cleanup = self.callback(line, BlockKind::Cleanup)?;
                 self.no_else(line)?;
                 Ok((Op::NewRegistry(cleanup), Kind::Registry))
+            }
+            "addListener" | "prependListener" | "once" | "prependOnceListener" => {
+                self.emitter_add_op(&word, line)
             }
             _ => self.simple_op(&word, line),
         }
@@ -1911,6 +1936,72 @@ impl<'a> Parser<'a> {
                 (Op::Cancel { target, reason }, Kind::Promise)
             }
             "target" => (Op::NewTarget, Kind::Target),
+            "emitter" => (Op::NewEmitter, Kind::Emitter),
+            "removeListener" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.expr(line)?.0;
+                let listener = self.expr(line)?.0;
+                (
+                    Op::EmitterRemove {
+                        emitter,
+                        name,
+                        listener,
+                    },
+                    Kind::Emitter,
+                )
+            }
+            "removeAllListeners" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.opt_expr(line)?;
+                (Op::EmitterRemoveAll { emitter, name }, Kind::Emitter)
+            }
+            "emit" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.expr(line)?.0;
+                let mut args = Vec::new();
+                while !line.at_end() {
+                    if args.len() == MAX_LIST {
+                        return Err(self.expected(
+                            line,
+                            &format!("the end of the line (at most {MAX_LIST} arguments)"),
+                        ));
+                    }
+                    args.push(self.expr(line)?.0);
+                }
+                (
+                    Op::Emit {
+                        emitter,
+                        name,
+                        args,
+                    },
+                    Kind::Value,
+                )
+            }
+            "listenerCount" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.expr(line)?.0;
+                let listener = self.opt_expr(line)?;
+                (
+                    Op::EmitterListenerCount {
+                        emitter,
+                        name,
+                        listener,
+                    },
+                    Kind::Value,
+                )
+            }
+            "eventNames" => (
+                Op::EventNames {
+                    emitter: self.expr_of(line, Kind::Emitter)?,
+                },
+                Kind::Value,
+            ),
+            w @ ("listeners" | "rawListeners") => {
+                let raw = w == "rawListeners";
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.expr(line)?.0;
+                (Op::EmitterListeners { emitter, name, raw }, Kind::Value)
+            }
             "abort" => {
                 let (target, kind) = self
                     .expr_of_kinds_with(line, &[Kind::Controller, Kind::Writable, Kind::Writer])?;
@@ -2883,6 +2974,25 @@ impl<'a> Parser<'a> {
         Ok(items)
     }
 
+    /// `addListener E NAME F`, `prependListener`, `once`,
+    /// `prependOnceListener`: the emitter is the result.
+    fn emitter_add_op(&mut self, word: &str, line: &mut Line) -> PResult<(Op, Kind)> {
+        let emitter = self.expr_of(line, Kind::Emitter)?;
+        let name = self.expr(line)?.0;
+        let listener = self.callback(line, BlockKind::EmitterListener)?;
+        self.no_else(line)?;
+        Ok((
+            Op::EmitterAdd {
+                emitter,
+                name,
+                listener,
+                prepend: word.starts_with("prepend"),
+                once: word.contains("nce"),
+            },
+            Kind::Emitter,
+        ))
+    }
+
     fn finally_op(&mut self, line: &mut Line) -> PResult<(Op, Kind)> {
         let promise = self.expr_of(line, Kind::Promise)?;
         let on_finally = self.block(line, BlockKind::Plain)?;
@@ -3189,7 +3299,14 @@ impl<'a> Parser<'a> {
                     None if is_keyword(name)
                         && !matches!(
                             name,
-                            "event" | "value" | "reason" | "controller" | "chunk" | "held"
+                            "event"
+                                | "value"
+                                | "reason"
+                                | "controller"
+                                | "chunk"
+                                | "held"
+                                | "arg1"
+                                | "arg2"
                         ) =>
                     {
                         return Err(self.error(
@@ -3228,6 +3345,9 @@ impl<'a> Parser<'a> {
                             }
                             ("held", _) => {
                                 " (`held` exists only in the cleanup callback of `registry`)".into()
+                            }
+                            ("arg1" | "arg2", _) => {
+                                " (`arg1` and `arg2` exist only in inline EventEmitter listeners)".into()
                             }
                             (_, Some(at)) => format!(
                                 " (it is declared further down, at line {at}; a binding can be used only after its `let`, except by callbacks reading a binding of the main script)"

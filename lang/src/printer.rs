@@ -317,6 +317,75 @@ impl Printer {
                     }
                 }
             }
+            Op::NewEmitter => self.out.push_str("emitter"),
+            Op::EmitterAdd {
+                emitter,
+                name,
+                listener,
+                prepend,
+                once,
+            } => {
+                self.out.push_str(match (prepend, once) {
+                    (false, false) => "addListener",
+                    (true, false) => "prependListener",
+                    (false, true) => "once",
+                    (true, true) => "prependOnceListener",
+                });
+                self.expr(emitter);
+                self.expr(name);
+                self.callback(listener);
+            }
+            Op::EmitterRemove {
+                emitter,
+                name,
+                listener,
+            } => {
+                self.out.push_str("removeListener");
+                self.expr(emitter);
+                self.expr(name);
+                self.expr(listener);
+            }
+            Op::EmitterRemoveAll { emitter, name } => {
+                self.out.push_str("removeAllListeners");
+                self.expr(emitter);
+                if let Some(name) = name {
+                    self.expr(name);
+                }
+            }
+            Op::Emit {
+                emitter,
+                name,
+                args,
+            } => {
+                self.out.push_str("emit");
+                self.expr(emitter);
+                self.expr(name);
+                for arg in args {
+                    self.expr(arg);
+                }
+            }
+            Op::EmitterListenerCount {
+                emitter,
+                name,
+                listener,
+            } => {
+                self.out.push_str("listenerCount");
+                self.expr(emitter);
+                self.expr(name);
+                if let Some(listener) = listener {
+                    self.expr(listener);
+                }
+            }
+            Op::EventNames { emitter } => {
+                self.out.push_str("eventNames");
+                self.expr(emitter);
+            }
+            Op::EmitterListeners { emitter, name, raw } => {
+                self.out
+                    .push_str(if *raw { "rawListeners" } else { "listeners" });
+                self.expr(emitter);
+                self.expr(name);
+            }
             Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
             Op::WithResolvers => self.out.push_str("withResolvers"),
             Op::ProcessOff(event) => {

@@ -52,7 +52,16 @@ struct Scopes {
 }
 
 /// Names no `let` may take: a callback's implicit parameters.
-const PARAMETERS: [&str; 6] = ["event", "value", "reason", "controller", "chunk", "held"];
+const PARAMETERS: [&str; 8] = [
+    "event",
+    "value",
+    "reason",
+    "controller",
+    "chunk",
+    "held",
+    "arg1",
+    "arg2",
+];
 
 impl Scopes {
     fn stmts(&mut self, body: &mut [Stmt]) {

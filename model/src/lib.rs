@@ -329,6 +329,49 @@ impl Library for Model {
 
     // ---- dispatch ----
 
+    // WIP(issue 11): the EventEmitter is being written; until then every
+    // operation throws, so no scenario can pass by accident.
+    fn new_event_emitter(rt: &mut Runtime<Self>) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_add_listener(
+        rt: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: Value,
+        _: bool,
+        _: bool,
+    ) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_remove_listener(rt: &mut Runtime<Self>, _: Value, _: Value, _: Value) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_remove_all_listeners(
+        rt: &mut Runtime<Self>,
+        _: Value,
+        _: Option<Value>,
+    ) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_emit(rt: &mut Runtime<Self>, _: Value, _: Value, _: Vec<Value>) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_listener_count(
+        rt: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: Option<Value>,
+    ) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_event_names(rt: &mut Runtime<Self>, _: Value) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+    fn emitter_listeners(rt: &mut Runtime<Self>, _: Value, _: Value, _: bool) -> Completion {
+        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+    }
+
     fn new_event_target(rt: &mut Runtime<Self>) -> Completion {
         Ok(Value::Object(event_target::new_event_target(rt)))
     }

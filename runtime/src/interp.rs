@@ -98,6 +98,9 @@ pub enum Param {
     ChunkController,
     /// A FinalizationRegistry's cleanup callback: `held`.
     Held,
+    /// An EventEmitter's listener: its first two arguments, `arg1` and
+    /// `arg2`.
+    Args,
     /// None.
     None,
 }
@@ -111,6 +114,7 @@ impl Param {
             Param::Controller => Some("controller"),
             Param::Chunk | Param::ChunkController => Some("chunk"),
             Param::Held => Some("held"),
+            Param::Args => Some("arg1"),
             Param::None => None,
         }
     }
@@ -118,6 +122,7 @@ impl Param {
     fn second(self) -> Option<&'static str> {
         match self {
             Param::ChunkController => Some("controller"),
+            Param::Args => Some("arg2"),
             _ => None,
         }
     }
@@ -1007,6 +1012,71 @@ impl<L: Library> Runtime<L> {
 
             // ---- dispatch: the library's ----
             Op::NewTarget => L::new_event_target(self)?,
+            Op::NewEmitter => L::new_event_emitter(self)?,
+            Op::EmitterAdd {
+                emitter,
+                name,
+                listener,
+                prepend,
+                once,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let listener = match listener {
+                    Callback::Inline(block) => {
+                        Value::Object(self.make_function(block, Param::Args, env))
+                    }
+                    Callback::Value(e) => self.eval(e, env)?,
+                };
+                L::emitter_add_listener(self, emitter, name, listener, *prepend, *once)?
+            }
+            Op::EmitterRemove {
+                emitter,
+                name,
+                listener,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let listener = self.eval(listener, env)?;
+                L::emitter_remove_listener(self, emitter, name, listener)?
+            }
+            Op::EmitterRemoveAll { emitter, name } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval_optional(name, env)?;
+                L::emitter_remove_all_listeners(self, emitter, name)?
+            }
+            Op::Emit {
+                emitter,
+                name,
+                args,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let mut values = Vec::with_capacity(args.len());
+                for arg in args {
+                    values.push(self.eval(arg, env)?);
+                }
+                L::emitter_emit(self, emitter, name, values)?
+            }
+            Op::EmitterListenerCount {
+                emitter,
+                name,
+                listener,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let listener = self.eval_optional(listener, env)?;
+                L::emitter_listener_count(self, emitter, name, listener)?
+            }
+            Op::EventNames { emitter } => {
+                let emitter = self.eval(emitter, env)?;
+                L::emitter_event_names(self, emitter)?
+            }
+            Op::EmitterListeners { emitter, name, raw } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                L::emitter_listeners(self, emitter, name, *raw)?
+            }
             Op::AddEventListener {
                 target,
                 event_type,

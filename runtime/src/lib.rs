@@ -53,6 +53,8 @@ pub enum HostClass {
     AbortSignal,
     /// A plain EventTarget.
     EventTarget,
+    /// An EventEmitter.
+    EventEmitter,
     /// An Event, with its type.
     Event(Rc<str>),
     /// A CustomEvent (an Event too), with its type.
@@ -94,6 +96,7 @@ impl HostClass {
             HostClass::AbortController => "AbortController",
             HostClass::AbortSignal => "AbortSignal",
             HostClass::EventTarget => "EventTarget",
+            HostClass::EventEmitter => "EventEmitter",
             HostClass::Event(_) => "Event",
             HostClass::CustomEvent(_) => "CustomEvent",
             HostClass::Disposable => return None,
@@ -121,7 +124,8 @@ impl HostClass {
     pub fn tag(&self) -> Option<&'static str> {
         match self {
             HostClass::Event(_) | HostClass::CustomEvent(_) => None,
-            HostClass::Disposable => Some("Object"),
+            // No `Symbol.toStringTag`: `[object Object]`.
+            HostClass::Disposable | HostClass::EventEmitter => Some("Object"),
             HostClass::ReadableStreamAsyncIterator => Some("ReadableStream AsyncIterator"),
             other => other.constructor_name(),
         }
@@ -304,6 +308,68 @@ pub trait Library: Sized + 'static {
 
     /// `events.getMaxListeners(target)`, for any value.
     fn get_max_listeners(rt: &mut Runtime<Self>, target: Value) -> Completion;
+
+    // ---- EventEmitter (Node's lib/events.js) ---------------------------
+
+    /// `new EventEmitter()`.
+    fn new_event_emitter(rt: &mut Runtime<Self>) -> Completion;
+
+    /// `emitter.on(name, listener)` (`addListener`), `prependListener`,
+    /// `once` and `prependOnceListener`: returns the emitter. A value that
+    /// is not an emitter throws the TypeError its missing method would.
+    fn emitter_add_listener(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Value,
+        listener: Value,
+        prepend: bool,
+        once: bool,
+    ) -> Completion;
+
+    /// `emitter.removeListener(name, listener)`: returns the emitter.
+    fn emitter_remove_listener(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Value,
+        listener: Value,
+    ) -> Completion;
+
+    /// `emitter.removeAllListeners(name)`, or of every name when `name` is
+    /// `None`: returns the emitter.
+    fn emitter_remove_all_listeners(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Option<Value>,
+    ) -> Completion;
+
+    /// `emitter.emit(name, ...args)`: whether the name had listeners; an
+    /// `'error'` without listeners throws.
+    fn emitter_emit(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Value,
+        args: Vec<Value>,
+    ) -> Completion;
+
+    /// `emitter.listenerCount(name, listener)`.
+    fn emitter_listener_count(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Value,
+        listener: Option<Value>,
+    ) -> Completion;
+
+    /// `emitter.eventNames()`: an array of strings and symbols.
+    fn emitter_event_names(rt: &mut Runtime<Self>, emitter: Value) -> Completion;
+
+    /// `emitter.listeners(name)`, or `emitter.rawListeners(name)` when
+    /// `raw`: a new array.
+    fn emitter_listeners(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Value,
+        raw: bool,
+    ) -> Completion;
 
     // ---- EventTarget and Event -----------------------------------------
 
