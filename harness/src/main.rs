@@ -47,6 +47,8 @@ enum FamilyArg {
     Gc,
     /// The streams family with the same collection points.
     StreamsGc,
+    /// The abort family with EventEmitters, their listeners and emits.
+    Emitter,
 }
 
 impl From<FamilyArg> for nodesem_lang::gen::Family {
@@ -56,6 +58,7 @@ impl From<FamilyArg> for nodesem_lang::gen::Family {
             FamilyArg::Streams => nodesem_lang::gen::Family::Streams,
             FamilyArg::Gc => nodesem_lang::gen::Family::Gc,
             FamilyArg::StreamsGc => nodesem_lang::gen::Family::StreamsGc,
+            FamilyArg::Emitter => nodesem_lang::gen::Family::Emitter,
         }
     }
 }

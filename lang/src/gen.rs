@@ -236,15 +236,19 @@ pub enum Family {
     Gc,
     /// The streams family with the same overlay.
     StreamsGc,
+    /// The abort family with EventEmitters, their listeners and emits
+    /// ([`crate::gen_emitter`]).
+    Emitter,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 4] = [
+    pub const ALL: [Family; 5] = [
         Family::Abort,
         Family::Streams,
         Family::Gc,
         Family::StreamsGc,
+        Family::Emitter,
     ];
 
     /// Its name on the command line.
@@ -254,6 +258,7 @@ impl Family {
             Family::Streams => "streams",
             Family::Gc => "gc",
             Family::StreamsGc => "streams-gc",
+            Family::Emitter => "emitter",
         }
     }
 
@@ -262,6 +267,12 @@ impl Family {
         match self {
             Family::Abort => generate_from_seed(seed, size),
             Family::Streams => crate::gen_streams::generate_streams_from_seed(seed, size),
+            Family::Emitter => {
+                let scenario = generate_from_seed(seed, size);
+                let bytes = seeded_bytes(seed ^ 0x6565_6565_6565_6565, 1024);
+                let mut u = Unstructured::new(&bytes);
+                crate::gen_emitter::add_emitters(&scenario, &mut u)
+            }
             Family::Gc | Family::StreamsGc => {
                 let base = if self == Family::Gc {
                     Family::Abort

@@ -434,6 +434,7 @@
 pub mod ast;
 pub mod engine;
 pub mod gen;
+pub mod gen_emitter;
 pub mod gen_gc;
 pub mod gen_streams;
 pub mod limits;

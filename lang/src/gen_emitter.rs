@@ -1,0 +1,296 @@
+//! EventEmitters in generated scenarios: an overlay that puts emitters,
+//! their listeners and emits into a scenario of the abort family.
+//!
+//! The EventEmitter's hot paths (the `once` wrapper, removal during an
+//! emit, the listener array's snapshot, `'newListener'` and
+//! `'removeListener'`, the unhandled `'error'`, the max-listeners warning)
+//! are what its optimizations rewrite, and they go wrong where they meet:
+//! a listener that removes another, or the one being run, or emits again;
+//! an emit from a tick or a timer while another listener is being added.
+//! So the overlay, driven by its own bytes:
+//!
+//! - makes one or two emitters (`ee1`, `ee2`) and some listener functions
+//!   (`eef1` ...) at the start of the main script, sometimes with a
+//!   maximum of listeners;
+//! - adds listeners of a few names (strings, `error`, `newListener`,
+//!   `removeListener`, a symbol) with `addListener`, `prependListener`,
+//!   `once` and `prependOnceListener`, inline ones whose bodies log their
+//!   arguments and sometimes emit, remove a listener, add one or throw;
+//! - emits with arguments, removes listeners (one, all of a name, all),
+//!   and logs `listenerCount`, `eventNames`, `listeners` and
+//!   `rawListeners`, between the base scenario's statements and inside its
+//!   callbacks (ticks, microtasks, timers, listeners), so that emits meet
+//!   the event loop's order.
+
+use std::sync::Arc;
+
+use arbitrary::Unstructured;
+
+use crate::ast::{Block, Callback, Expr, Op, Scenario, Stmt};
+
+/// Event names: two plain ones that meet often, the special ones, and a
+/// quoted one the printer has to escape.
+const NAMES: &[&str] = &[
+    "a",
+    "a",
+    "b",
+    "error",
+    "newListener",
+    "removeListener",
+    "my event",
+];
+
+/// The symbol name's binding.
+const SYMBOL: &str = "ees";
+
+fn chance(u: &mut Unstructured<'_>, p: u8) -> bool {
+    u.arbitrary::<u8>().is_ok_and(|b| b < p)
+}
+
+/// What the overlay has made: emitters and listener functions.
+struct Made {
+    emitters: usize,
+    functions: usize,
+    /// A counter for inline listeners' labels.
+    labels: usize,
+}
+
+impl Made {
+    fn emitter(&self, u: &mut Unstructured<'_>) -> Expr {
+        let i = u.int_in_range(1..=self.emitters).unwrap_or(1);
+        Expr::var(format!("ee{i}"))
+    }
+
+    fn function(&self, u: &mut Unstructured<'_>) -> Expr {
+        let i = u.int_in_range(1..=self.functions).unwrap_or(1);
+        Expr::var(format!("eef{i}"))
+    }
+
+    fn name(&self, u: &mut Unstructured<'_>) -> Expr {
+        if chance(u, 24) {
+            return Expr::var(SYMBOL);
+        }
+        let at = u.choose_index(NAMES.len()).unwrap_or(0);
+        Expr::Str(NAMES[at].to_string())
+    }
+
+    fn arg(u: &mut Unstructured<'_>) -> Expr {
+        match u.int_in_range(0..=4).unwrap_or(0) {
+            0 => Expr::Int(u.int_in_range(0..=9).unwrap_or(1)),
+            1 => Expr::Str("x".into()),
+            2 => Expr::NewError("boom".into()),
+            3 => Expr::Undefined,
+            _ => Expr::Object,
+        }
+    }
+
+    /// An inline listener's body: it logs its label and arguments, and
+    /// sometimes acts on an emitter (at `depth` 0 only, so bodies stay
+    /// small and emits cannot recurse without bound beyond the budget).
+    fn listener_body(&mut self, u: &mut Unstructured<'_>, depth: usize) -> Block {
+        self.labels += 1;
+        let mut body = vec![Stmt::Log(vec![
+            Expr::Str(format!("l{}", self.labels)),
+            Expr::var("arg1"),
+            Expr::var("arg2"),
+        ])];
+        if depth == 0 {
+            match u.int_in_range(0..=9).unwrap_or(0) {
+                0 => body.push(self.emit(u)),
+                1 => body.push(self.remove(u)),
+                2 => body.push(self.add(u, depth + 1)),
+                3 => body.push(Stmt::Throw(Expr::NewError("listener".into()))),
+                4 => body.push(self.count(u)),
+                _ => {}
+            }
+        }
+        Block::new(body)
+    }
+
+    fn add(&mut self, u: &mut Unstructured<'_>, depth: usize) -> Stmt {
+        let emitter = self.emitter(u);
+        let name = self.name(u);
+        let listener = if chance(u, 96) {
+            Callback::Value(self.function(u))
+        } else {
+            Callback::Inline(self.listener_body(u, depth))
+        };
+        Stmt::Do(Op::EmitterAdd {
+            emitter,
+            name,
+            listener,
+            prepend: chance(u, 64),
+            once: chance(u, 96),
+        })
+    }
+
+    fn emit(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        let emitter = self.emitter(u);
+        let name = self.name(u);
+        let count = u.int_in_range(0..=2).unwrap_or(0);
+        let args = (0..count).map(|_| Made::arg(u)).collect();
+        let emit = Op::Emit {
+            emitter,
+            name,
+            args,
+        };
+        if chance(u, 64) {
+            // Logged by a `let` of its own: whether it had listeners.
+            self.labels += 1;
+            let label = format!("eer{}", self.labels);
+            return Stmt::Try(Block::new(vec![
+                Stmt::Let {
+                    name: Arc::from(label.as_str()),
+                    op: emit,
+                },
+                Stmt::Log(vec![Expr::Str("emitted".into()), Expr::var(label.as_str())]),
+            ]));
+        }
+        Stmt::Try(Block::new(vec![Stmt::Do(emit)]))
+    }
+
+    fn remove(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        let emitter = self.emitter(u);
+        match u.int_in_range(0..=5).unwrap_or(0) {
+            0 => Stmt::Do(Op::EmitterRemoveAll {
+                emitter,
+                name: None,
+            }),
+            1 => Stmt::Do(Op::EmitterRemoveAll {
+                emitter,
+                name: Some(self.name(u)),
+            }),
+            _ => Stmt::Do(Op::EmitterRemove {
+                emitter,
+                name: self.name(u),
+                listener: self.function(u),
+            }),
+        }
+    }
+
+    fn count(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        self.labels += 1;
+        let label = format!("eec{}", self.labels);
+        let emitter = self.emitter(u);
+        let op = match u.int_in_range(0..=4).unwrap_or(0) {
+            0 => Op::EventNames { emitter },
+            1 => Op::EmitterListeners {
+                emitter,
+                name: self.name(u),
+                raw: chance(u, 128),
+            },
+            2 => Op::EmitterListenerCount {
+                emitter,
+                name: self.name(u),
+                listener: Some(self.function(u)),
+            },
+            _ => Op::EmitterListenerCount {
+                emitter,
+                name: self.name(u),
+                listener: None,
+            },
+        };
+        Stmt::Try(Block::new(vec![
+            Stmt::Let {
+                name: Arc::from(label.as_str()),
+                op,
+            },
+            Stmt::Log(vec![Expr::Str(label.clone()), Expr::var(label.as_str())]),
+        ]))
+    }
+
+    /// One statement of the overlay.
+    fn statement(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        match u.int_in_range(0..=9).unwrap_or(0) {
+            0..=3 => self.add(u, 0),
+            4..=6 => self.emit(u),
+            7 => self.remove(u),
+            _ => self.count(u),
+        }
+    }
+}
+
+/// The scenario with emitters added, driven by `u`'s bytes. It stays
+/// valid: the emitters and functions are made before the base's first
+/// statement, and it is resolved again.
+pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
+    let main: Vec<Stmt> = scenario.body.to_vec();
+    let directives = main
+        .iter()
+        .take_while(|s| matches!(s, Stmt::Use(_) | Stmt::Comment(_)))
+        .count();
+    let mut made = Made {
+        emitters: u.int_in_range(1..=2).unwrap_or(1),
+        functions: u.int_in_range(1..=3).unwrap_or(1),
+        labels: 0,
+    };
+    let mut out: Vec<Stmt> = Vec::with_capacity(main.len() * 2);
+    out.extend(main[..directives].iter().cloned());
+    for i in 1..=made.emitters {
+        let name = format!("ee{i}");
+        out.push(Stmt::Let {
+            name: Arc::from(name.as_str()),
+            op: Op::NewEmitter,
+        });
+        if chance(u, 48) {
+            out.push(Stmt::Do(Op::SetMaxListeners {
+                n: Expr::Int(u.int_in_range(0..=3).unwrap_or(1)),
+                targets: vec![Expr::var(name.as_str())],
+            }));
+        }
+    }
+    out.push(Stmt::Let {
+        name: Arc::from(SYMBOL),
+        op: Op::Value(Expr::Symbol(Some("s".into()))),
+    });
+    for i in 1..=made.functions {
+        let name = format!("eef{i}");
+        // A `fn` body sees its first argument as `event`.
+        out.push(Stmt::Let {
+            name: Arc::from(name.as_str()),
+            op: Op::Function(Block::new(vec![Stmt::Log(vec![
+                Expr::Str(name.clone()),
+                Expr::var("event"),
+            ])])),
+        });
+    }
+    for _ in 0..u.int_in_range(1..=4).unwrap_or(2) {
+        let stmt = made.add(u, 0);
+        out.push(stmt);
+    }
+    for stmt in main.iter().skip(directives) {
+        let mut stmt = stmt.clone();
+        add_to_callbacks(&mut stmt, u, &mut made, 0);
+        out.push(stmt);
+        if chance(u, 96) {
+            let extra = made.statement(u);
+            out.push(extra);
+        }
+    }
+    for _ in 0..u.int_in_range(0..=3).unwrap_or(1) {
+        let stmt = made.statement(u);
+        out.push(stmt);
+    }
+    let mut result = Scenario::new(out);
+    crate::resolve(&mut result);
+    result
+}
+
+/// Puts an overlay statement at the start of some callback bodies of
+/// `stmt` (ticks, microtasks, timers, listeners, reactions), at any depth.
+fn add_to_callbacks(stmt: &mut Stmt, u: &mut Unstructured<'_>, made: &mut Made, depth: usize) {
+    if depth > 4 {
+        return;
+    }
+    let callbacks = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
+    for block in stmt.blocks_mut() {
+        let mut body = block.body_mut();
+        for inner in body.iter_mut() {
+            add_to_callbacks(inner, u, made, depth + 1);
+        }
+        if callbacks && chance(u, 40) {
+            let extra = made.statement(u);
+            body.insert(0, extra);
+        }
+    }
+}
