@@ -264,6 +264,28 @@
 //! | `read R V [min N]` on a BYOB reader | `R.read(V, { min: N })`: a promise of `{ value, done }` |
 //! | `respond Q N`, `respondWithNewView Q V` | `Q.respond(N)`, `Q.respondWithNewView(V)` on a ReadableStreamBYOBRequest |
 //!
+//! EventEmitter (Node's `lib/events.js`):
+//!
+//! | operation | JavaScript |
+//! |---|---|
+//! | `emitter` | `new EventEmitter()` |
+//! | `addListener E NAME F` / `addListener E NAME {` | `E.on(NAME, F)`, returns E; an inline listener's body sees its first two arguments as `arg1` and `arg2` and the emitter as `this`; a `fn` listener sees the first as `event` |
+//! | `prependListener E NAME F`, `once E NAME F`, `prependOnceListener E NAME F` | the same methods of E |
+//! | `removeListener E NAME F` | `E.removeListener(NAME, F)`, returns E |
+//! | `removeAllListeners E [NAME]` | `E.removeAllListeners(NAME)`, returns E |
+//! | `emit E NAME [ARG ...]` | `E.emit(NAME, ARG, ...)`: whether NAME had listeners; an `"error"` without listeners throws |
+//! | `listenerCount E NAME [F]` | `E.listenerCount(NAME, F)` |
+//! | `eventNames E` | `E.eventNames()` |
+//! | `listeners E NAME` / `rawListeners E NAME` | `E.listeners(NAME)` / `E.rawListeners(NAME)` (the `once` wrappers) |
+//!
+//! NAME is any value: a string or a symbol names an event. `setMaxListeners
+//! N E` and `getMaxListeners E` (above) work on emitters as
+//! `events.setMaxListeners` and `events.getMaxListeners` do; an emitter
+//! warns once per event name past its maximum (`MaxListenersExceededWarning:
+//! Possible EventEmitter memory leak detected. 11 x listeners added to
+//! [EventEmitter]. MaxListeners is 10. Use emitter.setMaxListeners() to
+//! increase limit`).
+//!
 //! Garbage collection:
 //!
 //! | statement or operation | JavaScript |

@@ -320,6 +320,9 @@ pub(crate) fn trace(rt: &Runtime<Model>, obj: ObjectId, edges: &mut Vec<Value>) 
     // iterate.rs); WritableStream, its controller and writer (writable.rs);
     // TransformStream and its controller (transform.rs); a pipe's record
     // (pipe.rs).
+    // EventEmitter: its listener records (functions, once wrappers and
+    // their originals).
+    crate::emitter::trace(rt, obj, edges);
     crate::streams::trace(rt, obj, edges);
     crate::writable::trace(rt, obj, edges);
     crate::transform::trace(rt, obj, edges);
@@ -394,6 +397,8 @@ pub(crate) fn collected(rt: &mut Runtime<Model>, dead: &[ObjectId]) {
             lib.writable.forget(id);
             lib.transform.forget(id);
             lib.pipes.remove(id);
+            lib.emitters.remove(id);
+            lib.once_wrappers.remove(id);
         }
     }
     check_no_strong_reference_to(rt, &dead_set);
@@ -413,6 +418,7 @@ fn check_no_strong_reference_to(rt: &Runtime<Model>, dead: &HashSet<ObjectId>) {
     objects.extend(rt.lib.writable.ids());
     objects.extend(rt.lib.transform.ids());
     objects.extend(rt.lib.pipes.ids());
+    objects.extend(rt.lib.emitters.ids());
     for obj in objects {
         let mut edges = Vec::new();
         trace(rt, obj, &mut edges);

@@ -57,6 +57,7 @@
 pub mod abort;
 pub mod abort_listener;
 pub mod byte_streams;
+pub mod emitter;
 pub mod event;
 pub mod event_target;
 pub mod gc;
@@ -114,6 +115,10 @@ pub struct Model {
     weak_listener_map: Slots<Vec<ObjectId>>,
     /// `gcPersistentSignals`, Node's internal registries, work in flight.
     gc: gc::GcState,
+    /// Every EventEmitter.
+    emitters: Slots<emitter::EmitterState>,
+    /// Every `once` wrapper function, to what its closure knows.
+    once_wrappers: Slots<emitter::OnceWrapper>,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -172,6 +177,8 @@ impl Library for Model {
             records,
             weak_listener_map,
             gc,
+            emitters,
+            once_wrappers,
         } = self;
         controllers.clear();
         targets.clear();
@@ -187,6 +194,8 @@ impl Library for Model {
         records.clear();
         weak_listener_map.clear();
         gc.clear();
+        emitters.clear();
+        once_wrappers.clear();
     }
 
     // ---- abort ----
@@ -270,8 +279,8 @@ impl Library for Model {
     /// `function(n = defaultMaxListeners, ...eventTargets)`:
     /// `validateNumber(n, 'setMaxListeners', 0)`, then each target in
     /// order: an EventTarget gets the maximum and is no longer marked as
-    /// warned; an object with a `setMaxListeners` method (an EventEmitter,
-    /// none in scenarios) gets a call; anything else throws
+    /// warned; an object with a `setMaxListeners` method (an EventEmitter)
+    /// gets a call; anything else throws
     /// ERR_INVALID_ARG_TYPE, and `target.setMaxListeners` on undefined or
     /// null throws V8's TypeError, after the earlier targets were set.
     fn set_max_listeners(rt: &mut Runtime<Self>, n: Value, targets: Vec<Value>) -> Completion {
@@ -292,6 +301,11 @@ impl Library for Model {
             match target {
                 Value::Object(id) if rt.lib.targets.contains_key(&id) => {
                     event_target::set_max_listeners(rt, id, n);
+                }
+                // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L318-L319>
+                // `target.setMaxListeners(n)` of an EventEmitter.
+                Value::Object(id) if rt.lib.emitters.contains_key(&id) => {
+                    emitter::set_max_listeners(rt, id, n);
                 }
                 Value::Undefined | Value::Null => {
                     return Err(rt.cannot_read_properties(&target, "setMaxListeners"))
@@ -314,9 +328,11 @@ impl Library for Model {
     /// ERR_INVALID_ARG_TYPE for "emitter" (undefined and null included,
     /// through `?.`).
     fn get_max_listeners(rt: &mut Runtime<Self>, target: Value) -> Completion {
-        let max = target
-            .as_object()
-            .and_then(|id| event_target::max_listeners(rt, id));
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L963-L964>
+        // an EventEmitter (it has `getMaxListeners`) comes first.
+        let max = target.as_object().and_then(|id| {
+            emitter::max_listeners(rt, id).or_else(|| event_target::max_listeners(rt, id))
+        });
         match max {
             Some(max) => Ok(Value::Number(max)),
             None => Err(rt.err_invalid_arg_type_classes(
@@ -329,48 +345,62 @@ impl Library for Model {
 
     // ---- dispatch ----
 
-    // WIP(issue 11): the EventEmitter is being written; until then every
-    // operation throws, so no scenario can pass by accident.
+    // ---- EventEmitter ----
+
     fn new_event_emitter(rt: &mut Runtime<Self>) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+        Ok(emitter::new_event_emitter(rt))
     }
+
     fn emitter_add_listener(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: Value,
-        _: bool,
-        _: bool,
+        e: Value,
+        name: Value,
+        listener: Value,
+        prepend: bool,
+        once: bool,
     ) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+        emitter::add_listener(rt, e, name, listener, prepend, once)
     }
-    fn emitter_remove_listener(rt: &mut Runtime<Self>, _: Value, _: Value, _: Value) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_remove_listener(
+        rt: &mut Runtime<Self>,
+        e: Value,
+        name: Value,
+        listener: Value,
+    ) -> Completion {
+        emitter::remove_listener(rt, e, name, listener)
     }
+
     fn emitter_remove_all_listeners(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Option<Value>,
+        e: Value,
+        name: Option<Value>,
     ) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+        emitter::remove_all_listeners(rt, e, name)
     }
-    fn emitter_emit(rt: &mut Runtime<Self>, _: Value, _: Value, _: Vec<Value>) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_emit(rt: &mut Runtime<Self>, e: Value, name: Value, args: Vec<Value>) -> Completion {
+        emitter::emit(rt, e, name, args)
     }
+
     fn emitter_listener_count(
         rt: &mut Runtime<Self>,
-        _: Value,
-        _: Value,
-        _: Option<Value>,
+        e: Value,
+        name: Value,
+        listener: Option<Value>,
     ) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+        emitter::listener_count(rt, e, name, listener)
     }
-    fn emitter_event_names(rt: &mut Runtime<Self>, _: Value) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_event_names(rt: &mut Runtime<Self>, e: Value) -> Completion {
+        emitter::event_names(rt, e)
     }
-    fn emitter_listeners(rt: &mut Runtime<Self>, _: Value, _: Value, _: bool) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_listeners(rt: &mut Runtime<Self>, e: Value, name: Value, raw: bool) -> Completion {
+        emitter::listeners(rt, e, name, raw)
     }
+
+    // ---- dispatch ----
 
     fn new_event_target(rt: &mut Runtime<Self>) -> Completion {
         Ok(Value::Object(event_target::new_event_target(rt)))
@@ -785,6 +815,8 @@ impl Library for Model {
             HostClass::AbortSignal
         } else if m.targets.contains_key(&obj) {
             HostClass::EventTarget
+        } else if m.emitters.contains_key(&obj) {
+            HostClass::EventEmitter
         } else if let Some(e) = m.events.get(&obj) {
             // Only a CustomEvent has a detail (null when none was given).
             if e.detail.is_some() {

@@ -1,0 +1,807 @@
+//! `EventEmitter` (Node's `lib/events.js`), written from its documentation:
+//! <https://nodejs.org/docs/latest-v26.x/api/events.html>.
+//!
+//! It exists so that the optimized EventEmitter of `impl` (which keeps
+//! Node's own layout: one function or an array per name, `_eventsCount`,
+//! copy-on-write arrays while an emit runs) is diffed against something
+//! built differently: here each emitter has an ordered map from event name
+//! to a plain list of listener records, and every behaviour the
+//! documentation leaves to the source (which listener an emit calls, the
+//! order of `eventNames()`, what `'removeListener'` receives, when the
+//! memory-leak warning is given again) is a rule stated in those terms with
+//! the line of `lib/events.js` it comes from. Two engines built alike would
+//! make the same mistakes.
+//!
+//! The map keys are property keys: a name is converted as
+//! `events[type]` converts it (a number `1` and the string `"1"` are one
+//! name; a symbol is its own), while the events `'newListener'` and
+//! `'removeListener'` and the warning see the name as it was passed.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use nodesem_runtime::gc::Captures;
+use nodesem_runtime::{Completion, FunctionData, ObjectData, ObjectId, Runtime, Symbol, Value};
+
+use crate::Model;
+
+/// `EventEmitter.defaultMaxListeners`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L260-L262>
+/// `let defaultMaxListeners = 10`; a scenario cannot change it
+/// (`setMaxListeners N` always names a target).
+pub const DEFAULT_MAX_LISTENERS: f64 = 10.0;
+
+/// An event name as a property key: a string or a symbol.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventName {
+    /// A string key (numbers and other primitives become one).
+    String(Rc<str>),
+    /// A symbol, equal only to itself.
+    Symbol(Symbol),
+}
+
+impl EventName {
+    /// The key as a value, as `eventNames()` returns it.
+    fn to_value(&self) -> Value {
+        match self {
+            EventName::String(s) => Value::String(s.clone()),
+            EventName::Symbol(s) => Value::Symbol(s.clone()),
+        }
+    }
+
+    /// Whether this is the string `name`.
+    fn is(&self, name: &str) -> bool {
+        matches!(self, EventName::String(s) if &**s == name)
+    }
+
+    /// ECMA-262 CanonicalNumericIndexString restricted to array indices:
+    /// the keys that `Reflect.ownKeys` lists first, by their value.
+    fn array_index(&self) -> Option<u32> {
+        let EventName::String(s) = self else {
+            return None;
+        };
+        let n: u32 = s.parse().ok()?;
+        // "An array index is an integer index whose numeric value i is in
+        // the range +0 ≤ i < 2^32 - 1", written canonically.
+        (n != u32::MAX && n.to_string() == **s).then_some(n)
+    }
+}
+
+/// One registered listener.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListenerRecord {
+    /// The function an emit calls: the listener, or for a `once` listener
+    /// its wrapper (what `rawListeners()` returns).
+    pub function: ObjectId,
+    /// The wrapper's `listener` property: the function given to `once`
+    /// (what `listeners()` returns); `None` for a plain listener.
+    pub original: Option<ObjectId>,
+}
+
+impl ListenerRecord {
+    /// `listeners()`'s view of the record: the original function.
+    fn unwrapped(&self) -> ObjectId {
+        self.original.unwrap_or(self.function)
+    }
+
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L708-L713>
+    /// `list[i] === listener || list[i].listener === listener`: the record
+    /// is the function, or a wrapper of it.
+    fn matches(&self, listener: &Value) -> bool {
+        match listener {
+            Value::Object(id) => self.function == *id || self.original == Some(*id),
+            _ => false,
+        }
+    }
+}
+
+/// The listeners of one event name.
+#[derive(Debug)]
+pub struct NameListeners {
+    /// The name.
+    name: EventName,
+    /// The listeners, in the order an emit calls them (never empty: a name
+    /// without listeners leaves the map).
+    listeners: Vec<ListenerRecord>,
+    /// The MaxListenersExceededWarning was given for this name.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L590-L593>
+    /// the flag is `existing.warned`, a property of the listener array, and
+    /// a name has an array only while it has two listeners or more: it is
+    /// forgotten when the name drops to one listener (L724-L725 puts the
+    /// single function in the array's place) or none (L695-L700).
+    warned: bool,
+}
+
+/// The state of one EventEmitter.
+#[derive(Debug, Default)]
+pub struct EmitterState {
+    /// Event name to its listeners, in the order the names got their first
+    /// listener since they last had none.
+    events: Vec<NameListeners>,
+    /// `emitter.setMaxListeners(n)`; `None` follows
+    /// `EventEmitter.defaultMaxListeners`.
+    max_listeners: Option<f64>,
+}
+
+impl EmitterState {
+    fn entry(&self, name: &EventName) -> Option<&NameListeners> {
+        self.events.iter().find(|e| e.name == *name)
+    }
+
+    fn position(&self, name: &EventName) -> Option<usize> {
+        self.events.iter().position(|e| e.name == *name)
+    }
+
+    /// The listeners of `name` (empty if it has none).
+    fn listeners(&self, name: &EventName) -> &[ListenerRecord] {
+        self.entry(name).map_or(&[], |e| &e.listeners)
+    }
+
+    fn has_listeners(&self, name: &str) -> bool {
+        self.events.iter().any(|e| e.name.is(name))
+    }
+
+    /// The names in `Reflect.ownKeys` order.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L872-L883>
+    /// `eventNames()` lists `ReflectOwnKeys(this._events)` (ECMA-262
+    /// OrdinaryOwnPropertyKeys: array indices in ascending order, then the
+    /// other strings, then the symbols, each in the order they were
+    /// created). A name that loses its last listener is deleted from that
+    /// object (L695-L700: `delete events[type]`, or a fresh object when it
+    /// was the last name; the shape mode of L694 needs a subclass that sets
+    /// `_events` itself, which scenarios do not have), so a name that gets
+    /// a listener again is created again, at the end.
+    fn names_in_key_order(&self) -> Vec<EventName> {
+        let mut indices: Vec<(u32, EventName)> = Vec::new();
+        let mut strings = Vec::new();
+        let mut symbols = Vec::new();
+        for e in &self.events {
+            match (&e.name, e.name.array_index()) {
+                (_, Some(i)) => indices.push((i, e.name.clone())),
+                (EventName::String(_), None) => strings.push(e.name.clone()),
+                (EventName::Symbol(_), None) => symbols.push(e.name.clone()),
+            }
+        }
+        indices.sort_by_key(|(i, _)| *i);
+        indices
+            .into_iter()
+            .map(|(_, n)| n)
+            .chain(strings)
+            .chain(symbols)
+            .collect()
+    }
+}
+
+/// What a `once` wrapper function knows.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L633-L643>
+/// `_onceWrap(target, type, listener)`: a closure over the emitter, the
+/// name as given and the listener, with a `fired` flag, and a `listener`
+/// property that is the original.
+#[derive(Debug)]
+pub struct OnceWrapper {
+    /// `target`.
+    emitter: ObjectId,
+    /// `type`, as given to `once`.
+    name: Value,
+    /// `listener`, the original.
+    listener: ObjectId,
+    /// `fired`.
+    fired: bool,
+}
+
+/// `new EventEmitter()`: no listeners, no maximum of its own.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L332-L354>
+pub fn new_event_emitter(rt: &mut Runtime<Model>) -> Value {
+    let id = rt.heap.alloc(ObjectData::Host);
+    rt.lib.emitters.insert(id, EmitterState::default());
+    Value::Object(id)
+}
+
+/// The emitter a method is called on, or the TypeError V8 throws for
+/// `value.method(...)` on anything else.
+fn receiver(rt: &mut Runtime<Model>, value: Value, method: &str) -> Result<ObjectId, Value> {
+    match value {
+        Value::Object(id) if rt.lib.emitters.contains_key(&id) => Ok(id),
+        other => Err(crate::cannot_read(rt, &other, method)),
+    }
+}
+
+fn state(rt: &Runtime<Model>, emitter: ObjectId) -> &EmitterState {
+    rt.lib.emitters.get(&emitter).expect("an emitter")
+}
+
+fn state_mut(rt: &mut Runtime<Model>, emitter: ObjectId) -> &mut EmitterState {
+    rt.lib.emitters.get_mut(&emitter).expect("an emitter")
+}
+
+/// ToPropertyKey of an event name, as `events[type]` performs it.
+///
+/// MODEL: an object name becomes its `toString()`: an error's
+/// `Error.prototype.toString`, an array's elements joined by commas, any
+/// other object `[object Tag]`; a function's source text is not shared by
+/// the engines, so a function is `[object Function]` here.
+pub fn event_name(rt: &Runtime<Model>, value: &Value) -> EventName {
+    match value {
+        Value::Symbol(s) => EventName::Symbol(s.clone()),
+        Value::String(s) => EventName::String(s.clone()),
+        other => EventName::String(Rc::from(to_string(rt, other, 0).as_str())),
+    }
+}
+
+/// ToString of a value that is no symbol (an array's symbol element would
+/// throw in JavaScript; the model writes it as `String` does).
+fn to_string(rt: &Runtime<Model>, value: &Value, depth: usize) -> String {
+    match value {
+        Value::Object(id) => match rt.heap.get(*id) {
+            ObjectData::Error { name, message, .. } => {
+                match (name.is_empty(), message.is_empty()) {
+                    (true, _) => message.to_string(),
+                    (false, true) => name.to_string(),
+                    (false, false) => format!("{name}: {message}"),
+                }
+            }
+            ObjectData::Array(items) if depth < 8 => items
+                .iter()
+                .map(|v| match v {
+                    Value::Undefined | Value::Null => String::new(),
+                    v => to_string(rt, v, depth + 1),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+            ObjectData::Function(_) => "[object Function]".into(),
+            ObjectData::Promise(_) => "[object Promise]".into(),
+            ObjectData::Host => match rt.host_class_of(value).and_then(|c| c.tag()) {
+                Some(tag) => format!("[object {tag}]"),
+                None => "[object Event]".into(),
+            },
+            _ => "[object Object]".into(),
+        },
+        Value::Symbol(s) => s.descriptive_string(),
+        other => rt.fmt(other),
+    }
+}
+
+/// The function `listener` is, or Node's ERR_INVALID_ARG_TYPE.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L265-L267>
+/// `checkListener(listener)`: `validateFunction(listener, 'listener')`.
+fn check_listener(rt: &mut Runtime<Model>, listener: &Value) -> Result<ObjectId, Value> {
+    match listener {
+        Value::Object(id) if rt.is_function(listener) => Ok(*id),
+        other => Err(rt.err_invalid_arg_type("listener", "function", other)),
+    }
+}
+
+/// `emitter.on(name, listener)`, `prependListener`, `once` and
+/// `prependOnceListener`.
+///
+/// The documentation: "Adds the listener function to the end of the
+/// listeners array for the event named eventName" (to the beginning with
+/// `prepend`); "The EventEmitter instance will emit its own 'newListener'
+/// event *before* a listener is added to its internal array of
+/// listeners"; a `once` listener "is invoked only the next time
+/// eventName is triggered, after which it is removed", and
+/// `'newListener'` receives the original function of it.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L651-L656>
+/// `once` validates the listener, wraps it and adds the wrapper with
+/// `on`; L545-L597 `_addListener` validates what it adds, emits
+/// `'newListener'` with `(type, listener.listener ?? listener)` only if
+/// the name `'newListener'` has listeners (L559-L561), then adds, then
+/// checks the maximum.
+pub fn add_listener(
+    rt: &mut Runtime<Model>,
+    emitter: Value,
+    name: Value,
+    listener: Value,
+    prepend: bool,
+    once: bool,
+) -> Completion {
+    let method = match (prepend, once) {
+        (false, false) => "on",
+        (true, false) => "prependListener",
+        (false, true) => "once",
+        (true, true) => "prependOnceListener",
+    };
+    let e = receiver(rt, emitter.clone(), method)?;
+    let f = check_listener(rt, &listener)?;
+    let record = if once {
+        let wrapper = once_wrap(rt, e, name.clone(), f);
+        ListenerRecord {
+            function: wrapper,
+            original: Some(f),
+        }
+    } else {
+        // A wrapper taken from `rawListeners()` and added again keeps its
+        // `listener` property.
+        ListenerRecord {
+            function: f,
+            original: rt.lib.once_wrappers.get(&f).map(|w| w.listener),
+        }
+    };
+    let held = [
+        emitter.clone(),
+        name.clone(),
+        Value::Object(record.function),
+        Value::Object(record.unwrapped()),
+    ];
+    rt.holding(&held, |rt| {
+        if state(rt, e).has_listeners("newListener") {
+            let args = [name.clone(), Value::Object(record.unwrapped())];
+            emit_steps(rt, e, &EventName::String(Rc::from("newListener")), &args)?;
+        }
+        let key = event_name(rt, &name);
+        let st = state_mut(rt, e);
+        let max = st.max_listeners.unwrap_or(DEFAULT_MAX_LISTENERS);
+        let at = match st.position(&key) {
+            Some(at) => at,
+            None => {
+                st.events.push(NameListeners {
+                    name: key,
+                    listeners: Vec::new(),
+                    warned: false,
+                });
+                st.events.len() - 1
+            }
+        };
+        let entry = &mut st.events[at];
+        if prepend {
+            entry.listeners.insert(0, record);
+        } else {
+            entry.listeners.push(record);
+        }
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L590-L593>
+        // the check runs only when the name already had a listener (a
+        // name's first listener is never counted against the maximum).
+        let count = entry.listeners.len();
+        if count >= 2 && max > 0.0 && count as f64 > max && !entry.warned {
+            entry.warned = true;
+            warn_max_listeners_exceeded(rt, &name, count, max);
+        }
+        Ok(emitter.clone())
+    })
+}
+
+/// The MaxListenersExceededWarning of an emitter.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L599-L607>
+/// a warning named MaxListenersExceededWarning (with `emitter`, `type`
+/// and `count` fields, which the log does not show), its message naming the
+/// count, `String(type)`, the emitter as `inspect(target, { depth: -1 })`
+/// prints it (`[EventEmitter]`) and the maximum, given to
+/// `process.emitWarning`, which emits `'warning'` from a next tick.
+fn warn_max_listeners_exceeded(rt: &mut Runtime<Model>, name: &Value, count: usize, max: f64) {
+    let shown_name = to_string(rt, name, 0);
+    let shown_max = rt.fmt(&Value::Number(max));
+    let message = format!(
+        "Possible EventEmitter memory leak detected. {count} {shown_name} listeners added to \
+         [EventEmitter]. MaxListeners is {shown_max}. Use emitter.setMaxListeners() to increase limit"
+    );
+    rt.emit_warning("MaxListenersExceededWarning", &message);
+}
+
+/// `_onceWrap(target, type, listener)`: a function object that, the first
+/// time it is called, removes itself from `type` (as `removeListener` does)
+/// and then calls the listener with the emitter as `this` and its own
+/// arguments, returning what the listener returns; later calls do nothing.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L633-L643>
+fn once_wrap(
+    rt: &mut Runtime<Model>,
+    emitter: ObjectId,
+    name: Value,
+    listener: ObjectId,
+) -> ObjectId {
+    let this_wrapper: Rc<Cell<Option<ObjectId>>> = Rc::new(Cell::new(None));
+    let me = this_wrapper.clone();
+    let captures = Captures::values(vec![
+        Value::Object(emitter),
+        name.clone(),
+        Value::Object(listener),
+    ]);
+    let wrapper = rt.native_function_capturing(captures, move |rt, _this, args| {
+        let wrapper = me.get().expect("the wrapper knows itself");
+        let w = rt
+            .lib
+            .once_wrappers
+            .get_mut(&wrapper)
+            .expect("a live once wrapper");
+        if w.fired {
+            return Ok(Value::Undefined);
+        }
+        w.fired = true;
+        let (emitter, name, listener) = (w.emitter, w.name.clone(), w.listener);
+        remove_listener(rt, Value::Object(emitter), name, Value::Object(wrapper))?;
+        rt.call_function(listener, Value::Object(emitter), args)
+    });
+    this_wrapper.set(Some(wrapper));
+    rt.lib.once_wrappers.insert(
+        wrapper,
+        OnceWrapper {
+            emitter,
+            name,
+            listener,
+            fired: false,
+        },
+    );
+    wrapper
+}
+
+/// `emitter.removeListener(name, listener)`: "removes, at most, one
+/// instance of a listener from the listener array", the most recently
+/// added one, and then emits `'removeListener'`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L679-L732>
+/// the listener is validated first; the search runs from the end
+/// (L708-L713) and matches a record that is the function or a once
+/// wrapper of it. `'removeListener'` is emitted after the removal, if the
+/// name `'removeListener'` still has listeners, with the name as given and:
+/// when the name had that one listener, the record's original (L691,
+/// L703: `list.listener || listener`); when it had more, the value passed
+/// in (L728: `listener`), which is a wrapper when a wrapper removes itself
+/// or `removeAllListeners` removes it.
+pub fn remove_listener(
+    rt: &mut Runtime<Model>,
+    emitter: Value,
+    name: Value,
+    listener: Value,
+) -> Completion {
+    let e = receiver(rt, emitter.clone(), "removeListener")?;
+    check_listener(rt, &listener)?;
+    let key = event_name(rt, &name);
+    let st = state_mut(rt, e);
+    let Some(at) = st.position(&key) else {
+        return Ok(emitter);
+    };
+    let entry = &mut st.events[at];
+    let Some(position) = entry.listeners.iter().rposition(|r| r.matches(&listener)) else {
+        return Ok(emitter);
+    };
+    let had = entry.listeners.len();
+    let removed = entry.listeners.remove(position);
+    if entry.listeners.len() <= 1 {
+        entry.warned = false;
+    }
+    if entry.listeners.is_empty() {
+        st.events.remove(at);
+    }
+    if st.has_listeners("removeListener") {
+        let reported = if had == 1 {
+            removed.original.map_or(listener, Value::Object)
+        } else {
+            listener
+        };
+        let held = [
+            emitter.clone(),
+            Value::Object(removed.function),
+            Value::Object(removed.unwrapped()),
+        ];
+        rt.holding(&held, |rt| {
+            emit_steps(
+                rt,
+                e,
+                &EventName::String(Rc::from("removeListener")),
+                &[name, reported],
+            )
+        })?;
+    }
+    Ok(emitter)
+}
+
+/// `emitter.removeAllListeners([name])`: "Removes all listeners, or those
+/// of the specified eventName."
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L743-L789>
+/// without `'removeListener'` listeners the names simply go (L750-L762).
+/// Otherwise, for one name, each listener it had is removed with
+/// `removeListener(name, listener)` from the last to the first (L777-L786:
+/// the raw function, so a wrapper is what `'removeListener'` receives
+/// while the name has more than one listener); for every name, each name
+/// in `Reflect.ownKeys` order but `'removeListener'` is done that way
+/// (L766-L769), then `'removeListener'` itself (L770), and at last every
+/// listener still there (added meanwhile) goes without an event (L771).
+///
+/// MODEL: the one-name loop walks the list as it was when it started.
+/// Node walks its listener array by index, and that array is the live one
+/// unless an emit of the name is running or the name dropped to one
+/// listener; a `'removeListener'` listener that adds or removes listeners
+/// of the same name during the loop, outside an emit of it, can make Node
+/// visit others (or `undefined`, which throws ERR_INVALID_ARG_TYPE).
+pub fn remove_all_listeners(
+    rt: &mut Runtime<Model>,
+    emitter: Value,
+    name: Option<Value>,
+) -> Completion {
+    let e = receiver(rt, emitter.clone(), "removeAllListeners")?;
+    if !state(rt, e).has_listeners("removeListener") {
+        match &name {
+            None => state_mut(rt, e).events.clear(),
+            Some(name) => {
+                let key = event_name(rt, name);
+                let st = state_mut(rt, e);
+                if let Some(at) = st.position(&key) {
+                    st.events.remove(at);
+                }
+            }
+        }
+        return Ok(emitter);
+    }
+    match name {
+        None => {
+            for key in state(rt, e).names_in_key_order() {
+                if key.is("removeListener") {
+                    continue;
+                }
+                remove_all_listeners(rt, emitter.clone(), Some(key.to_value()))?;
+            }
+            remove_all_listeners(rt, emitter.clone(), Some(Value::string("removeListener")))?;
+            state_mut(rt, e).events.clear();
+        }
+        Some(name) => {
+            let key = event_name(rt, &name);
+            let snapshot: Vec<Value> = state(rt, e)
+                .listeners(&key)
+                .iter()
+                .map(|r| Value::Object(r.function))
+                .collect();
+            let mut held = snapshot.clone();
+            held.push(emitter.clone());
+            rt.holding(&held, |rt| -> Result<(), Value> {
+                for f in snapshot.iter().rev() {
+                    remove_listener(rt, emitter.clone(), name.clone(), f.clone())?;
+                }
+                Ok(())
+            })?;
+        }
+    }
+    Ok(emitter)
+}
+
+/// `emitter.emit(name, ...args)`: "Synchronously calls each of the
+/// listeners registered for the event named eventName, in the order they
+/// were registered, passing the supplied arguments to each. Returns true if
+/// the event had listeners, false otherwise."
+pub fn emit(rt: &mut Runtime<Model>, emitter: Value, name: Value, args: Vec<Value>) -> Completion {
+    let e = receiver(rt, emitter.clone(), "emit")?;
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L489-L506>
+    // `type === 'error'` without an `'error'` listener throws (the
+    // errorMonitor symbol is not in the language).
+    if matches!(&name, Value::String(s) if &**s == "error") && !state(rt, e).has_listeners("error")
+    {
+        return Err(unhandled_error(rt, args.first().cloned()));
+    }
+    let key = event_name(rt, &name);
+    let mut held = args.clone();
+    held.push(emitter);
+    rt.holding(&held, |rt| emit_steps(rt, e, &key, &args))
+}
+
+/// The calls of an emit: each listener of the list as it is when the emit
+/// starts, with the emitter as `this`; an exception stops the emit and
+/// propagates.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L508-L543>
+/// a single listener is called as it is; an array is walked while its
+/// `kEmitting` count makes every change during the emit go to a copy
+/// (L907-L914): the walk sees the list as it was. What a listener returns
+/// is looked at only with `captureRejections` (L356-L359), which scenarios
+/// cannot set.
+fn emit_steps(rt: &mut Runtime<Model>, e: ObjectId, key: &EventName, args: &[Value]) -> Completion {
+    let snapshot: Vec<ObjectId> = state(rt, e)
+        .listeners(key)
+        .iter()
+        .map(|r| r.function)
+        .collect();
+    if snapshot.is_empty() {
+        return Ok(Value::Bool(false));
+    }
+    let held: Vec<Value> = snapshot.iter().map(|f| Value::Object(*f)).collect();
+    rt.holding(&held, |rt| {
+        for f in &snapshot {
+            rt.call_function(*f, Value::Object(e), args)?;
+        }
+        Ok(Value::Bool(true))
+    })
+}
+
+/// What an unhandled `'error'` throws: the first argument if it is an
+/// Error, else ERR_UNHANDLED_ERROR.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L449-L480>
+/// `er instanceof Error` is thrown itself (every error of a scenario,
+/// DOMException and Node's coded errors included, is one); otherwise
+/// `new ERR_UNHANDLED_ERROR(inspect(er))`, whose message
+/// (lib/internal/errors.js#L1920-L1927) is `Unhandled error. (X)`.
+/// MODEL: its `context` property (the value) is not readable in scenarios.
+fn unhandled_error(rt: &mut Runtime<Model>, er: Option<Value>) -> Value {
+    let er = er.unwrap_or(Value::Undefined);
+    if matches!(&er, Value::Object(id) if matches!(rt.heap.get(*id), ObjectData::Error { .. })) {
+        return er;
+    }
+    let shown = inspect(rt, &er, 0);
+    rt.node_error(
+        "Error",
+        "ERR_UNHANDLED_ERROR",
+        &format!("Unhandled error. ({shown})"),
+    )
+}
+
+/// `util.inspect(value)` with the default options, for the values an
+/// unhandled `'error'` shows.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/util/inspect.js#L785-L840>
+/// `strEscape`: single quotes, or double quotes when the string has a `'`
+/// and no `"`, or backticks when it has both and no backtick or `${`;
+/// control characters, the quote in use and `\` are escaped (`meta`,
+/// L267-L282).
+/// MODEL: strings are never split across lines (inspect splits a string
+/// with newlines longer than its break length); objects other than plain
+/// ones, arrays, functions and promises show as `[Tag]`.
+fn inspect(rt: &Runtime<Model>, value: &Value, depth: usize) -> String {
+    match value {
+        Value::String(s) => quote(s),
+        Value::Number(n) if *n == 0.0 && n.is_sign_negative() => "-0".into(),
+        Value::Symbol(s) => s.descriptive_string(),
+        Value::Object(id) => match rt.heap.get(*id) {
+            ObjectData::Array(items) if items.is_empty() => "[]".into(),
+            ObjectData::Array(items) if depth < 2 => {
+                let parts: Vec<String> = items.iter().map(|v| inspect(rt, v, depth + 1)).collect();
+                format!("[ {} ]", parts.join(", "))
+            }
+            ObjectData::Array(_) => "[Array]".into(),
+            // The prelude's `$.cb` wraps every script function in a
+            // function named `wrapper`, with an async function's prototype
+            // for an async one; a once wrapper is `_onceWrap`'s `wrapper`
+            // with its `listener` property; the runtime's own functions
+            // (resolving functions) are anonymous.
+            ObjectData::Function(FunctionData::Script { is_async, .. }) => if *is_async {
+                "[Function: wrapper] AsyncFunction"
+            } else {
+                "[Function: wrapper]"
+            }
+            .into(),
+            ObjectData::Function(_) => match rt.lib.once_wrappers.get(id) {
+                Some(w) if depth < 2 => format!(
+                    "[Function: wrapper] {{ listener: {} }}",
+                    inspect(rt, &Value::Object(w.listener), depth + 1)
+                ),
+                Some(_) => "[Function: wrapper]".into(),
+                None => "[Function (anonymous)]".into(),
+            },
+            ObjectData::Plain => "{}".into(),
+            ObjectData::Promise(_) => "Promise { <pending> }".into(),
+            _ => match rt.host_class_of(value).and_then(|c| c.constructor_name()) {
+                Some(name) => format!("[{name}]"),
+                None => "[Object]".into(),
+            },
+        },
+        other => rt.fmt(other),
+    }
+}
+
+/// `strEscape(str)` of Node's inspect.
+fn quote(s: &str) -> String {
+    let quote = if !s.contains('\'') {
+        '\''
+    } else if !s.contains('"') {
+        '"'
+    } else if !s.contains('`') && !s.contains("${") {
+        '`'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        let point = c as u32;
+        match c {
+            '\'' if quote == '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{b}' => out.push_str("\\x0B"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            _ if point < 32 || (127..160).contains(&point) => {
+                out.push_str(&format!("\\x{point:02X}"));
+            }
+            _ => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// `emitter.listenerCount(name[, listener])`: "the number of listeners
+/// listening for the event named eventName. If listener is provided, it
+/// will return how many times the listener is found in the list of the
+/// listeners of the event."
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L835-L865>
+/// `listener != null` filters (undefined and null count every listener),
+/// matching a record that is the listener or wraps it.
+pub fn listener_count(
+    rt: &mut Runtime<Model>,
+    emitter: Value,
+    name: Value,
+    listener: Option<Value>,
+) -> Completion {
+    let e = receiver(rt, emitter, "listenerCount")?;
+    let key = event_name(rt, &name);
+    let list = state(rt, e).listeners(&key);
+    let n = match listener {
+        None | Some(Value::Undefined | Value::Null) => list.len(),
+        Some(l) => list.iter().filter(|r| r.matches(&l)).count(),
+    };
+    Ok(Value::Number(n as f64))
+}
+
+/// `emitter.eventNames()`: "an array listing the events for which the
+/// emitter has registered listeners", in the order of
+/// [`EmitterState::names_in_key_order`].
+pub fn event_names(rt: &mut Runtime<Model>, emitter: Value) -> Completion {
+    let e = receiver(rt, emitter, "eventNames")?;
+    let names: Vec<Value> = state(rt, e)
+        .names_in_key_order()
+        .iter()
+        .map(EventName::to_value)
+        .collect();
+    Ok(rt.create_array_from_list(names))
+}
+
+/// `emitter.listeners(name)`: "a copy of the array of listeners", once
+/// listeners as their originals; `emitter.rawListeners(name)`: the same
+/// "including any wrappers (such as those created by .once())".
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L791-L826>
+pub fn listeners(rt: &mut Runtime<Model>, emitter: Value, name: Value, raw: bool) -> Completion {
+    let e = receiver(rt, emitter, if raw { "rawListeners" } else { "listeners" })?;
+    let key = event_name(rt, &name);
+    let list: Vec<Value> = state(rt, e)
+        .listeners(&key)
+        .iter()
+        .map(|r| Value::Object(if raw { r.function } else { r.unwrapped() }))
+        .collect();
+    Ok(rt.create_array_from_list(list))
+}
+
+/// `emitter.setMaxListeners(n)`, as `events.setMaxListeners(n, emitter)`
+/// calls it (`n` already validated).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L404-L408>
+/// the maximum is set; a name's warned flag stays.
+pub fn set_max_listeners(rt: &mut Runtime<Model>, emitter: ObjectId, n: f64) {
+    state_mut(rt, emitter).max_listeners = Some(n);
+}
+
+/// `_getMaxListeners(emitter)`, or `None` for an object that is no emitter.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L410-L414>
+pub fn max_listeners(rt: &Runtime<Model>, object: ObjectId) -> Option<f64> {
+    rt.lib
+        .emitters
+        .get(&object)
+        .map(|s| s.max_listeners.unwrap_or(DEFAULT_MAX_LISTENERS))
+}
+
+/// The strong edges of an emitter: every listener record's function and
+/// original. (A once wrapper's own edges, the emitter, the name and the
+/// original, are the captures of its closure.)
+pub(crate) fn trace(rt: &Runtime<Model>, obj: ObjectId, edges: &mut Vec<Value>) {
+    if let Some(st) = rt.lib.emitters.get(&obj) {
+        for entry in &st.events {
+            for r in &entry.listeners {
+                edges.push(Value::Object(r.function));
+                if let Some(o) = r.original {
+                    edges.push(Value::Object(o));
+                }
+            }
+        }
+    }
+}
