@@ -324,6 +324,12 @@ pub(crate) fn op_set_max_listeners(rt: &mut Rt, n: &Value, targets: &[Value]) ->
         let index = match value.as_object().map(|obj| rt.lib.slot(obj)) {
             Some(Slot::Target(t)) => t,
             Some(Slot::Signal(s)) => rt.lib.signals[s as usize].target,
+            // `typeof target.setMaxListeners === 'function'`: an emitter's
+            // own `setMaxListeners(n)`.
+            Some(Slot::Emitter(e)) => {
+                crate::emitter::set_max_listeners(rt, e, n);
+                continue;
+            }
             _ if matches!(value, Value::Undefined | Value::Null) => {
                 return Err(rt.cannot_read_properties(value, "setMaxListeners"));
             }
@@ -351,6 +357,11 @@ pub(crate) fn op_get_max_listeners(rt: &mut Rt, value: &Value) -> Completion {
     let index = match value.as_object().map(|obj| rt.lib.slot(obj)) {
         Some(Slot::Target(t)) => t,
         Some(Slot::Signal(s)) => rt.lib.signals[s as usize].target,
+        // `typeof emitterOrTarget?.getMaxListeners === 'function'` comes
+        // first: an emitter's `_getMaxListeners`.
+        Some(Slot::Emitter(e)) => {
+            return Ok(Value::Number(crate::emitter::get_max_listeners(rt, e)))
+        }
         _ => {
             return Err(rt.err_invalid_arg_type_classes(
                 "emitter",

@@ -1,4 +1,5 @@
-//! Garbage collection of the library's objects: their strong edges, the
+//! Garbage collection of the library's objects (the emitter's are
+//! `emitter.rs`'s): their strong edges, the
 //! objects Node retains without a script reference (`gcPersistentSignals`,
 //! the module-level FinalizationRegistries), and what the library forgets
 //! when the collector frees an object.
@@ -425,7 +426,9 @@ pub(crate) fn trace(rt: &Runtime<Impl>, obj: ObjectId, edges: &mut Vec<Value>) {
                 edges.push(Value::Object(e));
             }
         }
-        Slot::None => {}
+        Slot::Emitter(e) => crate::emitter::trace(rt, e, edges),
+        // A once wrapper is a function: the runtime traces its captures.
+        Slot::None | Slot::OnceWrapper(_) => {}
         slot => trace_stream(rt, slot, edges),
     }
 }
@@ -453,6 +456,8 @@ fn is_stream_slot(slot: Slot) -> bool {
             | Slot::Event(_)
             | Slot::Disposable(_)
             | Slot::Remover(_)
+            | Slot::Emitter(_)
+            | Slot::OnceWrapper(_)
     )
 }
 
@@ -464,6 +469,7 @@ fn is_stream_slot(slot: Slot) -> bool {
 pub(crate) fn trace_roots(rt: &Runtime<Impl>, roots: &mut Vec<Value>) -> bool {
     crate::streams::roots(rt, roots);
     crate::writable::roots(rt, roots);
+    crate::emitter::roots(rt, roots);
     for s in &rt.lib.signals {
         if s.gc_persistent {
             roots.push(Value::Object(s.obj));
@@ -534,6 +540,7 @@ pub(crate) fn collected(rt: &mut Runtime<Impl>, dead: &[ObjectId]) {
         }
     }
     streams_collected(rt, dead);
+    crate::emitter::collected(rt, dead);
     if rt.lib.mutant == Some(Mutant::DependantsNeverPruned) {
         return;
     }

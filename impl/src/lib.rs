@@ -24,6 +24,7 @@
 //!   AbortController's signal) and writer;
 //! - `transformstream`: TransformStream and its default controller;
 //! - `pipe`: `pipeTo` and `pipeThrough`;
+//! - `emitter`: EventEmitter, as `lib/events.js` builds it;
 //! - [`mutant`]: the switchable bugs.
 //!
 //! Every library object is an [`ObjectData::Host`] in the runtime's heap; its
@@ -34,6 +35,7 @@
 //! I/O, reads no clock and spawns no thread.
 
 mod abort;
+mod emitter;
 mod event;
 mod event_target;
 mod gc;
@@ -126,6 +128,11 @@ pub(crate) enum Slot {
     /// The same for an async iterator's `state` and `reader`, which its
     /// read requests and closures hold without the iterator object.
     IteratorState(u32),
+    /// An EventEmitter (`emitter`).
+    Emitter(u32),
+    /// A once wrapper function (`emitter`): the id of the listener it
+    /// wraps, its `.listener`.
+    OnceWrapper(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -166,6 +173,11 @@ pub struct Impl {
     transforms: Vec<transformstream::TransformData>,
     /// The pipes of `pipeTo` and `pipeThrough`.
     pipes: Vec<pipe::PipeData>,
+    /// EventEmitters (`emitter`).
+    emitters: Vec<emitter::EmitterData>,
+    /// The listener arrays running emitter code walks (an emit's
+    /// `handler`, `removeAllListeners`' LIFO walk): roots while it runs.
+    held_arrays: Vec<emitter::ListenerArray>,
 }
 
 impl Impl {
@@ -299,6 +311,8 @@ impl Library for Impl {
             writables: writable::Writables::default(),
             transforms: Vec::new(),
             pipes: Vec::new(),
+            emitters: Vec::new(),
+            held_arrays: Vec::new(),
         }
     }
 
@@ -322,6 +336,8 @@ impl Library for Impl {
             writables,
             transforms,
             pipes,
+            emitters,
+            held_arrays,
         } = self;
         *mutant = None;
         slots.clear();
@@ -341,6 +357,8 @@ impl Library for Impl {
         writables.clear();
         transforms.clear();
         pipes.clear();
+        emitters.clear();
+        held_arrays.clear();
     }
 
     fn new_abort_controller(rt: &mut Rt) -> Completion {
@@ -387,38 +405,68 @@ impl Library for Impl {
         event_target::op_get_max_listeners(rt, &target)
     }
 
-    // WIP(issue 11): the EventEmitter is being written; until then every
-    // operation throws, so no scenario can pass by accident.
     fn new_event_emitter(rt: &mut Rt) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+        emitter::new_emitter(rt)
     }
+
     fn emitter_add_listener(
         rt: &mut Rt,
-        _: Value,
-        _: Value,
-        _: Value,
-        _: bool,
-        _: bool,
+        emitter: Value,
+        name: Value,
+        listener: Value,
+        prepend: bool,
+        once: bool,
     ) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+        let roots = [emitter.clone(), name.clone(), listener.clone()];
+        rt.holding(&roots, |rt| {
+            emitter::op_add_listener(rt, &emitter, &name, &listener, prepend, once)
+        })
     }
-    fn emitter_remove_listener(rt: &mut Rt, _: Value, _: Value, _: Value) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_remove_listener(
+        rt: &mut Rt,
+        emitter: Value,
+        name: Value,
+        listener: Value,
+    ) -> Completion {
+        let roots = [emitter.clone(), name.clone(), listener.clone()];
+        rt.holding(&roots, |rt| {
+            emitter::op_remove_listener(rt, &emitter, &name, &listener)
+        })
     }
-    fn emitter_remove_all_listeners(rt: &mut Rt, _: Value, _: Option<Value>) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_remove_all_listeners(
+        rt: &mut Rt,
+        emitter: Value,
+        name: Option<Value>,
+    ) -> Completion {
+        let roots = [emitter.clone(), name.clone().unwrap_or(Value::Undefined)];
+        rt.holding(&roots, |rt| {
+            emitter::op_remove_all_listeners(rt, &emitter, name.as_ref())
+        })
     }
-    fn emitter_emit(rt: &mut Rt, _: Value, _: Value, _: Vec<Value>) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_emit(rt: &mut Rt, emitter: Value, name: Value, args: Vec<Value>) -> Completion {
+        let mut roots = vec![emitter.clone(), name.clone()];
+        roots.extend(args.iter().cloned());
+        rt.holding(&roots, |rt| emitter::op_emit(rt, &emitter, &name, &args))
     }
-    fn emitter_listener_count(rt: &mut Rt, _: Value, _: Value, _: Option<Value>) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_listener_count(
+        rt: &mut Rt,
+        emitter: Value,
+        name: Value,
+        listener: Option<Value>,
+    ) -> Completion {
+        emitter::op_listener_count(rt, &emitter, &name, listener.as_ref())
     }
-    fn emitter_event_names(rt: &mut Rt, _: Value) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_event_names(rt: &mut Rt, emitter: Value) -> Completion {
+        emitter::op_event_names(rt, &emitter)
     }
-    fn emitter_listeners(rt: &mut Rt, _: Value, _: Value, _: bool) -> Completion {
-        Err(rt.new_error("Error", "EventEmitter: not written yet"))
+
+    fn emitter_listeners(rt: &mut Rt, emitter: Value, name: Value, raw: bool) -> Completion {
+        emitter::op_listeners(rt, &emitter, &name, raw)
     }
 
     fn new_event_target(rt: &mut Rt) -> Completion {
@@ -857,7 +905,9 @@ impl Library for Impl {
             Slot::ByteController(_) => HostClass::ReadableByteStreamController,
             Slot::ByobReader(_) => HostClass::ReadableStreamBYOBReader,
             Slot::ByobRequest(_) => HostClass::ReadableStreamBYOBRequest,
+            Slot::Emitter(_) => HostClass::EventEmitter,
             Slot::Disposable(_)
+            | Slot::OnceWrapper(_)
             | Slot::Remover(_)
             | Slot::TeeState(_)
             | Slot::ByteTeeState(_)

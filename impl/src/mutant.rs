@@ -202,11 +202,34 @@ pub enum Mutant {
     /// microtasks an uncaught exception left waiting, before the immediates
     /// of that loop iteration (Node: after the next macrotask).
     TimeoutRegistrationKept,
+    /// `emitter.rs`, `remove_listener`: the seed's first version (#64373
+    /// before #64475): the last listener of a name is removed by storing
+    /// `undefined` for every emitter, not only in shape mode, so names are
+    /// never deleted and `_events` is never replaced. Observable through
+    /// `eventNames`: a name removed and added again keeps its old place
+    /// (Node: it moves to the end).
+    EmitterKeepsDynamicNames,
+    /// `emitter.rs`, `remove_listener`: removing a name's single once
+    /// wrapper emits 'removeListener' with the wrapper instead of
+    /// `list.listener || listener`, the original. Observable: a
+    /// 'removeListener' listener compares its second argument with the
+    /// original of a once listener that fired (Node: the same).
+    OnceWrapperInRemoveEvent,
+    /// `emitter.rs`, `ensure_mutable`: an array that an emit is walking is
+    /// changed in place instead of through a copy, so the emit walks the
+    /// live array. Observable: a listener removed by an earlier one of the
+    /// same emit does not run (Node: it runs).
+    EmitLiveArray,
+    /// `emitter.rs`, `add_listener`: the `warned` flag of a listener array
+    /// is not consulted, so every listener past the maximum warns.
+    /// Observable: a third listener with a maximum of 1 logs a second
+    /// MaxListenersExceededWarning (Node: one per name).
+    WarningEveryListener,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 28] = [
+    pub const ALL: [Mutant; 32] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -235,6 +258,10 @@ impl Mutant {
         Mutant::CompositeOutlivesSources,
         Mutant::SignalRemoverWeak,
         Mutant::TimeoutRegistrationKept,
+        Mutant::EmitterKeepsDynamicNames,
+        Mutant::OnceWrapperInRemoveEvent,
+        Mutant::EmitLiveArray,
+        Mutant::WarningEveryListener,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -268,6 +295,10 @@ impl Mutant {
             Mutant::CompositeOutlivesSources => "composite-outlives-sources",
             Mutant::SignalRemoverWeak => "signal-remover-weak",
             Mutant::TimeoutRegistrationKept => "timeout-registration-kept",
+            Mutant::EmitterKeepsDynamicNames => "emitter-keeps-dynamic-names",
+            Mutant::OnceWrapperInRemoveEvent => "once-wrapper-in-remove-event",
+            Mutant::EmitLiveArray => "emit-live-array",
+            Mutant::WarningEveryListener => "warning-every-listener",
         }
     }
 

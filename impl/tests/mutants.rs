@@ -472,6 +472,10 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "composite-outlives-sources",
         "signal-remover-weak",
         "timeout-registration-kept",
+        "emitter-keeps-dynamic-names",
+        "once-wrapper-in-remove-event",
+        "emit-live-array",
+        "warning-every-listener",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);
