@@ -202,11 +202,21 @@ pub enum Mutant {
     /// microtasks an uncaught exception left waiting, before the immediates
     /// of that loop iteration (Node: after the next macrotask).
     TimeoutRegistrationKept,
+    /// `gc.rs`, `register_source`: the seed's "one registration per
+    /// source, without unregister tokens": a source keeps its registration
+    /// after every composite that followed it was collected and cleaned up
+    /// (Node 26.12.1 registers a cell per composite with the composite as
+    /// its token, and the composite's cleanup unregisters it). Observable:
+    /// when the source is collected later, its registry's cleanup is a task
+    /// whose callback scope runs the ticks an uncaught exception left
+    /// waiting, before the immediates of that loop iteration (Node: after
+    /// the next macrotask).
+    SourceRegistrationKept,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 28] = [
+    pub const ALL: [Mutant; 29] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -235,6 +245,7 @@ impl Mutant {
         Mutant::CompositeOutlivesSources,
         Mutant::SignalRemoverWeak,
         Mutant::TimeoutRegistrationKept,
+        Mutant::SourceRegistrationKept,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -268,6 +279,7 @@ impl Mutant {
             Mutant::CompositeOutlivesSources => "composite-outlives-sources",
             Mutant::SignalRemoverWeak => "signal-remover-weak",
             Mutant::TimeoutRegistrationKept => "timeout-registration-kept",
+            Mutant::SourceRegistrationKept => "source-registration-kept",
         }
     }
 
@@ -288,7 +300,8 @@ impl Mutant {
             | Mutant::TimeoutCollectedEarly
             | Mutant::CompositeOutlivesSources
             | Mutant::SignalRemoverWeak
-            | Mutant::TimeoutRegistrationKept => nodesem_lang::gen::Family::Gc,
+            | Mutant::TimeoutRegistrationKept
+            | Mutant::SourceRegistrationKept => nodesem_lang::gen::Family::Gc,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }
