@@ -28,9 +28,11 @@ cargo run --release --quiet -p nodesem-harness -- check scenarios/gc scenarios/m
 # V8 leaves some of what a collection does open (which dirty FinalizationRegistry runs first, what
 # an optimized frame still holds: harness/js/NODE_GC_FACTS.md §8-§9). With single-threaded marking
 # and no optimizing tiers that is rare; what remains, check reruns: a Node log that changes from run
-# to run and includes the model's is reported UNSTABLE, not as a divergence.
+# to run and includes the model's is reported UNSTABLE, not as a divergence. The streams-gc
+# scenarios run with Node's default flags, which gave no divergence nor unstable case over 2,000
+# of them (7 December 2026), so that one generated check runs the Node users run.
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --engines model,impl,node+--single-threaded-gc+--no-opt+--no-maglev --generated 2000 --family gc --seed 1
-cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engines model,impl,node+--single-threaded-gc+--no-opt+--no-maglev --generated 2000 --family streams-gc --seed 1
+cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engines model,impl,node --generated 2000 --family streams-gc --seed 1
 
 echo "== work and log budgets: model, impl and Node stop at the same step and byte"
 # Small limits stop most scenarios part-way, so every charge (statements, listener walks, any(),

@@ -13,6 +13,7 @@ pub mod fuzz;
 pub mod gen_stats;
 pub mod js_source;
 pub mod mutants;
+pub mod native;
 pub mod node;
 pub mod oracle;
 pub mod shrink;

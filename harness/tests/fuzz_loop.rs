@@ -236,7 +236,7 @@ fn mutants_are_found_by_generated_scenarios_alone() {
     // Bounded by scenarios, not time, so the outcome does not depend on the
     // machine's speed. The time figures are the command's to report.
     let out = nodesem(&[
-        "mutants", "--runs", "30000", "--time", "1h", "--format", "json",
+        "mutants", "--runs", "100000", "--time", "1h", "--format", "json",
     ]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));

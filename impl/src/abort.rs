@@ -84,8 +84,13 @@ pub(crate) struct SignalData {
     /// allocate the dependent signal list when there are dependent
     /// signals"): `None` until the first one.
     pub(crate) dependants: Option<Vec<ObjectId>>,
-    /// Whether this signal's registration as a source was made.
-    pub(crate) source_registered: bool,
+    /// How many composites registered with this signal as a source whose
+    /// own cleanup has not run: its registration as a source exists while
+    /// this is above 0 ([`crate::gc::register_source`]).
+    pub(crate) source_pending: u32,
+    /// The sources (indices) this composite registered with, for its
+    /// cleanup to count off ([`crate::gc`]'s `composite_collected`).
+    pub(crate) registered_sources: Vec<u32>,
     /// Whether this signal's registration as a composite was made.
     pub(crate) composite_registered: bool,
     /// `kHandlers.get('abort')`: `None` before `onabort` was first set,
@@ -153,7 +158,8 @@ fn new_signal(rt: &mut Rt, aborted: bool, reason: Value, composite: bool) -> u32
         weak_ref: None,
         sources: Vec::new(),
         dependants: None,
-        source_registered: false,
+        source_pending: 0,
+        registered_sources: Vec::new(),
         composite_registered: false,
         onabort: None,
         timeout_holder: None,
@@ -361,11 +367,14 @@ fn follow_composite_signal(rt: &mut Rt, composite: u32) {
             .dependants
             .get_or_insert_with(Vec::new)
             .push(own);
-        if !source_data.source_registered {
-            source_data.source_registered = true;
+        source_data.source_pending += 1;
+        if source_data.source_pending == 1 {
             rt.lib.registrations.push(Registration::Source(source));
             crate::gc::register_source(rt, source);
         }
+        rt.lib.signals[composite as usize]
+            .registered_sources
+            .push(source);
     }
     let data = &mut rt.lib.signals[composite as usize];
     if !data.composite_registered {

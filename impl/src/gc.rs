@@ -106,6 +106,13 @@ fn registry(rt: &mut Rt, which: Which) -> Value {
     let cleanup = rt.native_function_capturing(Captures::nothing(), move |rt, _this, args| {
         let index = match args.first() {
             Some(Value::Number(n)) => *n as u32,
+            // A source's held value is its own WeakRef.
+            Some(Value::Object(w)) => {
+                match rt.lib.signals.iter().position(|s| s.weak_ref == Some(*w)) {
+                    Some(i) => i as u32,
+                    None => return Ok(Value::Undefined),
+                }
+            }
             _ => return Ok(Value::Undefined),
         };
         match which {
@@ -144,13 +151,18 @@ fn register(rt: &mut Rt, which: Which, target: ObjectId, index: u32) {
     // then: `impl+timeout-registration-kept`).
     let token =
         matches!(which, Which::WeakListeners | Which::Timeouts).then_some(Value::Object(target));
-    rt.registry_register(
-        &registry,
-        Value::Object(target),
-        Value::Number(f64::from(index)),
-        token,
-    )
-    .expect("a library object can be held weakly");
+    register_with(rt, registry, target, Value::Number(f64::from(index)), token);
+}
+
+fn register_with(
+    rt: &mut Rt,
+    registry: Value,
+    target: ObjectId,
+    held: Value,
+    token: Option<Value>,
+) {
+    rt.registry_register(&registry, Value::Object(target), held, token)
+        .expect("a library object can be held weakly");
 }
 
 /// Registers a composite (once).
@@ -159,10 +171,45 @@ pub(crate) fn register_composite(rt: &mut Rt, composite: u32) {
     register(rt, Which::Composites, obj, composite);
 }
 
-/// Registers a source (once, at its first dependant).
+/// Registers a source, at its first dependant (again after every
+/// dependant's cleanup took the registration away).
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/abort_controller.js#L88-L97>
+/// 26.12.1 registers a source once per composite, with the composite's
+/// WeakRef as the unregister token, and a composite's cleanup unregisters
+/// those cells: a source collected after every composite that followed it
+/// was cleaned up has no cell left, so it makes no cleanup task (whose
+/// callback scope would drain the ticks an uncaught exception left
+/// waiting). The seed's one registration per source, without a token,
+/// would make one: `impl+source-registration-kept`. So the one
+/// registration here takes the source's own WeakRef as its token (and as
+/// its held value, which keeps that token alive while the cell exists), and
+/// the last pending composite's cleanup unregisters it.
 pub(crate) fn register_source(rt: &mut Rt, source: u32) {
     let obj = rt.lib.signals[source as usize].obj;
-    register(rt, Which::Sources, obj, source);
+    let registry = registry(rt, Which::Sources);
+    let w = self_ref(rt, source);
+    register_with(rt, registry, obj, Value::Object(w), Some(Value::Object(w)));
+}
+
+/// A composite's cleanup ran: each source it registered with counts it
+/// off, and a source with none left loses its registration.
+fn sources_count_off(rt: &mut Rt, composite: u32) {
+    let sources = std::mem::take(&mut rt.lib.signals[composite as usize].registered_sources);
+    for source in sources {
+        let data = &mut rt.lib.signals[source as usize];
+        if data.source_pending == 0 {
+            continue;
+        }
+        data.source_pending -= 1;
+        if data.source_pending > 0 || rt.lib.mutant == Some(Mutant::SourceRegistrationKept) {
+            continue;
+        }
+        let (Some(registry), Some(w)) = (rt.lib.registries.sources, data.weak_ref) else {
+            continue;
+        };
+        let _ = rt.registry_unregister(&Value::Object(registry), Value::Object(w));
+    }
 }
 
 /// The timer of a timeout signal fired: `clearTimeoutRegistry.unregister(signal)`.
@@ -232,6 +279,7 @@ pub(crate) fn deref(rt: &mut Rt, w: ObjectId) -> Option<u32> {
 /// The composite registration's cleanup: the collected composite leaves
 /// its live sources' dependant sets.
 fn composite_collected(rt: &mut Rt, composite: u32) {
+    sources_count_off(rt, composite);
     if rt.lib.mutant == Some(Mutant::DependantsNeverPruned) {
         return;
     }
@@ -252,6 +300,8 @@ fn composite_collected(rt: &mut Rt, composite: u32) {
 /// live dependants' source sets; a composite left without sources cannot
 /// abort any more and leaves `gcPersistentSignals`.
 fn source_collected(rt: &mut Rt, source: u32) {
+    // Its registration's cell is spent.
+    rt.lib.signals[source as usize].source_pending = 0;
     let Some(own) = rt.lib.signals[source as usize].weak_ref else {
         return;
     };

@@ -261,7 +261,7 @@ impl Impl {
                     b.composite_registrations += 1;
                 }
                 Registration::Source(s) => {
-                    debug_assert!(self.signals[*s as usize].source_registered);
+                    debug_assert!(self.signals[*s as usize].dependants.is_some());
                     b.source_registrations += 1;
                 }
                 Registration::Timeout { signal, holder } => {

@@ -202,6 +202,16 @@ pub enum Mutant {
     /// microtasks an uncaught exception left waiting, before the immediates
     /// of that loop iteration (Node: after the next macrotask).
     TimeoutRegistrationKept,
+    /// `gc.rs`, `register_source`: the seed's "one registration per
+    /// source, without unregister tokens": a source keeps its registration
+    /// after every composite that followed it was collected and cleaned up
+    /// (Node 26.12.1 registers a cell per composite with the composite as
+    /// its token, and the composite's cleanup unregisters it). Observable:
+    /// when the source is collected later, its registry's cleanup is a task
+    /// whose callback scope runs the ticks an uncaught exception left
+    /// waiting, before the immediates of that loop iteration (Node: after
+    /// the next macrotask).
+    SourceRegistrationKept,
     /// `emitter.rs`, `remove_listener`: the seed's first version (#64373
     /// before #64475): the last listener of a name is removed by storing
     /// `undefined` for every emitter, not only in shape mode, so names are
@@ -229,7 +239,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 32] = [
+    pub const ALL: [Mutant; 33] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -258,6 +268,7 @@ impl Mutant {
         Mutant::CompositeOutlivesSources,
         Mutant::SignalRemoverWeak,
         Mutant::TimeoutRegistrationKept,
+        Mutant::SourceRegistrationKept,
         Mutant::EmitterKeepsDynamicNames,
         Mutant::OnceWrapperInRemoveEvent,
         Mutant::EmitLiveArray,
@@ -295,6 +306,7 @@ impl Mutant {
             Mutant::CompositeOutlivesSources => "composite-outlives-sources",
             Mutant::SignalRemoverWeak => "signal-remover-weak",
             Mutant::TimeoutRegistrationKept => "timeout-registration-kept",
+            Mutant::SourceRegistrationKept => "source-registration-kept",
             Mutant::EmitterKeepsDynamicNames => "emitter-keeps-dynamic-names",
             Mutant::OnceWrapperInRemoveEvent => "once-wrapper-in-remove-event",
             Mutant::EmitLiveArray => "emit-live-array",
@@ -319,7 +331,12 @@ impl Mutant {
             | Mutant::TimeoutCollectedEarly
             | Mutant::CompositeOutlivesSources
             | Mutant::SignalRemoverWeak
-            | Mutant::TimeoutRegistrationKept => nodesem_lang::gen::Family::Gc,
+            | Mutant::TimeoutRegistrationKept
+            | Mutant::SourceRegistrationKept => nodesem_lang::gen::Family::Gc,
+            Mutant::EmitterKeepsDynamicNames
+            | Mutant::OnceWrapperInRemoveEvent
+            | Mutant::EmitLiveArray
+            | Mutant::WarningEveryListener => nodesem_lang::gen::Family::Emitter,
             _ => nodesem_lang::gen::Family::Abort,
         }
     }

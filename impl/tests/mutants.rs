@@ -472,6 +472,7 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "composite-outlives-sources",
         "signal-remover-weak",
         "timeout-registration-kept",
+        "source-registration-kept",
         "emitter-keeps-dynamic-names",
         "once-wrapper-in-remove-event",
         "emit-live-array",
@@ -553,6 +554,24 @@ fn timeout_registration_kept() {
         &[
             "uncaught Error: first",
             "uncaught Error: second", // mutant: the cleanup task's scope runs the waiting tick
+            "immediate",
+        ],
+    );
+}
+
+#[test]
+fn source_registration_kept() {
+    exposes(
+        Mutant::SourceRegistrationKept,
+        "a_source_followed_only_by_cleaned_composites_leaves_no_registration.scn",
+        &[
+            "uncaught Error: first",
+            "immediate",
+            "uncaught Error: second",
+        ],
+        &[
+            "uncaught Error: first",
+            "uncaught Error: second", // mutant: the source's cleanup task's scope runs the waiting tick
             "immediate",
         ],
     );
