@@ -26,7 +26,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use nodesem_runtime::{Captures, Completion, ObjectData, ObjectId, Symbol, Value};
+use nodesem_runtime::{Captures, Completion, FunctionData, ObjectData, ObjectId, Symbol, Value};
 
 use crate::{Mutant, Rt, Slot};
 
@@ -747,6 +747,11 @@ fn inspect(rt: &Rt, value: &Value, depth: usize) -> String {
                 };
                 let original = inspect(rt, &Value::Object(ObjectId(l)), depth + 1);
                 format!("[Function: wrapper] {{ listener: {original} }}")
+            }
+            // The prelude's `$.cb` names every script function `wrapper`,
+            // with an async function's prototype for an async one.
+            ObjectData::Function(FunctionData::Script { is_async: true, .. }) => {
+                "[Function: wrapper] AsyncFunction".into()
             }
             ObjectData::Function(_) => "[Function: wrapper]".into(),
             ObjectData::Host => match rt.lib.slot(*id) {

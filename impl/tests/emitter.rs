@@ -3,8 +3,8 @@
 //! Each test runs one scenario on impl and compares its log with the log
 //! the pinned Node 26.12.1 printed for the same scenario (`nodesem run FILE
 //! --engine node`): every expected log here was first printed by Node.
-//! The scenarios are `impl/tests/emitter_scenarios/*.scn` (`nodesem check
-//! impl/tests/emitter_scenarios --engines impl,node` compares them with
+//! The scenarios are `scenarios/emitter/*.scn` (`nodesem check
+//! scenarios/emitter --engines impl,node` compares them with
 //! Node again). The mutant tests check that each EventEmitter mutant
 //! changes the log (the mutant's log is typed from the bug, not Node's).
 
@@ -34,7 +34,7 @@ to increase limit";
 fn emit_snapshot_and_errors() {
     assert_log(
         "emit_snapshot_and_errors.scn",
-        include_str!("emitter_scenarios/emit_snapshot_and_errors.scn"),
+        include_str!("../../scenarios/emitter/emit_snapshot_and_errors.scn"),
         &[
             "a 1",
             "b 1",
@@ -63,7 +63,7 @@ fn emit_snapshot_and_errors() {
 fn gc_listeners_held_by_emitter() {
     assert_log(
         "gc_listeners_held_by_emitter.scn",
-        include_str!("emitter_scenarios/gc_listeners_held_by_emitter.scn"),
+        include_str!("../../scenarios/emitter/gc_listeners_held_by_emitter.scn"),
         &[
             "alive f g h e",
             "f ran 1",
@@ -82,7 +82,7 @@ fn gc_listeners_held_by_emitter() {
 fn once_wrapper_in_remove_event() {
     assert_log(
         "once_wrapper_in_remove_event.scn",
-        include_str!("emitter_scenarios/once_wrapper_in_remove_event.scn"),
+        include_str!("../../scenarios/emitter/once_wrapper_in_remove_event.scn"),
         &[
             "removed solo true",
             "f ran",
@@ -100,7 +100,7 @@ fn once_wrapper_in_remove_event() {
 fn remove_all_with_listeners_and_index_names() {
     assert_log(
         "remove_all_with_listeners_and_index_names.scn",
-        include_str!("emitter_scenarios/remove_all_with_listeners_and_index_names.scn"),
+        include_str!("../../scenarios/emitter/remove_all_with_listeners_and_index_names.scn"),
         &[
             "Array(1, 2, 10, removeListener, b, Symbol(s))",
             "removed 1 string true",
@@ -121,7 +121,7 @@ fn remove_all_with_listeners_and_index_names() {
 fn warning_once_per_array() {
     assert_log(
         "warning_every_listener.scn",
-        include_str!("emitter_scenarios/warning_every_listener.scn"),
+        include_str!("../../scenarios/emitter/warning_every_listener.scn"),
         &[
             "count 2",
             "max 1",
@@ -193,7 +193,7 @@ fn mutant_once_wrapper_in_remove_event() {
     assert_eq!(
         run(
             "once_wrapper_in_remove_event.scn",
-            include_str!("emitter_scenarios/once_wrapper_in_remove_event.scn"),
+            include_str!("../../scenarios/emitter/once_wrapper_in_remove_event.scn"),
             Some(Mutant::OnceWrapperInRemoveEvent),
         ),
         [
@@ -211,7 +211,7 @@ fn mutant_emit_live_array() {
     assert_eq!(
         run(
             "emit_snapshot_and_errors.scn",
-            include_str!("emitter_scenarios/emit_snapshot_and_errors.scn"),
+            include_str!("../../scenarios/emitter/emit_snapshot_and_errors.scn"),
             Some(Mutant::EmitLiveArray),
         )[..6],
         [
@@ -227,7 +227,7 @@ fn mutant_emit_live_array() {
 fn mutant_warning_every_listener() {
     let log = run(
         "warning_every_listener.scn",
-        include_str!("emitter_scenarios/warning_every_listener.scn"),
+        include_str!("../../scenarios/emitter/warning_every_listener.scn"),
         Some(Mutant::WarningEveryListener),
     );
     let third = WARNING_2_X.replace(" 2 x ", " 3 x ");

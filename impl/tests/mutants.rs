@@ -576,3 +576,51 @@ fn source_registration_kept() {
         ],
     );
 }
+
+#[test]
+fn emitter_keeps_dynamic_names() {
+    exposes(
+        Mutant::EmitterKeepsDynamicNames,
+        "an_emitter_deletes_a_removed_name.scn",
+        &["Array(b, a)"],
+        &["Array(a, b)"], // mutant: "a" kept its place as an undefined property
+    );
+}
+
+#[test]
+fn once_wrapper_in_remove_event() {
+    exposes(
+        Mutant::OnceWrapperInRemoveEvent,
+        "remove_listener_event_gets_the_original_of_a_lone_once_listener.scn",
+        &["removed solo true", "f ran"],
+        &["removed solo false", "f ran"], // mutant: the wrapper, not f
+    );
+}
+
+#[test]
+fn emit_live_array() {
+    exposes(
+        Mutant::EmitLiveArray,
+        "emit_walks_the_listeners_it_started_with.scn",
+        &["a 1", "b 1"],
+        &["a 1"], // mutant: b, removed by a during the emit, does not run
+    );
+}
+
+#[test]
+fn warning_every_listener() {
+    let warning = |n: u32| {
+        format!(
+            "warning MaxListenersExceededWarning: Possible EventEmitter memory leak detected. \
+             {n} x listeners added to [EventEmitter]. MaxListeners is 1. Use \
+             emitter.setMaxListeners() to increase limit"
+        )
+    };
+    let (two, three) = (warning(2), warning(3));
+    exposes(
+        Mutant::WarningEveryListener,
+        "max_listeners_warning_once_per_array.scn",
+        &["three listeners", two.as_str()],
+        &["three listeners", two.as_str(), three.as_str()], // mutant: warns again
+    );
+}

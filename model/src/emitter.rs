@@ -21,7 +21,9 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use nodesem_runtime::gc::Captures;
-use nodesem_runtime::{Completion, FunctionData, ObjectData, ObjectId, Runtime, Symbol, Value};
+use nodesem_runtime::{
+    Completion, FunctionData, HostClass, ObjectData, ObjectId, Runtime, Symbol, Value,
+};
 
 use crate::Model;
 
@@ -104,6 +106,10 @@ pub struct NameListeners {
     /// The listeners, in the order an emit calls them (never empty: a name
     /// without listeners leaves the map).
     listeners: Vec<ListenerRecord>,
+    /// Which listener array Node holds for the name: `None` while it has
+    /// one listener (Node keeps the function itself), else the array's
+    /// identity ([`ListArrays`]).
+    array: Option<u64>,
     /// The MaxListenersExceededWarning was given for this name.
     ///
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L590-L593>
@@ -112,6 +118,56 @@ pub struct NameListeners {
     /// forgotten when the name drops to one listener (L724-L725 puts the
     /// single function in the array's place) or none (L695-L700).
     warned: bool,
+}
+
+/// Node's listener arrays, as far as a script can tell them apart.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L508-L543>
+/// emit walks the array it finds, counting itself in the array's
+/// `kEmitting`; a change to an array that an emit walks goes to a copy that
+/// takes its place (`ensureMutableListenerArray`, L907-L914), any other
+/// change is made to the array in place. A name with one listener keeps
+/// the function, no array (L568-L580, L724-L725), and its second listener
+/// makes a new array. Only `removeAllListeners(name)` can see the
+/// difference (L777-L786): it walks the array it found at the start by
+/// index, from its first length down, so listeners that its
+/// `'removeListener'` listeners add or remove change what it visits while
+/// the array is still the name's, and not after; an index past the end
+/// gives `undefined`, which `removeListener` refuses.
+#[derive(Debug, Default)]
+pub struct ListArrays {
+    /// The identity the next new array gets.
+    next: u64,
+    /// The arrays that emits are walking, once per emit.
+    walked: Vec<u64>,
+    /// The arrays that `removeAllListeners` loops walk, with their
+    /// contents as Node's array holds them.
+    held: Vec<(u64, Vec<ObjectId>)>,
+}
+
+impl ListArrays {
+    fn fresh(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+
+    /// The array that a change of a name's list is made to: a copy when an
+    /// emit walks it (the copy takes its place), else the array itself.
+    fn writable(&mut self, array: u64) -> u64 {
+        if self.walked.contains(&array) {
+            self.fresh()
+        } else {
+            array
+        }
+    }
+
+    /// A held array's contents, changed in place.
+    fn contents(&mut self, array: u64) -> impl Iterator<Item = &mut Vec<ObjectId>> {
+        self.held
+            .iter_mut()
+            .filter(move |(id, _)| *id == array)
+            .map(|(_, c)| c)
+    }
 }
 
 /// The state of one EventEmitter.
@@ -344,17 +400,37 @@ pub fn add_listener(
                 st.events.push(NameListeners {
                     name: key,
                     listeners: Vec::new(),
+                    array: None,
                     warned: false,
                 });
                 st.events.len() - 1
             }
         };
+        let function = record.function;
         let entry = &mut st.events[at];
         if prepend {
             entry.listeners.insert(0, record);
         } else {
             entry.listeners.push(record);
         }
+        let array = match (entry.listeners.len(), entry.array) {
+            (1, _) => None,
+            (_, None) => Some(rt.lib.list_arrays.fresh()),
+            (_, Some(array)) => {
+                let array = rt.lib.list_arrays.writable(array);
+                for contents in rt.lib.list_arrays.contents(array) {
+                    if prepend {
+                        contents.insert(0, function);
+                    } else {
+                        contents.push(function);
+                    }
+                }
+                Some(array)
+            }
+        };
+        let st = state_mut(rt, e);
+        let entry = &mut st.events[at];
+        entry.array = array;
         // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L590-L593>
         // the check runs only when the name already had a listener (a
         // name's first listener is never counted against the maximum).
@@ -467,9 +543,25 @@ pub fn remove_listener(
     if entry.listeners.len() <= 1 {
         entry.warned = false;
     }
+    let array = entry.array;
+    let left = entry.listeners.len();
     if entry.listeners.is_empty() {
         st.events.remove(at);
     }
+    if let Some(array) = array {
+        let arrays = &mut rt.lib.list_arrays;
+        let array = arrays.writable(array);
+        for contents in arrays.contents(array) {
+            if position < contents.len() {
+                contents.remove(position);
+            }
+        }
+        let st = state_mut(rt, e);
+        if let Some(at) = st.position(&key) {
+            st.events[at].array = (left >= 2).then_some(array);
+        }
+    }
+    let st = state(rt, e);
     if st.has_listeners("removeListener") {
         let reported = if had == 1 {
             removed.original.map_or(listener, Value::Object)
@@ -506,12 +598,9 @@ pub fn remove_listener(
 /// (L766-L769), then `'removeListener'` itself (L770), and at last every
 /// listener still there (added meanwhile) goes without an event (L771).
 ///
-/// MODEL: the one-name loop walks the list as it was when it started.
-/// Node walks its listener array by index, and that array is the live one
-/// unless an emit of the name is running or the name dropped to one
-/// listener; a `'removeListener'` listener that adds or removes listeners
-/// of the same name during the loop, outside an emit of it, can make Node
-/// visit others (or `undefined`, which throws ERR_INVALID_ARG_TYPE).
+/// The one-name loop walks Node's array as [`ListArrays`] says: the
+/// listeners that `'removeListener'` listeners add or remove while it runs
+/// change what it visits as long as the array is still the name's.
 pub fn remove_all_listeners(
     rt: &mut Runtime<Model>,
     emitter: Value,
@@ -544,19 +633,47 @@ pub fn remove_all_listeners(
         }
         Some(name) => {
             let key = event_name(rt, &name);
-            let snapshot: Vec<Value> = state(rt, e)
-                .listeners(&key)
-                .iter()
-                .map(|r| Value::Object(r.function))
-                .collect();
-            let mut held = snapshot.clone();
-            held.push(emitter.clone());
-            rt.holding(&held, |rt| -> Result<(), Value> {
-                for f in snapshot.iter().rev() {
-                    remove_listener(rt, emitter.clone(), name.clone(), f.clone())?;
+            let (functions, array) = match state(rt, e).entry(&key) {
+                Some(n) => (
+                    n.listeners.iter().map(|r| r.function).collect::<Vec<_>>(),
+                    n.array,
+                ),
+                None => (Vec::new(), None),
+            };
+            let Some(array) = array else {
+                // One listener (Node's function itself), or none.
+                if let Some(&f) = functions.first() {
+                    let held = [emitter.clone(), Value::Object(f)];
+                    rt.holding(&held, |rt| {
+                        remove_listener(rt, emitter.clone(), name.clone(), Value::Object(f))
+                    })?;
                 }
-                Ok(())
-            })?;
+                return Ok(emitter);
+            };
+            // The array found, walked by index from its first length down
+            // as it is at each step ([`ListArrays`]).
+            let first_length = functions.len();
+            rt.lib.list_arrays.held.push((array, functions));
+            let result = (0..first_length).rev().try_for_each(|i| {
+                let f = rt
+                    .lib
+                    .list_arrays
+                    .held
+                    .iter()
+                    .rev()
+                    .find(|(id, _)| *id == array)
+                    .and_then(|(_, c)| c.get(i).copied());
+                let f = f.map_or(Value::Undefined, Value::Object);
+                let held = [emitter.clone(), f.clone()];
+                rt.holding(&held, |rt| {
+                    remove_listener(rt, emitter.clone(), name.clone(), f).map(|_| ())
+                })
+            });
+            let held = &mut rt.lib.list_arrays.held;
+            if let Some(i) = held.iter().rposition(|(id, _)| *id == array) {
+                held.remove(i);
+            }
+            result?;
         }
     }
     Ok(emitter)
@@ -601,12 +718,23 @@ fn emit_steps(rt: &mut Runtime<Model>, e: ObjectId, key: &EventName, args: &[Val
         return Ok(Value::Bool(false));
     }
     let held: Vec<Value> = snapshot.iter().map(|f| Value::Object(*f)).collect();
-    rt.holding(&held, |rt| {
+    let array = state(rt, e).entry(key).and_then(|n| n.array);
+    if let Some(array) = array {
+        rt.lib.list_arrays.walked.push(array);
+    }
+    let result = rt.holding(&held, |rt| {
         for f in &snapshot {
             rt.call_function(*f, Value::Object(e), args)?;
         }
         Ok(Value::Bool(true))
-    })
+    });
+    if let Some(array) = array {
+        let walked = &mut rt.lib.list_arrays.walked;
+        if let Some(i) = walked.iter().rposition(|&a| a == array) {
+            walked.remove(i);
+        }
+    }
+    result
 }
 
 /// What an unhandled `'error'` throws: the first argument if it is an
@@ -675,8 +803,18 @@ fn inspect(rt: &Runtime<Model>, value: &Value, depth: usize) -> String {
             },
             ObjectData::Plain => "{}".into(),
             ObjectData::Promise(_) => "Promise { <pending> }".into(),
-            _ => match rt.host_class_of(value).and_then(|c| c.constructor_name()) {
-                Some(name) => format!("[{name}]"),
+            // An EventTarget has no own enumerable property; an
+            // AbortSignal's custom inspect shows `aborted`.
+            _ => match rt.host_class_of(value) {
+                Some(HostClass::EventTarget) => "EventTarget {}".into(),
+                Some(HostClass::AbortSignal) => {
+                    let aborted = rt.lib.signals.get(id).is_some_and(|s| s.aborted);
+                    format!("AbortSignal {{ aborted: {aborted} }}")
+                }
+                Some(class) => match class.constructor_name() {
+                    Some(name) => format!("[{name}]"),
+                    None => "[Object]".into(),
+                },
                 None => "[Object]".into(),
             },
         },

@@ -119,6 +119,9 @@ pub struct Model {
     emitters: Slots<emitter::EmitterState>,
     /// Every `once` wrapper function, to what its closure knows.
     once_wrappers: Slots<emitter::OnceWrapper>,
+    /// Node's listener arrays that running emits and `removeAllListeners`
+    /// loops hold ([`emitter::ListArrays`]).
+    list_arrays: emitter::ListArrays,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -179,6 +182,7 @@ impl Library for Model {
             gc,
             emitters,
             once_wrappers,
+            list_arrays,
         } = self;
         controllers.clear();
         targets.clear();
@@ -196,6 +200,7 @@ impl Library for Model {
         gc.clear();
         emitters.clear();
         once_wrappers.clear();
+        *list_arrays = emitter::ListArrays::default();
     }
 
     // ---- abort ----

@@ -1,7 +1,7 @@
 //! The model's EventEmitter against the pinned Node 26.12.1: each test runs
-//! a scenario of `tests/emitter_scenarios/` on the model and compares its
+//! a scenario of `scenarios/emitter/` on the model and compares its
 //! log with the one `nodesem run FILE --engine node` printed for the same
-//! file (copied here verbatim). `nodesem check model/tests/emitter_scenarios
+//! file (copied here verbatim). `nodesem check scenarios/emitter
 //! --engines model,node` runs the same comparison through the harness.
 
 use nodesem_lang::{parse, RunConfig};
@@ -22,7 +22,7 @@ fn check(name: &str, text: &str, expected: &[&str]) {
 fn order_this_arguments_and_return() {
     check(
         "order_this_arguments_and_return.scn",
-        include_str!("emitter_scenarios/order_this_arguments_and_return.scn"),
+        include_str!("../../scenarios/emitter/order_this_arguments_and_return.scn"),
         &[
             "po true",
             "p true",
@@ -46,7 +46,7 @@ fn order_this_arguments_and_return() {
 fn snapshot_and_once_inside_emit() {
     check(
         "snapshot_and_once_inside_emit.scn",
-        include_str!("emitter_scenarios/snapshot_and_once_inside_emit.scn"),
+        include_str!("../../scenarios/emitter/snapshot_and_once_inside_emit.scn"),
         &[
             "first 1",
             "count inside 2",
@@ -66,7 +66,7 @@ fn snapshot_and_once_inside_emit() {
 fn remove_most_recent_and_counts() {
     check(
         "remove_most_recent_and_counts.scn",
-        include_str!("emitter_scenarios/remove_most_recent_and_counts.scn"),
+        include_str!("../../scenarios/emitter/remove_most_recent_and_counts.scn"),
         &[
             "count of f 3",
             "Array([Function], [Function], [Function]) Array([Function], [Function], [Function])",
@@ -87,7 +87,9 @@ fn remove_most_recent_and_counts() {
 fn remove_listener_event_gets_the_wrapper_from_a_list() {
     check(
         "remove_listener_event_gets_the_wrapper_from_a_list.scn",
-        include_str!("emitter_scenarios/remove_listener_event_gets_the_wrapper_from_a_list.scn"),
+        include_str!(
+            "../../scenarios/emitter/remove_listener_event_gets_the_wrapper_from_a_list.scn"
+        ),
         &[
             "removeListener x original false",
             "f ran",
@@ -108,7 +110,7 @@ fn remove_listener_event_gets_the_wrapper_from_a_list() {
 fn remove_all_with_listeners_added_meanwhile() {
     check(
         "remove_all_with_listeners_added_meanwhile.scn",
-        include_str!("emitter_scenarios/remove_all_with_listeners_added_meanwhile.scn"),
+        include_str!("../../scenarios/emitter/remove_all_with_listeners_added_meanwhile.scn"),
         &[
             "removed b",
             "second remover b",
@@ -129,7 +131,7 @@ fn remove_all_with_listeners_added_meanwhile() {
 fn new_listener_that_throws() {
     check(
         "new_listener_that_throws.scn",
-        include_str!("emitter_scenarios/new_listener_that_throws.scn"),
+        include_str!("../../scenarios/emitter/new_listener_that_throws.scn"),
         &["newListener x", "caught Error: no", "count 0", "Array()"],
     );
 }
@@ -141,7 +143,7 @@ fn new_listener_that_throws() {
 fn event_names_index_keys_first() {
     check(
         "event_names_index_keys_first.scn",
-        include_str!("emitter_scenarios/event_names_index_keys_first.scn"),
+        include_str!("../../scenarios/emitter/event_names_index_keys_first.scn"),
         &[
             "Array(2, 10, b, a, 01, -1, Symbol(s))",
             "count of 2 1",
@@ -159,7 +161,7 @@ fn event_names_index_keys_first() {
 fn errors_of_listeners_and_values() {
     check(
         "errors_of_listeners_and_values.scn",
-        include_str!("emitter_scenarios/errors_of_listeners_and_values.scn"),
+        include_str!("../../scenarios/emitter/errors_of_listeners_and_values.scn"),
         &[
             "caught TypeError: The \"listener\" argument must be of type function. Received type number (5)",
             "caught TypeError: The \"listener\" argument must be of type function. Received type string ('str')",
@@ -186,7 +188,7 @@ fn errors_of_listeners_and_values() {
 fn max_listeners_on_emitters() {
     check(
         "max_listeners_on_emitters.scn",
-        include_str!("emitter_scenarios/max_listeners_on_emitters.scn"),
+        include_str!("../../scenarios/emitter/max_listeners_on_emitters.scn"),
         &[
             "default 10",
             "set 1",
@@ -208,7 +210,7 @@ fn max_listeners_on_emitters() {
 fn gc_of_emitters_and_once_wrappers() {
     check(
         "gc_of_emitters_and_once_wrappers.scn",
-        include_str!("emitter_scenarios/gc_of_emitters_and_once_wrappers.scn"),
+        include_str!("../../scenarios/emitter/gc_of_emitters_and_once_wrappers.scn"),
         &[
             "alive e f e2 g",
             "f 1",
