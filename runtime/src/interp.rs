@@ -1405,10 +1405,6 @@ impl<L: Library> Runtime<L> {
         })
     }
 
-    /// [`Runtime::exec_op`] of the stream operations. Apart, so that the
-    /// frame of `exec_op`, which every nested callback adds to the stack,
-    /// does not grow with each of their locals.
-    #[inline(never)]
     /// `any [...]`: `AbortSignal.any(...)` of its evaluated elements.
     fn signal_any(&mut self, signals: &[Expr], from_set: bool, env: &Env) -> Completion {
         // `$.any([...])` charges the weight of its sources.
@@ -1438,6 +1434,10 @@ impl<L: Library> Runtime<L> {
         Ok(made)
     }
 
+    /// [`Runtime::exec_op`] of the stream operations. Apart, so that the
+    /// frame of `exec_op`, which every nested callback adds to the stack,
+    /// does not grow with each of their locals.
+    #[inline(never)]
     fn exec_stream_op(&mut self, op: &Op, env: &Env) -> Completion {
         Ok(match op {
             Op::NewReadable {
