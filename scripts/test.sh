@@ -23,6 +23,9 @@ cargo run --release --quiet -p nodesem-harness -- check --engines model,impl,nod
 echo "== streams: model, impl and the pinned Node (also with --no-async-context-frame, as the seed's stress ran) over scenarios/streams plus 2,000 generated stream scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engines model,impl,node,node+--no-async-context-frame --generated 2000 --family streams --seed 1
 
+echo "== emitter: model, impl and the pinned Node over scenarios/emitter plus 2,000 generated emitter scenarios"
+cargo run --release --quiet -p nodesem-harness -- check scenarios/emitter --engines model,impl,node --generated 2000 --family emitter --seed 1
+
 echo "== gc: model, impl and the pinned Node over scenarios/gc and scenarios/mutants, then 2,000 generated gc and 2,000 streams-gc scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc scenarios/mutants --engines model,impl,node
 # V8 leaves some of what a collection does open (which dirty FinalizationRegistry runs first, what
@@ -45,6 +48,7 @@ cargo run --release --quiet -p nodesem-harness -- check --generated 10000 --seed
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 10000 --family streams --seed 100000
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --generated 10000 --family gc --seed 100000
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 10000 --family streams-gc --seed 100000
+cargo run --release --quiet -p nodesem-harness -- check scenarios/emitter --generated 10000 --family emitter --seed 100000
 
 echo "== fuzz targets: each run for 15 s with libFuzzer (installs cargo-fuzz if missing)"
 scripts/fuzz-smoke.sh 15

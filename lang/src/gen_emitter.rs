@@ -89,11 +89,21 @@ impl Made {
     /// small and emits cannot recurse without bound beyond the budget).
     fn listener_body(&mut self, u: &mut Unstructured<'_>, depth: usize) -> Block {
         self.labels += 1;
-        let mut body = vec![Stmt::Log(vec![
+        let mut shown = vec![
             Expr::Str(format!("l{}", self.labels)),
             Expr::var("arg1"),
             Expr::var("arg2"),
-        ])];
+        ];
+        // Functions all print as `[Function]`: whether 'newListener' and
+        // 'removeListener' pass a listener or its once wrapper shows only
+        // by identity.
+        if chance(u, 96) {
+            shown.push(Expr::Same(
+                Box::new(Expr::var("arg2")),
+                Box::new(self.function(u)),
+            ));
+        }
+        let mut body = vec![Stmt::Log(shown)];
         if depth == 0 {
             match u.int_in_range(0..=9).unwrap_or(0) {
                 0 => body.push(self.emit(u)),

@@ -1012,71 +1012,14 @@ impl<L: Library> Runtime<L> {
 
             // ---- dispatch: the library's ----
             Op::NewTarget => L::new_event_target(self)?,
-            Op::NewEmitter => L::new_event_emitter(self)?,
-            Op::EmitterAdd {
-                emitter,
-                name,
-                listener,
-                prepend,
-                once,
-            } => {
-                let emitter = self.eval(emitter, env)?;
-                let name = self.eval(name, env)?;
-                let listener = match listener {
-                    Callback::Inline(block) => {
-                        Value::Object(self.make_function(block, Param::Args, env))
-                    }
-                    Callback::Value(e) => self.eval(e, env)?,
-                };
-                L::emitter_add_listener(self, emitter, name, listener, *prepend, *once)?
-            }
-            Op::EmitterRemove {
-                emitter,
-                name,
-                listener,
-            } => {
-                let emitter = self.eval(emitter, env)?;
-                let name = self.eval(name, env)?;
-                let listener = self.eval(listener, env)?;
-                L::emitter_remove_listener(self, emitter, name, listener)?
-            }
-            Op::EmitterRemoveAll { emitter, name } => {
-                let emitter = self.eval(emitter, env)?;
-                let name = self.eval_optional(name, env)?;
-                L::emitter_remove_all_listeners(self, emitter, name)?
-            }
-            Op::Emit {
-                emitter,
-                name,
-                args,
-            } => {
-                let emitter = self.eval(emitter, env)?;
-                let name = self.eval(name, env)?;
-                let mut values = Vec::with_capacity(args.len());
-                for arg in args {
-                    values.push(self.eval(arg, env)?);
-                }
-                L::emitter_emit(self, emitter, name, values)?
-            }
-            Op::EmitterListenerCount {
-                emitter,
-                name,
-                listener,
-            } => {
-                let emitter = self.eval(emitter, env)?;
-                let name = self.eval(name, env)?;
-                let listener = self.eval_optional(listener, env)?;
-                L::emitter_listener_count(self, emitter, name, listener)?
-            }
-            Op::EventNames { emitter } => {
-                let emitter = self.eval(emitter, env)?;
-                L::emitter_event_names(self, emitter)?
-            }
-            Op::EmitterListeners { emitter, name, raw } => {
-                let emitter = self.eval(emitter, env)?;
-                let name = self.eval(name, env)?;
-                L::emitter_listeners(self, emitter, name, *raw)?
-            }
+            Op::NewEmitter
+            | Op::EmitterAdd { .. }
+            | Op::EmitterRemove { .. }
+            | Op::EmitterRemoveAll { .. }
+            | Op::Emit { .. }
+            | Op::EmitterListenerCount { .. }
+            | Op::EventNames { .. }
+            | Op::EmitterListeners { .. } => return self.exec_emitter_op(op, env),
             Op::AddEventListener {
                 target,
                 event_type,
@@ -1432,6 +1375,80 @@ impl<L: Library> Runtime<L> {
             self.record_any_weight(signal, weight);
         }
         Ok(made)
+    }
+
+    /// [`Runtime::exec_op`] of the EventEmitter operations, apart for the
+    /// same reason as [`Runtime::exec_stream_op`].
+    #[inline(never)]
+    fn exec_emitter_op(&mut self, op: &Op, env: &Env) -> Completion {
+        Ok(match op {
+            Op::NewEmitter => L::new_event_emitter(self)?,
+            Op::EmitterAdd {
+                emitter,
+                name,
+                listener,
+                prepend,
+                once,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let listener = match listener {
+                    Callback::Inline(block) => {
+                        Value::Object(self.make_function(block, Param::Args, env))
+                    }
+                    Callback::Value(e) => self.eval(e, env)?,
+                };
+                L::emitter_add_listener(self, emitter, name, listener, *prepend, *once)?
+            }
+            Op::EmitterRemove {
+                emitter,
+                name,
+                listener,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let listener = self.eval(listener, env)?;
+                L::emitter_remove_listener(self, emitter, name, listener)?
+            }
+            Op::EmitterRemoveAll { emitter, name } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval_optional(name, env)?;
+                L::emitter_remove_all_listeners(self, emitter, name)?
+            }
+            Op::Emit {
+                emitter,
+                name,
+                args,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let mut values = Vec::with_capacity(args.len());
+                for arg in args {
+                    values.push(self.eval(arg, env)?);
+                }
+                L::emitter_emit(self, emitter, name, values)?
+            }
+            Op::EmitterListenerCount {
+                emitter,
+                name,
+                listener,
+            } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let listener = self.eval_optional(listener, env)?;
+                L::emitter_listener_count(self, emitter, name, listener)?
+            }
+            Op::EventNames { emitter } => {
+                let emitter = self.eval(emitter, env)?;
+                L::emitter_event_names(self, emitter)?
+            }
+            Op::EmitterListeners { emitter, name, raw } => {
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                L::emitter_listeners(self, emitter, name, *raw)?
+            }
+            _ => unreachable!("exec_op sends only EventEmitter operations here"),
+        })
     }
 
     /// [`Runtime::exec_op`] of the stream operations. Apart, so that the

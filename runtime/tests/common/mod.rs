@@ -55,6 +55,46 @@ impl Library for NoLibrary {
     fn get_max_listeners(_: &mut Runtime<Self>, _: Value) -> Completion {
         none()
     }
+    fn new_event_emitter(_: &mut Runtime<Self>) -> Completion {
+        none()
+    }
+    fn emitter_add_listener(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: Value,
+        _: bool,
+        _: bool,
+    ) -> Completion {
+        none()
+    }
+    fn emitter_remove_listener(_: &mut Runtime<Self>, _: Value, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn emitter_remove_all_listeners(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: Option<Value>,
+    ) -> Completion {
+        none()
+    }
+    fn emitter_emit(_: &mut Runtime<Self>, _: Value, _: Value, _: Vec<Value>) -> Completion {
+        none()
+    }
+    fn emitter_listener_count(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+        _: Option<Value>,
+    ) -> Completion {
+        none()
+    }
+    fn emitter_event_names(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn emitter_listeners(_: &mut Runtime<Self>, _: Value, _: Value, _: bool) -> Completion {
+        none()
+    }
     fn new_event_target(_: &mut Runtime<Self>) -> Completion {
         none()
     }
