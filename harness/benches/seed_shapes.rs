@@ -4,7 +4,10 @@
 //! without listeners, adding and removing listeners, AbortSignal.any() and
 //! AbortSignal.timeout(); creating a stream without pull (and with one), a
 //! tee, a 4-chunk push stream drained, a pipe set up and shut down by its
-//! source's close, and a pipe of 4 chunks. Both engines share the runtime
+//! source's close, and a pipe of 4 chunks; and the EventEmitter seed's
+//! (seeds/event-emitter-once-removelistener.txt): once and emit, add and
+//! remove with and without 'newListener' and 'removeListener' listeners,
+//! unique names, an emit to five listeners. Both engines share the runtime
 //! and the interpreter, so the difference is the library layer's.
 //!
 //! Run: `cargo bench -p nodesem-harness --bench seed_shapes`.
@@ -115,8 +118,60 @@ fn shapes() -> Vec<(&'static str, Scenario)> {
                 )
             }),
         ),
+        // seeds/event-emitter-once-removelistener.txt's benchmarks:
+        // ee-once, ee-add-remove (with and without 'newListener' and
+        // 'removeListener' listeners), ee-listen-unique, ee-emit.
+        (
+            "emitter: once + emit",
+            repeat(|i| {
+                let setup = if i == 0 { EMITTER } else { "" };
+                format!("{setup}once e \"x\" f\nemit e \"x\" 1\n")
+            }),
+        ),
+        (
+            "emitter: add + remove",
+            repeat(|i| {
+                let setup = if i == 0 { EMITTER } else { "" };
+                format!("{setup}addListener e \"x\" f\nremoveListener e \"x\" f\n")
+            }),
+        ),
+        (
+            "emitter: add + remove, newListener and removeListener listeners",
+            repeat(|i| {
+                let setup = if i == 0 {
+                    format!(
+                        "{EMITTER}addListener e \"newListener\" g\naddListener e \"removeListener\" g\n"
+                    )
+                } else {
+                    String::new()
+                };
+                format!("{setup}addListener e \"x\" f\nremoveListener e \"x\" f\n")
+            }),
+        ),
+        (
+            "emitter: unique names",
+            repeat(|i| {
+                let setup = if i == 0 { EMITTER } else { "" };
+                format!("{setup}addListener e \"n{i}\" f\nremoveListener e \"n{i}\" f\n")
+            }),
+        ),
+        (
+            "emitter: emit to 5 listeners",
+            repeat(|i| {
+                let setup = if i == 0 {
+                    format!("{EMITTER}repeat 5 {{\n  addListener e \"x\" g\n}}\n")
+                } else {
+                    String::new()
+                };
+                format!("{setup}emit e \"x\" 1 2\n")
+            }),
+        ),
     ]
 }
+
+/// An emitter `e`, a listener `f` that logs and a listener `g` that does
+/// nothing.
+const EMITTER: &str = "let e = emitter\nlet f = fn {\n  log \"x\"\n}\nlet g = fn {\n}\n";
 
 fn seed_shapes(c: &mut Criterion) {
     let config = RunConfig::default();
