@@ -625,12 +625,7 @@ impl Emitter {
                 prepend,
                 once,
             } => {
-                let method = match (prepend, once) {
-                    (false, false) => "on",
-                    (true, false) => "prependListener",
-                    (false, true) => "once",
-                    (true, true) => "prependOnceListener",
-                };
+                let (_, method) = nodesem_lang::emitter_add_form(*prepend, *once);
                 let listener = match listener {
                     Callback::Value(value) => expr(value),
                     Callback::Inline(block) => self.callback(Param::Args, block),

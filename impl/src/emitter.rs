@@ -289,12 +289,7 @@ pub(crate) fn op_add_listener(
     prepend: bool,
     once: bool,
 ) -> Completion {
-    let method = match (prepend, once) {
-        (false, false) => "on",
-        (true, false) => "prependListener",
-        (false, true) => "once",
-        (true, true) => "prependOnceListener",
-    };
+    let (_, method) = nodesem_lang::emitter_add_form(prepend, once);
     let e = emitter_of(rt, emitter, method)?;
     let listener = check_listener(rt, listener)?;
     let listener = if once {

@@ -1383,6 +1383,25 @@ impl Temporary {
     }
 }
 
+/// The four ways to add an EventEmitter listener ([`Op::EmitterAdd`]):
+/// `(prepend, once)`, the language's word, and the emitter's method.
+pub const EMITTER_ADD_FORMS: [(bool, bool, &str, &str); 4] = [
+    (false, false, "addListener", "on"),
+    (true, false, "prependListener", "prependListener"),
+    (false, true, "once", "once"),
+    (true, true, "prependOnceListener", "prependOnceListener"),
+];
+
+/// The language's word and the emitter's method of an
+/// [`Op::EmitterAdd`] with these flags.
+pub fn emitter_add_form(prepend: bool, once: bool) -> (&'static str, &'static str) {
+    let (_, _, word, method) = EMITTER_ADD_FORMS
+        .into_iter()
+        .find(|f| (f.0, f.1) == (prepend, once))
+        .expect("every pair of flags has a form");
+    (word, method)
+}
+
 /// The constants of the Event interface (DOM Standard, interface Event),
 /// with their values.
 pub const EVENT_CONSTANTS: [(&str, u16); 4] = [

@@ -465,7 +465,7 @@ pub mod printer;
 pub mod resolve;
 pub mod syntax;
 
-pub use ast::{number_to_string, write_number};
+pub use ast::{emitter_add_form, number_to_string, write_number, EMITTER_ADD_FORMS};
 pub use ast::{
     Binding, Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive,
     EventAttribute, Expr, Handler, ListenerOptions, Number, Op, PipeOptions, Place, ProcessEvent,

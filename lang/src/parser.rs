@@ -21,7 +21,7 @@ use std::fmt;
 use crate::ast::{
     Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive, EventAttribute, Expr,
     Handler, ListenerOptions, Name, Number, Op, PipeOptions, ProcessEvent, RunMode, Scenario, Stmt,
-    Strategy, Temporary,
+    Strategy, Temporary, EMITTER_ADD_FORMS,
 };
 use crate::limits::{
     MAX_BYTES, MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
@@ -1658,9 +1658,7 @@ impl<'a> Parser<'a> {
                 self.no_else(line)?;
                 Ok((Op::NewRegistry(cleanup), Kind::Registry))
             }
-            "addListener" | "prependListener" | "once" | "prependOnceListener" => {
-                self.emitter_add_op(&word, line)
-            }
+            w if EMITTER_ADD_FORMS.iter().any(|f| f.2 == w) => self.emitter_add_op(w, line),
             _ => self.simple_op(&word, line),
         }
     }
@@ -2981,13 +2979,17 @@ impl<'a> Parser<'a> {
         let name = self.expr(line)?.0;
         let listener = self.callback(line, BlockKind::EmitterListener)?;
         self.no_else(line)?;
+        let (prepend, once, _, _) = EMITTER_ADD_FORMS
+            .into_iter()
+            .find(|f| f.2 == word)
+            .expect("the dispatch matched one of the words");
         Ok((
             Op::EmitterAdd {
                 emitter,
                 name,
                 listener,
-                prepend: word.starts_with("prepend"),
-                once: word.contains("nce"),
+                prepend,
+                once,
             },
             Kind::Emitter,
         ))

@@ -325,12 +325,8 @@ impl Printer {
                 prepend,
                 once,
             } => {
-                self.out.push_str(match (prepend, once) {
-                    (false, false) => "addListener",
-                    (true, false) => "prependListener",
-                    (false, true) => "once",
-                    (true, true) => "prependOnceListener",
-                });
+                self.out
+                    .push_str(crate::ast::emitter_add_form(*prepend, *once).0);
                 self.expr(emitter);
                 self.expr(name);
                 self.callback(listener);

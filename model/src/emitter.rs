@@ -358,12 +358,7 @@ pub fn add_listener(
     prepend: bool,
     once: bool,
 ) -> Completion {
-    let method = match (prepend, once) {
-        (false, false) => "on",
-        (true, false) => "prependListener",
-        (false, true) => "once",
-        (true, true) => "prependOnceListener",
-    };
+    let (_, method) = nodesem_lang::emitter_add_form(prepend, once);
     let e = receiver(rt, emitter.clone(), method)?;
     let f = check_listener(rt, &listener)?;
     let record = if once {
