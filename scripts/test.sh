@@ -26,6 +26,11 @@ cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --engi
 echo "== emitter: model, impl and the pinned Node over scenarios/emitter plus 2,000 generated emitter scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/emitter --engines model,impl,node --generated 2000 --family emitter --seed 1
 
+echo "== async context: model, impl and the pinned Node over scenarios/async plus 2,000 generated async scenarios (native callbacks through the real addon)"
+# async-node26: the async family without native callbacks through an AsyncResource, which Node
+# 26.12.1 runs without the resource's frame (deviations.toml); the curated scenarios keep them.
+cargo run --release --quiet -p nodesem-harness -- check scenarios/async --engines model,impl,node --generated 2000 --family async-node26 --seed 1
+
 echo "== gc: model, impl and the pinned Node over scenarios/gc and scenarios/mutants, then 2,000 generated gc and 2,000 streams-gc scenarios"
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc scenarios/mutants --engines model,impl,node
 # V8 leaves some of what a collection does open (which dirty FinalizationRegistry runs first, what
@@ -49,6 +54,7 @@ cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --gene
 cargo run --release --quiet -p nodesem-harness -- check scenarios/gc --generated 10000 --family gc --seed 100000
 cargo run --release --quiet -p nodesem-harness -- check scenarios/streams --generated 10000 --family streams-gc --seed 100000
 cargo run --release --quiet -p nodesem-harness -- check scenarios/emitter --generated 10000 --family emitter --seed 100000
+cargo run --release --quiet -p nodesem-harness -- check scenarios/async --generated 10000 --family async --seed 100000
 
 echo "== fuzz targets: each run for 15 s with libFuzzer (installs cargo-fuzz if missing)"
 scripts/fuzz-smoke.sh 15

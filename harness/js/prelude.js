@@ -59,6 +59,8 @@ const createScenario = (() => {
   // The virtual timer and immediate handles a script holds are of classes named as Node's
   // (lib/internal/timers.js Timeout, lib/timers.js Immediate), so that `constructor.name` and
   // Node's validators ("an instance of Timeout") read as they do on real handles.
+  // Like Node's own Timeout and Immediate (lib/internal/timers.js), a virtual one keeps the async
+  // context frame current when it was made; the driver runs its callback in that frame.
   class Timeout {
     constructor(deadline, seq, fn, ref) {
       this.kind = 'timeout';
@@ -67,6 +69,7 @@ const createScenario = (() => {
       this.fn = fn;
       this.ref = ref;
       this.active = true;
+      this.frame = currentFrame();
     }
   }
   class Immediate {
@@ -74,7 +77,39 @@ const createScenario = (() => {
       this.kind = 'immediate';
       this.fn = fn;
       this.active = true;
+      this.frame = currentFrame();
     }
+  }
+
+  // The async context frame (V8's continuation-preserved embedder data, which AsyncLocalStorage
+  // reads): internal/async_context_frame, present from Node 24 on.
+  function currentFrame() {
+    const { contextFrame } = getAsyncState();
+    return contextFrame === undefined ? undefined : contextFrame.current();
+  }
+  function exchangeFrame(frame) {
+    const { contextFrame } = getAsyncState();
+    return contextFrame === undefined ? undefined : contextFrame.exchange(frame);
+  }
+  function setFrame(frame) {
+    const { contextFrame } = getAsyncState();
+    if (contextFrame !== undefined) contextFrame.set(frame);
+  }
+
+  // The native-callback addon (harness/native/nodesem_callbacks.cc), loaded on first use from the
+  // path the node engine gives its workers in NODESEM_ADDON.
+  let addon;
+  function getAddon() {
+    if (addon === undefined) {
+      const path = process.env.NODESEM_ADDON;
+      if (typeof path !== 'string' || path === '') {
+        throw new Error('nodesem prelude: native callbacks need the nodesem_callbacks addon (NODESEM_ADDON is not set)');
+      }
+      const mod = { exports: {} };
+      process.dlopen(mod, path);
+      addon = mod.exports;
+    }
+    return addon;
   }
 
   function installProcessHandlers() {
@@ -393,6 +428,12 @@ const createScenario = (() => {
     // Set when a segment threw: like a module whose top level threw, no later segment runs; the
     // `run` items still let the loop run, as the Rust runtime's run_main does.
     let segmentsSkipped = false;
+    // The frame the main script's last part left current, for its next part (runTask).
+    let mainFrame;
+    // A native callback's virtual timer has asked the addon for its real libuv timer: the driver
+    // waits in real immediates until the callback has run (beginNativeWait).
+    let nativeAsked = false;
+    let nativeRan = false;
 
     // A `use module` scenario (started with $.startModule): its first part is the ES module's own
     // top-level code, evaluated by Node before the virtual loop begins. 'none' (a CommonJS
@@ -659,6 +700,28 @@ const createScenario = (() => {
       if (!realTimeouts.delete(entry)) return;
       clearTimeout(entry.real);
       releaseSlot(entry.slot);
+    }
+
+    // -- native callbacks --
+
+    // `native MS [resource] F`: a virtual timer due in MS whose callback asks the addon for a real
+    // 0 ms libuv timer, from which native code calls F through node::MakeCallback (or a
+    // node::AsyncResource's MakeCallback, the resource made now: the virtual timer runs in the
+    // frame of the `native` statement, so the resource keeps that frame). The driver then lets
+    // the real loop turn until F has run, in a real InternalCallbackScope with nothing of the
+    // scenario below it (beginNativeWait).
+    function nativeV(ms, fn, resource) {
+      if (typeof fn !== 'function') throw new TypeError('$.native(ms, fn, resource) expects a function');
+      const lib = getAddon();
+      const ran = function (...args) {
+        nativeRan = true;
+        return Reflect.apply(fn, this, args);
+      };
+      addTimer(ms, () => {
+        if (resource) lib.makeResourceCallbackAfter(0, ran);
+        else lib.makeCallbackAfter(0, ran);
+        nativeAsked = true;
+      }, true);
     }
 
     // -- garbage collection --
@@ -976,6 +1039,42 @@ const createScenario = (() => {
       finish();
     }
 
+    // The real loop turns (the driver's callback returns and goes on from a real immediate) until
+    // the native callback asked for has run: its libuv timer is due in the next timers phase, before
+    // the check phase of that immediate. Nothing else of the scenario runs meanwhile. Then the
+    // drain that the runtime's timers phase runs before its next callback (which a callback scope
+    // that failed did not run), and the loop goes on.
+    function beginNativeWait() {
+      nativeWaits = 0;
+      const running = realImmediate;
+      realImmediate = setImmediate(nativeHop);
+      suspendOwnClose(running);
+    }
+    let nativeWaits = 0;
+    function nativeHop() {
+      current = self;
+      if (!nativeRan) {
+        if (++nativeWaits > 1000) {
+          internalError = new Error('nodesem prelude: the native callback did not run');
+          finish();
+          return;
+        }
+        const running = realImmediate;
+        realImmediate = setImmediate(nativeHop);
+        suspendOwnClose(running);
+        return;
+      }
+      nativeRan = false;
+      try {
+        const drain = getRunNextTicks();
+        drainNow(drain);
+        if (!runLoop(drain)) return;
+      } catch (e) {
+        internalError = e;
+      }
+      finish();
+    }
+
     // Runs virtual macrotasks until the scenario is finished (returns true) or the loop suspends
     // at a poll phase (returns false; hop resumes it).
     function runLoop(drain) {
@@ -993,6 +1092,12 @@ const createScenario = (() => {
         }
         const segment = task.kind === 'segment';
         const threw = runTask(task);
+        if (nativeAsked) {
+          nativeAsked = false;
+          task = null;
+          beginNativeWait();
+          return false;
+        }
         // This frame stays live while later tasks run, and V8 scans a frame's registers whole:
         // it must not keep the task (its callback, its handle) that ran, which the Rust runtime's
         // Timer and Immediate objects, with no edges, do not keep (NODE_GC_FACTS.md §8).
@@ -1008,6 +1113,10 @@ const createScenario = (() => {
     // callback, its handle or the exception.
     function runTask(task) {
       lastTaskThrew = false;
+      // NODE: listOnTimeout and processImmediate (lib/internal/timers.js) exchange the handle's
+      // frame in around the callback, and set the prior one back in a `finally`. A part of the
+      // main script goes on in the frame the previous part left (a module after an `await`).
+      const prior = exchangeFrame(task.kind === 'segment' ? mainFrame : task.handle.frame);
       try {
         // Node calls a timer's or an immediate's callback on its handle.
         Reflect.apply(task.fn, task.handle, []);
@@ -1018,6 +1127,9 @@ const createScenario = (() => {
         if (task.kind === 'segment') segmentsSkipped = true;
         uncaught(e);
         return true;
+      } finally {
+        if (task.kind === 'segment') mainFrame = currentFrame();
+        setFrame(prior);
       }
     }
 
@@ -1210,6 +1322,7 @@ const createScenario = (() => {
 
     // The first part of a `use module` scenario reached its end without throwing.
     function evaluated() {
+      mainFrame = currentFrame();
       if (moduleState === 'evaluating') moduleState = 'evaluated';
     }
 
@@ -1227,6 +1340,8 @@ const createScenario = (() => {
       setImmediate: setImmediateV,
       clearImmediate: clearImmediateV,
       timeoutSignal,
+      native: nativeV,
+      get asyncHooks() { return process.getBuiltinModule('node:async_hooks'); },
       gc: gcV,
       registry,
       keep,

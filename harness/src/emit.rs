@@ -616,6 +616,56 @@ impl Emitter {
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),
 
+            // ---- async context (`$.asyncHooks` is `node:async_hooks`)
+            Op::NewAls { default } => match default {
+                Some(d) => format!(
+                    "new $.asyncHooks.AsyncLocalStorage({{ defaultValue: {} }})",
+                    expr(d)
+                ),
+                None => "new $.asyncHooks.AsyncLocalStorage()".to_string(),
+            },
+            Op::GetStore { als } => format!("{}.getStore()", expr(als)),
+            Op::EnterWith { als, value } => format!("{}.enterWith({})", expr(als), expr(value)),
+            Op::AlsRun { als, value, body } => format!(
+                "{}.run({}, {})",
+                expr(als),
+                expr(value),
+                self.callback(Param::None, body)
+            ),
+            Op::AlsExit { als, body } => {
+                format!("{}.exit({})", expr(als), self.callback(Param::None, body))
+            }
+            Op::DisableAls { als } => format!("{}.disable()", expr(als)),
+            Op::Bind { resource, function } => match resource {
+                Some(r) => format!("{}.bind({})", expr(r), expr(function)),
+                None => format!("$.asyncHooks.AsyncLocalStorage.bind({})", expr(function)),
+            },
+            Op::Snapshot => "$.asyncHooks.AsyncLocalStorage.snapshot()".to_string(),
+            Op::Call { function, args } => {
+                let args: Vec<String> = args.iter().map(expr).collect();
+                format!("{}({})", expr(function), args.join(", "))
+            }
+            Op::NewAsyncResource { kind } => {
+                format!("new $.asyncHooks.AsyncResource({})", expr(kind))
+            }
+            Op::RunInAsyncScope { resource, body } => format!(
+                "{}.runInAsyncScope({})",
+                expr(resource),
+                self.callback(Param::None, body)
+            ),
+            Op::EmitDestroy { resource } => format!("{}.emitDestroy()", expr(resource)),
+            Op::NativeCallback {
+                ms,
+                resource,
+                callback,
+            } => {
+                let callback = match callback {
+                    Callback::Value(value) => expr(value),
+                    Callback::Inline(block) => self.callback(Param::None, block),
+                };
+                format!("$.native({ms}, {callback}, {resource})")
+            }
+
             // ---- EventEmitter
             Op::NewEmitter => "new events.EventEmitter()".to_string(),
             Op::EmitterAdd {

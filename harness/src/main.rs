@@ -49,6 +49,13 @@ enum FamilyArg {
     StreamsGc,
     /// The abort family with EventEmitters, their listeners and emits.
     Emitter,
+    /// The abort family with AsyncLocalStorages, AsyncResources, native
+    /// callbacks and store observations in its callbacks.
+    Async,
+    /// The async family without native callbacks through an AsyncResource,
+    /// which Node 26.12.1 runs without the resource's frame (a known bug,
+    /// listed in deviations.toml): for checks against that Node.
+    AsyncNode26,
 }
 
 impl From<FamilyArg> for nodesem_lang::gen::Family {
@@ -59,6 +66,8 @@ impl From<FamilyArg> for nodesem_lang::gen::Family {
             FamilyArg::Gc => nodesem_lang::gen::Family::Gc,
             FamilyArg::StreamsGc => nodesem_lang::gen::Family::StreamsGc,
             FamilyArg::Emitter => nodesem_lang::gen::Family::Emitter,
+            FamilyArg::Async => nodesem_lang::gen::Family::Async,
+            FamilyArg::AsyncNode26 => nodesem_lang::gen::Family::AsyncNode26,
         }
     }
 }

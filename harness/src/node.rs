@@ -140,6 +140,24 @@ pub struct JsBody {
     pub module: bool,
 }
 
+/// Whether a statement list makes a native callback (`native MS ...`),
+/// in any block.
+fn uses_native_callbacks(stmts: &[nodesem_lang::Stmt]) -> bool {
+    use nodesem_lang::{Op, Stmt};
+    stmts.iter().any(|stmt| {
+        matches!(
+            stmt,
+            Stmt::Let {
+                op: Op::NativeCallback { .. },
+                ..
+            } | Stmt::Do(Op::NativeCallback { .. })
+        ) || stmt
+            .blocks()
+            .iter()
+            .any(|block| uses_native_callbacks(block.body()))
+    })
+}
+
 impl JsBody {
     /// The body of a scenario, of the kind its main script is.
     pub fn of(scenario: &Scenario) -> JsBody {
@@ -355,6 +373,12 @@ pub struct NodeEngine {
     workers: usize,
     /// Workers left running (and settled) by earlier batches.
     idle: Mutex<Vec<Server>>,
+    /// The headers to build the native-callback addon against, for a Node
+    /// whose package has none (`NODESEM_NODE_HEADERS`).
+    headers: Option<PathBuf>,
+    /// The native-callback addon for this binary ([`crate::native`]), built
+    /// or found when the first worker starts; the reason when it cannot be.
+    addon: OnceLock<Result<PathBuf, String>>,
 }
 
 /// What the threads of one batch share.
@@ -405,7 +429,68 @@ impl NodeEngine {
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             workers,
             idle: Mutex::new(Vec::new()),
+            headers: std::env::var_os("NODESEM_NODE_HEADERS")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
+            addon: OnceLock::new(),
         }
+    }
+
+    /// The native-callback addon for this binary: built once against its
+    /// package's headers (or `NODESEM_NODE_HEADERS`) and cached beside it.
+    fn addon(&self) -> Result<&Path, &str> {
+        self.addon
+            .get_or_init(|| {
+                crate::native::addon_for(&self.node, self.headers.as_deref())
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map(PathBuf::as_path)
+            .map_err(String::as_str)
+    }
+
+    /// The bodies of `scenarios`, or, for one that makes native callbacks
+    /// where the addon cannot be built, the error that says why. Nothing
+    /// stands in for the addon.
+    fn bodies_of(&self, scenarios: &[Scenario]) -> Vec<Result<JsBody, EngineError>> {
+        scenarios
+            .iter()
+            .map(|scenario| {
+                if uses_native_callbacks(&scenario.body) {
+                    if let Err(why) = self.addon() {
+                        return Err(EngineError::Failed(format!(
+                            "native-callback scenarios cannot run on {}: {why}",
+                            self.node.display()
+                        )));
+                    }
+                }
+                Ok(JsBody::of(scenario))
+            })
+            .collect()
+    }
+
+    /// [`NodeEngine::run_bodies`] of [`NodeEngine::bodies_of`].
+    fn run_scenarios(
+        &self,
+        scenarios: &[Scenario],
+        config: &RunConfig,
+    ) -> Vec<Result<Log, EngineError>> {
+        let bodies = self.bodies_of(scenarios);
+        let runnable: Vec<JsBody> = bodies
+            .iter()
+            .filter_map(|b| b.as_ref().ok())
+            .cloned()
+            .collect();
+        let mut ran = self.run_bodies(&runnable, config).into_iter();
+        bodies
+            .into_iter()
+            .map(|body| match body {
+                Ok(_) => ran
+                    .next()
+                    .unwrap_or_else(|| Err(EngineError::Failed("no result".into()))),
+                Err(e) => Err(e),
+            })
+            .collect()
     }
 
     /// Starts the binary with `options` too (such as
@@ -657,7 +742,10 @@ impl NodeEngine {
             if let Some(message) = batch.gave_up.get() {
                 return Err(EngineError::Failed(message.clone()));
             }
-            match Server::start(&self.node, &self.options, self.startup_timeout) {
+            // A worker knows where the addon is, when there is one (the
+            // prelude loads it for the first native callback).
+            let addon = self.addon().ok();
+            match Server::start(&self.node, &self.options, self.startup_timeout, addon) {
                 Ok(mut server) => {
                     batch.failed_starts.store(0, Ordering::SeqCst);
                     server.for_modules = for_modules;
@@ -712,7 +800,7 @@ impl Engine for NodeEngine {
     }
 
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
-        self.run_bodies(&[JsBody::of(scenario)], config)
+        self.run_scenarios(std::slice::from_ref(scenario), config)
             .pop()
             .unwrap_or_else(|| Err(EngineError::Failed("no result".into())))
     }
@@ -722,8 +810,7 @@ impl Engine for NodeEngine {
         scenarios: &[Scenario],
         config: &RunConfig,
     ) -> Vec<Result<Log, EngineError>> {
-        let bodies: Vec<JsBody> = scenarios.iter().map(JsBody::of).collect();
-        self.run_bodies(&bodies, config)
+        self.run_scenarios(scenarios, config)
     }
 }
 
@@ -843,8 +930,17 @@ struct Server {
 impl Server {
     /// Starts a worker and waits (at most `startup_timeout`) for it to say
     /// it is ready. The error names the binary.
-    fn start(node: &Path, options: &[String], startup_timeout: Duration) -> Result<Server, String> {
+    fn start(
+        node: &Path,
+        options: &[String],
+        startup_timeout: Duration,
+        addon: Option<&Path>,
+    ) -> Result<Server, String> {
         let mut command = Command::new(node);
+        match addon {
+            Some(addon) => command.env("NODESEM_ADDON", addon),
+            None => command.env_remove("NODESEM_ADDON"),
+        };
         command
             .args(NODE_FLAGS)
             .args(options)

@@ -477,6 +477,9 @@ pub(crate) fn trace(rt: &Runtime<Impl>, obj: ObjectId, edges: &mut Vec<Value>) {
             }
         }
         Slot::Emitter(e) => crate::emitter::trace(rt, e, edges),
+        slot @ (Slot::Storage(_) | Slot::Frame(_) | Slot::Resource(_)) => {
+            crate::async_context::trace(rt, slot, edges)
+        }
         // A once wrapper is a function: the runtime traces its captures.
         Slot::None | Slot::OnceWrapper(_) => {}
         slot => trace_stream(rt, slot, edges),
@@ -508,6 +511,9 @@ fn is_stream_slot(slot: Slot) -> bool {
             | Slot::Remover(_)
             | Slot::Emitter(_)
             | Slot::OnceWrapper(_)
+            | Slot::Storage(_)
+            | Slot::Frame(_)
+            | Slot::Resource(_)
     )
 }
 

@@ -35,6 +35,7 @@
 //! I/O, reads no clock and spawns no thread.
 
 mod abort;
+mod async_context;
 mod emitter;
 mod event;
 mod event_target;
@@ -133,6 +134,12 @@ pub(crate) enum Slot {
     /// A once wrapper function (`emitter`): the id of the listener it
     /// wraps, its `.listener`.
     OnceWrapper(u32),
+    /// An AsyncLocalStorage (`async_context`).
+    Storage(u32),
+    /// An async context frame, never handed to a script.
+    Frame(u32),
+    /// An AsyncResource.
+    Resource(u32),
 }
 
 /// The library state of one scenario: the optimized implementation.
@@ -178,6 +185,8 @@ pub struct Impl {
     /// The listener arrays running emitter code walks (an emit's
     /// `handler`, `removeAllListeners`' LIFO walk): roots while it runs.
     held_arrays: Vec<emitter::ListenerArray>,
+    /// AsyncLocalStorages, frames and AsyncResources.
+    async_context: async_context::AsyncContext,
 }
 
 impl Impl {
@@ -313,6 +322,7 @@ impl Library for Impl {
             pipes: Vec::new(),
             emitters: Vec::new(),
             held_arrays: Vec::new(),
+            async_context: async_context::AsyncContext::default(),
         }
     }
 
@@ -338,6 +348,7 @@ impl Library for Impl {
             pipes,
             emitters,
             held_arrays,
+            async_context,
         } = self;
         *mutant = None;
         slots.clear();
@@ -359,6 +370,7 @@ impl Library for Impl {
         pipes.clear();
         emitters.clear();
         held_arrays.clear();
+        async_context.clear();
     }
 
     fn new_abort_controller(rt: &mut Rt) -> Completion {
@@ -403,6 +415,58 @@ impl Library for Impl {
 
     fn get_max_listeners(rt: &mut Rt, target: Value) -> Completion {
         event_target::op_get_max_listeners(rt, &target)
+    }
+
+    fn new_async_local_storage(rt: &mut Rt, default: Option<Value>) -> Completion {
+        async_context::new_storage(rt, default)
+    }
+
+    fn als_get_store(rt: &mut Rt, als: Value) -> Completion {
+        async_context::get_store(rt, als)
+    }
+
+    fn als_enter_with(rt: &mut Rt, als: Value, store: Value) -> Completion {
+        async_context::enter_with(rt, als, store)
+    }
+
+    fn als_run(rt: &mut Rt, als: Value, store: Value, f: ObjectId) -> Completion {
+        async_context::run(rt, als, store, f)
+    }
+
+    fn als_exit(rt: &mut Rt, als: Value, f: ObjectId) -> Completion {
+        async_context::exit(rt, als, f)
+    }
+
+    fn als_disable(rt: &mut Rt, als: Value) -> Completion {
+        async_context::disable(rt, als)
+    }
+
+    fn als_bind(rt: &mut Rt, f: Value) -> Completion {
+        async_context::storage_bind(rt, f)
+    }
+
+    fn als_snapshot(rt: &mut Rt) -> Completion {
+        async_context::snapshot(rt)
+    }
+
+    fn new_async_resource(rt: &mut Rt, kind: Value) -> Completion {
+        async_context::new_resource(rt, kind)
+    }
+
+    fn async_resource_run(rt: &mut Rt, resource: Value, f: ObjectId) -> Completion {
+        async_context::run_in_async_scope(rt, resource, f)
+    }
+
+    fn async_resource_bind(rt: &mut Rt, resource: Value, f: Value) -> Completion {
+        async_context::resource_bind(rt, resource, f)
+    }
+
+    fn async_resource_emit_destroy(rt: &mut Rt, resource: Value) -> Completion {
+        async_context::emit_destroy(rt, resource)
+    }
+
+    fn make_callback(rt: &mut Rt, f: ObjectId, recv: Value, resource_frame: Option<Value>) {
+        async_context::make_callback(rt, f, recv, resource_frame)
     }
 
     fn new_event_emitter(rt: &mut Rt) -> Completion {
@@ -906,6 +970,9 @@ impl Library for Impl {
             Slot::ByobReader(_) => HostClass::ReadableStreamBYOBReader,
             Slot::ByobRequest(_) => HostClass::ReadableStreamBYOBRequest,
             Slot::Emitter(_) => HostClass::EventEmitter,
+            Slot::Storage(_) => HostClass::AsyncLocalStorage,
+            Slot::Frame(_) => HostClass::AsyncContextFrame,
+            Slot::Resource(_) => HostClass::AsyncResource,
             Slot::Disposable(_)
             | Slot::OnceWrapper(_)
             | Slot::Remover(_)

@@ -235,11 +235,23 @@ pub enum Mutant {
     /// Observable: a third listener with a maximum of 1 logs a second
     /// MaxListenersExceededWarning (Node: one per name).
     WarningEveryListener,
+    /// `async_context.rs`, `make_callback`: `AsyncResource::MakeCallback`
+    /// as Node 26.12.1 has it: the resource's saved frame is entered
+    /// around a callback scope that then runs the callback in no frame
+    /// (the bug at the end of `seeds/callback-scope-env-lookups.txt`).
+    /// Observable: `getStore` inside `native MS resource {` made in an
+    /// `alsRun` reads the default value, not the store.
+    ResourceCallbackLosesStore,
+    /// `async_context.rs`, `make_callback`: the outermost callback scope's
+    /// close runs the microtask checkpoint before the ticks even when ticks
+    /// are queued. Observable: a native callback that queues a tick and
+    /// then a microtask logs the microtask first (Node: the tick).
+    CallbackScopeMicrotasksFirst,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 33] = [
+    pub const ALL: [Mutant; 35] = [
         Mutant::DependantsAbortedLate,
         Mutant::SignalRemovalIgnoresCapture,
         Mutant::AbortTwice,
@@ -273,6 +285,8 @@ impl Mutant {
         Mutant::OnceWrapperInRemoveEvent,
         Mutant::EmitLiveArray,
         Mutant::WarningEveryListener,
+        Mutant::ResourceCallbackLosesStore,
+        Mutant::CallbackScopeMicrotasksFirst,
     ];
 
     /// The mutant's name as engine names spell it (`impl+<name>`).
@@ -311,6 +325,8 @@ impl Mutant {
             Mutant::OnceWrapperInRemoveEvent => "once-wrapper-in-remove-event",
             Mutant::EmitLiveArray => "emit-live-array",
             Mutant::WarningEveryListener => "warning-every-listener",
+            Mutant::ResourceCallbackLosesStore => "resource-callback-loses-store",
+            Mutant::CallbackScopeMicrotasksFirst => "callback-scope-microtasks-first",
         }
     }
 
@@ -337,6 +353,9 @@ impl Mutant {
             | Mutant::OnceWrapperInRemoveEvent
             | Mutant::EmitLiveArray
             | Mutant::WarningEveryListener => nodesem_lang::gen::Family::Emitter,
+            Mutant::ResourceCallbackLosesStore | Mutant::CallbackScopeMicrotasksFirst => {
+                nodesem_lang::gen::Family::Async
+            }
             _ => nodesem_lang::gen::Family::Abort,
         }
     }

@@ -442,6 +442,26 @@ fn byte_tee_no_clone() {
 }
 
 #[test]
+fn resource_callback_loses_store() {
+    exposes(
+        Mutant::ResourceCallbackLosesStore,
+        "a_resource_callback_keeps_the_store.scn",
+        &["store kept"],
+        &["store lost"], // mutant (and Node 26.12.1): the callback runs in no frame
+    );
+}
+
+#[test]
+fn callback_scope_microtasks_first() {
+    exposes(
+        Mutant::CallbackScopeMicrotasksFirst,
+        "a_callback_scope_runs_ticks_before_microtasks.scn",
+        &["tick", "microtask"],
+        &["microtask", "tick"], // mutant: the checkpoint before the queued tick
+    );
+}
+
+#[test]
 fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
     let tested = [
         "dependants-aborted-late",
@@ -477,6 +497,8 @@ fn every_mutant_has_a_test_above_and_a_name_that_parses_back() {
         "once-wrapper-in-remove-event",
         "emit-live-array",
         "warning-every-listener",
+        "resource-callback-loses-store",
+        "callback-scope-microtasks-first",
     ];
     let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
     assert_eq!(names, tested);

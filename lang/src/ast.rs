@@ -606,6 +606,96 @@ pub enum Op {
         raw: bool,
     },
 
+    // ---- async context -----------------------------------------------
+    /// `als [default V]`: `new AsyncLocalStorage()`, or with
+    /// `{ defaultValue: V }`.
+    NewAls {
+        /// The default value `getStore` returns outside a store.
+        default: Option<Expr>,
+    },
+    /// `getStore A`: `A.getStore()`.
+    GetStore {
+        /// The AsyncLocalStorage.
+        als: Expr,
+    },
+    /// `enterWith A V`: `A.enterWith(V)`.
+    EnterWith {
+        /// The AsyncLocalStorage.
+        als: Expr,
+        /// The store.
+        value: Expr,
+    },
+    /// `alsRun A V {`: `A.run(V, () => { ... })`, the callback's value.
+    AlsRun {
+        /// The AsyncLocalStorage.
+        als: Expr,
+        /// The store.
+        value: Expr,
+        /// The callback, called at once.
+        body: Block,
+    },
+    /// `alsExit A {`: `A.exit(() => { ... })`, the callback's value.
+    AlsExit {
+        /// The AsyncLocalStorage.
+        als: Expr,
+        /// The callback, called at once.
+        body: Block,
+    },
+    /// `disable A`: `A.disable()`.
+    DisableAls {
+        /// The AsyncLocalStorage.
+        als: Expr,
+    },
+    /// `bind F`: `AsyncLocalStorage.bind(F)`; `bind R F`: `R.bind(F)` on an
+    /// AsyncResource. A function.
+    Bind {
+        /// The AsyncResource, for `R.bind`.
+        resource: Option<Expr>,
+        /// The function bound.
+        function: Expr,
+    },
+    /// `snapshot`: `AsyncLocalStorage.snapshot()`, a function that calls
+    /// its first argument with the rest, in the frame of now.
+    Snapshot,
+    /// `call F [ARG ...]`: `F(ARG, ...)`, its value.
+    Call {
+        /// The function.
+        function: Expr,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// `asyncResource TYPE`: `new AsyncResource(TYPE)`.
+    NewAsyncResource {
+        /// The resource's type, a string.
+        kind: Expr,
+    },
+    /// `runInAsyncScope R {`: `R.runInAsyncScope(() => { ... })`, the
+    /// callback's value.
+    RunInAsyncScope {
+        /// The AsyncResource.
+        resource: Expr,
+        /// The callback, called at once.
+        body: Block,
+    },
+    /// `emitDestroy R`: `R.emitDestroy()`, which returns R.
+    EmitDestroy {
+        /// The AsyncResource.
+        resource: Expr,
+    },
+    /// `native MS [resource] F` / `native MS [resource] {`: a native
+    /// callback into JavaScript from a libuv timer due in MS: the addon's
+    /// `makeCallbackAfter(MS, F)` (node::MakeCallback without an async
+    /// context frame) or, with `resource`, `makeResourceCallbackAfter(MS,
+    /// F)` (a node::AsyncResource made now, which keeps the frame of now).
+    NativeCallback {
+        /// The delay, in ms.
+        ms: u32,
+        /// Through a node::AsyncResource.
+        resource: bool,
+        /// The callback.
+        callback: Callback,
+    },
+
     // ---- dispatch ----------------------------------------------------
     /// `target`: `new EventTarget()`.
     NewTarget,
@@ -1804,6 +1894,13 @@ macro_rules! stmt_blocks {
                 listener: Callback::Inline(b),
                 ..
             }
+            | Op::NativeCallback {
+                callback: Callback::Inline(b),
+                ..
+            }
+            | Op::AlsRun { body: b, .. }
+            | Op::AlsExit { body: b, .. }
+            | Op::RunInAsyncScope { body: b, .. }
             | Op::Function(b)
             | Op::AsyncFunction(b)
             | Op::Async(b)
@@ -1951,6 +2048,15 @@ macro_rules! op_exprs {
             }
             Op::EventNames { emitter } => vec![emitter],
             Op::EmitterListeners { emitter, name, .. } => vec![emitter, name],
+            Op::NewAls { default } => std::iter::empty().chain(default).collect(),
+            Op::GetStore { als } | Op::DisableAls { als } | Op::AlsExit { als, .. } => vec![als],
+            Op::EnterWith { als, value } | Op::AlsRun { als, value, .. } => vec![als, value],
+            Op::Bind { resource, function } => std::iter::empty().chain(resource).chain(std::iter::once(function)).collect(),
+            Op::Snapshot => Vec::new(),
+            Op::Call { function, args } => std::iter::once(function).chain(args).collect(),
+            Op::NewAsyncResource { kind } => vec![kind],
+            Op::RunInAsyncScope { resource, .. } | Op::EmitDestroy { resource } => vec![resource],
+            Op::NativeCallback { callback: c, .. } => callback(c).into_iter().collect(),
             Op::NewController
             | Op::NewEmitter
             | Op::SignalTimeout { .. }

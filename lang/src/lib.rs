@@ -278,6 +278,30 @@
 //! | `eventNames E` | `E.eventNames()` |
 //! | `listeners E NAME` / `rawListeners E NAME` | `E.listeners(NAME)` / `E.rawListeners(NAME)` (the `once` wrappers) |
 //!
+//! Async context (`node:async_hooks`). Every tick, microtask, promise
+//! reaction (made by `then` or `await`), timer, interval, immediate and
+//! `timeout` signal's timer runs in the async context frame that was
+//! current when it was made; EventTarget and EventEmitter listeners run in
+//! the frame of the code that dispatches or emits; the main script goes on
+//! after a `run` in the frame it left:
+//!
+//! | operation | JavaScript |
+//! |---|---|
+//! | `als [default V]` | `new AsyncLocalStorage()`, or `new AsyncLocalStorage({ defaultValue: V })` |
+//! | `getStore A` | `A.getStore()` |
+//! | `enterWith A V` | `A.enterWith(V)` |
+//! | `alsRun A V {` | `A.run(V, () => {...})`: the callback's value (its `this` is `null`, as Node calls it) |
+//! | `alsExit A {` | `A.exit(() => {...})` |
+//! | `disable A` | `A.disable()`: deletes A's entry from the current frame object, which the tasks queued in that frame share |
+//! | `bind F` | `AsyncLocalStorage.bind(F)`: a function that calls F in the frame of now |
+//! | `snapshot` | `AsyncLocalStorage.snapshot()`: a function that calls its first argument with the others, in the frame of now |
+//! | `call F [ARG ...]` | `F(ARG, ...)`: F's value |
+//! | `asyncResource TYPE` | `new AsyncResource(TYPE)`: it keeps the frame of now |
+//! | `runInAsyncScope R {` | `R.runInAsyncScope(() => {...})`: the callback's value |
+//! | `bind R F` | `R.bind(F)` |
+//! | `emitDestroy R` | `R.emitDestroy()`, which returns R |
+//! | `native MS [resource] {` / `native MS [resource] F` | a native call into JavaScript: a libuv timer due in MS (taking its turn among the timers as a `setTimeout MS` made now would) calls the callback through `node::MakeCallback`, with no async context frame, or with `resource` through a `node::AsyncResource` made now, in the frame it saved; the callback scope's close drains the ticks, then the microtasks. The Node engine calls the real functions from a small addon built against the Node binary's headers (`harness/native/`) |
+//!
 //! NAME is any value: a string or a symbol names an event. `setMaxListeners
 //! N E` and `getMaxListeners E` (above) work on emitters as
 //! `events.setMaxListeners` and `events.getMaxListeners` do; an emitter
@@ -456,6 +480,7 @@
 pub mod ast;
 pub mod engine;
 pub mod gen;
+pub mod gen_async;
 pub mod gen_emitter;
 pub mod gen_gc;
 pub mod gen_streams;

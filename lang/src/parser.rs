@@ -140,6 +140,10 @@ pub enum Kind {
     WeakRef,
     /// A FinalizationRegistry.
     Registry,
+    /// An AsyncLocalStorage.
+    Als,
+    /// An AsyncResource.
+    AsyncResource,
     /// Any other value, or one whose kind is not known statically.
     Value,
 }
@@ -177,6 +181,8 @@ impl Kind {
             Kind::ByobReader => "a ReadableStreamBYOBReader",
             Kind::WeakRef => "a WeakRef",
             Kind::Registry => "a FinalizationRegistry",
+            Kind::Als => "an AsyncLocalStorage",
+            Kind::AsyncResource => "an AsyncResource",
             Kind::Value => "a plain value",
         }
     }
@@ -378,6 +384,19 @@ pub const KEYWORDS: &[&str] = &[
     "prependOnceListener",
     "removeListener",
     "removeAllListeners",
+    "als",
+    "getStore",
+    "enterWith",
+    "alsRun",
+    "alsExit",
+    "disable",
+    "bind",
+    "snapshot",
+    "call",
+    "asyncResource",
+    "runInAsyncScope",
+    "emitDestroy",
+    "native",
     "emit",
     "listenerCount",
     "eventNames",
@@ -1646,6 +1665,9 @@ impl<'a> Parser<'a> {
                 Ok((Op::SetInterval { ms, body }, Kind::Timer))
             }
             "setImmediate" => self.set_immediate_op(line),
+            "alsRun" | "alsExit" | "runInAsyncScope" | "native" => {
+                self.async_context_block_op(&word, line)
+            }
             "readable" => self.readable_op(line),
             "writable" => self.writable_op(line),
             "transform" => self.transform_op(line),
@@ -1935,6 +1957,81 @@ impl<'a> Parser<'a> {
             }
             "target" => (Op::NewTarget, Kind::Target),
             "emitter" => (Op::NewEmitter, Kind::Emitter),
+            "als" => {
+                let default = if line.peek_word() == Some("default") {
+                    line.bump();
+                    Some(self.expr(line)?.0)
+                } else {
+                    None
+                };
+                (Op::NewAls { default }, Kind::Als)
+            }
+            "getStore" => (
+                Op::GetStore {
+                    als: self.expr_of(line, Kind::Als)?,
+                },
+                Kind::Value,
+            ),
+            "enterWith" => {
+                let als = self.expr_of(line, Kind::Als)?;
+                let value = self.expr(line)?.0;
+                (Op::EnterWith { als, value }, Kind::Value)
+            }
+            "disable" => (
+                Op::DisableAls {
+                    als: self.expr_of(line, Kind::Als)?,
+                },
+                Kind::Value,
+            ),
+            "bind" => {
+                let (first, kind) =
+                    self.expr_of_kinds_with(line, &[Kind::AsyncResource, Kind::Function])?;
+                if kind == Kind::AsyncResource {
+                    let function = self.expr_of(line, Kind::Function)?;
+                    (
+                        Op::Bind {
+                            resource: Some(first),
+                            function,
+                        },
+                        Kind::Function,
+                    )
+                } else {
+                    (
+                        Op::Bind {
+                            resource: None,
+                            function: first,
+                        },
+                        Kind::Function,
+                    )
+                }
+            }
+            "snapshot" => (Op::Snapshot, Kind::Function),
+            "call" => {
+                let function = self.expr_of(line, Kind::Function)?;
+                let mut args = Vec::new();
+                while !line.at_end() {
+                    if args.len() == MAX_LIST {
+                        return Err(self.expected(
+                            line,
+                            &format!("the end of the line (at most {MAX_LIST} arguments)"),
+                        ));
+                    }
+                    args.push(self.expr(line)?.0);
+                }
+                (Op::Call { function, args }, Kind::Value)
+            }
+            "asyncResource" => (
+                Op::NewAsyncResource {
+                    kind: self.expr(line)?.0,
+                },
+                Kind::AsyncResource,
+            ),
+            "emitDestroy" => (
+                Op::EmitDestroy {
+                    resource: self.expr_of(line, Kind::AsyncResource)?,
+                },
+                Kind::AsyncResource,
+            ),
             "removeListener" => {
                 let emitter = self.expr_of(line, Kind::Emitter)?;
                 let name = self.expr(line)?.0;
@@ -2482,6 +2579,44 @@ impl<'a> Parser<'a> {
         let body = self.block(line, BlockKind::Plain)?;
         self.no_else(line)?;
         Ok((Op::SetTimeout { ms, body }, Kind::Timer))
+    }
+
+    /// `alsRun A V {`, `alsExit A {`, `runInAsyncScope R {` and `native MS
+    /// [resource] F` (or `{`), after the keyword.
+    fn async_context_block_op(&mut self, word: &str, line: &mut Line) -> PResult<(Op, Kind)> {
+        let op = match word {
+            "alsRun" => {
+                let als = self.expr_of(line, Kind::Als)?;
+                let value = self.expr(line)?.0;
+                let body = self.block(line, BlockKind::Plain)?;
+                Op::AlsRun { als, value, body }
+            }
+            "alsExit" => {
+                let als = self.expr_of(line, Kind::Als)?;
+                let body = self.block(line, BlockKind::Plain)?;
+                Op::AlsExit { als, body }
+            }
+            "runInAsyncScope" => {
+                let resource = self.expr_of(line, Kind::AsyncResource)?;
+                let body = self.block(line, BlockKind::Plain)?;
+                Op::RunInAsyncScope { resource, body }
+            }
+            _ => {
+                let ms = self.ms(line)?;
+                let resource = line.peek_word() == Some("resource");
+                if resource {
+                    line.bump();
+                }
+                let callback = self.callback(line, BlockKind::Plain)?;
+                Op::NativeCallback {
+                    ms,
+                    resource,
+                    callback,
+                }
+            }
+        };
+        self.no_else(line)?;
+        Ok((op, Kind::Value))
     }
 
     /// `setImmediate {`, after the keyword.

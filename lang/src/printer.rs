@@ -317,6 +317,76 @@ impl Printer {
                     }
                 }
             }
+            Op::NewAls { default } => {
+                self.out.push_str("als");
+                if let Some(d) = default {
+                    self.word("default");
+                    self.expr(d);
+                }
+            }
+            Op::GetStore { als } => {
+                self.out.push_str("getStore");
+                self.expr(als);
+            }
+            Op::EnterWith { als, value } => {
+                self.out.push_str("enterWith");
+                self.expr(als);
+                self.expr(value);
+            }
+            Op::AlsRun { als, value, body } => {
+                self.out.push_str("alsRun");
+                self.expr(als);
+                self.expr(value);
+                self.block(body);
+            }
+            Op::AlsExit { als, body } => {
+                self.out.push_str("alsExit");
+                self.expr(als);
+                self.block(body);
+            }
+            Op::DisableAls { als } => {
+                self.out.push_str("disable");
+                self.expr(als);
+            }
+            Op::Bind { resource, function } => {
+                self.out.push_str("bind");
+                if let Some(r) = resource {
+                    self.expr(r);
+                }
+                self.expr(function);
+            }
+            Op::Snapshot => self.out.push_str("snapshot"),
+            Op::Call { function, args } => {
+                self.out.push_str("call");
+                self.expr(function);
+                for arg in args {
+                    self.expr(arg);
+                }
+            }
+            Op::NewAsyncResource { kind } => {
+                self.out.push_str("asyncResource");
+                self.expr(kind);
+            }
+            Op::RunInAsyncScope { resource, body } => {
+                self.out.push_str("runInAsyncScope");
+                self.expr(resource);
+                self.block(body);
+            }
+            Op::EmitDestroy { resource } => {
+                self.out.push_str("emitDestroy");
+                self.expr(resource);
+            }
+            Op::NativeCallback {
+                ms,
+                resource,
+                callback,
+            } => {
+                let _ = write!(self.out, "native {ms}");
+                if *resource {
+                    self.word("resource");
+                }
+                self.callback(callback);
+            }
             Op::NewEmitter => self.out.push_str("emitter"),
             Op::EmitterAdd {
                 emitter,

@@ -267,6 +267,7 @@ pub(crate) fn dependant_count(rt: &mut Runtime<Model>, signal: Value) -> Complet
 /// targets not).
 pub(crate) fn trace(rt: &Runtime<Model>, obj: ObjectId, edges: &mut Vec<Value>) {
     let lib = &rt.lib;
+    lib.async_context.trace(obj, edges);
     // AbortController: `#signal` (l.567).
     if let Some(signal) = lib.controllers.get(&obj) {
         edges.push(Value::Object(*signal));
@@ -399,6 +400,7 @@ pub(crate) fn collected(rt: &mut Runtime<Model>, dead: &[ObjectId]) {
             lib.pipes.remove(id);
             lib.emitters.remove(id);
             lib.once_wrappers.remove(id);
+            lib.async_context.forget(id);
         }
     }
     check_no_strong_reference_to(rt, &dead_set);
@@ -419,6 +421,7 @@ fn check_no_strong_reference_to(rt: &Runtime<Model>, dead: &HashSet<ObjectId>) {
     objects.extend(rt.lib.transform.ids());
     objects.extend(rt.lib.pipes.ids());
     objects.extend(rt.lib.emitters.ids());
+    objects.extend(rt.lib.async_context.ids());
     for obj in objects {
         let mut edges = Vec::new();
         trace(rt, obj, &mut edges);

@@ -56,6 +56,7 @@
 
 pub mod abort;
 pub mod abort_listener;
+pub mod async_context;
 pub mod byte_streams;
 pub mod emitter;
 pub mod event;
@@ -122,6 +123,8 @@ pub struct Model {
     /// Node's listener arrays that running emits and `removeAllListeners`
     /// loops hold ([`emitter::ListArrays`]).
     list_arrays: emitter::ListArrays,
+    /// AsyncLocalStorages, async context frames and AsyncResources.
+    async_context: async_context::AsyncContext,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -183,6 +186,7 @@ impl Library for Model {
             emitters,
             once_wrappers,
             list_arrays,
+            async_context,
         } = self;
         controllers.clear();
         targets.clear();
@@ -201,6 +205,7 @@ impl Library for Model {
         emitters.clear();
         once_wrappers.clear();
         *list_arrays = emitter::ListArrays::default();
+        async_context.clear();
     }
 
     // ---- abort ----
@@ -351,6 +356,65 @@ impl Library for Model {
     // ---- dispatch ----
 
     // ---- EventEmitter ----
+
+    // ---- async context ----
+
+    fn new_async_local_storage(rt: &mut Runtime<Self>, default: Option<Value>) -> Completion {
+        async_context::new_storage(rt, default)
+    }
+
+    fn als_get_store(rt: &mut Runtime<Self>, als: Value) -> Completion {
+        async_context::get_store(rt, als)
+    }
+
+    fn als_enter_with(rt: &mut Runtime<Self>, als: Value, store: Value) -> Completion {
+        async_context::enter_with(rt, als, store)
+    }
+
+    fn als_run(rt: &mut Runtime<Self>, als: Value, store: Value, f: ObjectId) -> Completion {
+        async_context::run(rt, als, store, f)
+    }
+
+    fn als_exit(rt: &mut Runtime<Self>, als: Value, f: ObjectId) -> Completion {
+        async_context::exit(rt, als, f)
+    }
+
+    fn als_disable(rt: &mut Runtime<Self>, als: Value) -> Completion {
+        async_context::disable(rt, als)
+    }
+
+    fn als_bind(rt: &mut Runtime<Self>, f: Value) -> Completion {
+        async_context::storage_bind(rt, f)
+    }
+
+    fn als_snapshot(rt: &mut Runtime<Self>) -> Completion {
+        async_context::snapshot(rt)
+    }
+
+    fn new_async_resource(rt: &mut Runtime<Self>, kind: Value) -> Completion {
+        async_context::new_resource(rt, kind)
+    }
+
+    fn async_resource_run(rt: &mut Runtime<Self>, resource: Value, f: ObjectId) -> Completion {
+        async_context::run_in_async_scope(rt, resource, f, Value::Undefined, &[])
+    }
+
+    fn async_resource_bind(rt: &mut Runtime<Self>, resource: Value, f: Value) -> Completion {
+        async_context::bind_method(rt, resource, f)
+    }
+
+    fn async_resource_emit_destroy(rt: &mut Runtime<Self>, resource: Value) -> Completion {
+        async_context::emit_destroy(rt, resource)
+    }
+
+    fn make_callback(
+        rt: &mut Runtime<Self>,
+        f: ObjectId,
+        recv: Value,
+        resource_frame: Option<Value>,
+    ) {
+        async_context::make_callback(rt, f, recv, resource_frame)
+    }
 
     fn new_event_emitter(rt: &mut Runtime<Self>) -> Completion {
         Ok(emitter::new_event_emitter(rt))
@@ -822,6 +886,8 @@ impl Library for Model {
             HostClass::EventTarget
         } else if m.emitters.contains_key(&obj) {
             HostClass::EventEmitter
+        } else if let Some(class) = m.async_context.host_class(obj) {
+            class
         } else if let Some(e) = m.events.get(&obj) {
             // Only a CustomEvent has a detail (null when none was given).
             if e.detail.is_some() {

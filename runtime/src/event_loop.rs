@@ -72,8 +72,13 @@ impl<L: Library> Runtime<L> {
     // ---- scheduling -----------------------------------------------------
 
     /// `process.nextTick(task)`.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L116-L124>
+    /// the TickObject keeps `this[async_context_frame] = AsyncContextFrame.current()`,
+    /// which processTicksAndRejections exchanges in around its callback
+    /// (L77-L102).
     pub fn next_tick(&mut self, task: Task<L>) {
-        self.ticks.push_back(task);
+        self.ticks.push_back((self.frame.clone(), task));
     }
 
     /// `process.emitWarning(warning)` for a warning object whose `name` and
@@ -99,8 +104,20 @@ impl<L: Library> Runtime<L> {
     }
 
     /// HostEnqueuePromiseJob, or `queueMicrotask`.
+    ///
+    /// A job runs in an async context frame (V8's continuation-preserved
+    /// embedder data, which V8 sets around every microtask): a promise
+    /// reaction's is the one current when `then` made the reaction
+    /// ([`crate::promise::PromiseReaction::frame`]); a thenable job's and a
+    /// `queueMicrotask` callback's the one current when it was queued (V8
+    /// stores it in the job's record; Node's queueMicrotask also binds the
+    /// callback to an AsyncResource made there, the same frame).
     pub fn enqueue_microtask(&mut self, job: Job<L>) {
-        self.microtasks.push_back(job);
+        let frame = match &job {
+            Job::PromiseReaction { reaction, .. } => reaction.frame.clone(),
+            _ => self.frame.clone(),
+        };
+        self.microtasks.push_back((frame, job));
     }
 
     /// `setTimeout(task, ms)`: returns the timer's id. `refed` false is
@@ -116,6 +133,7 @@ impl<L: Library> Runtime<L> {
             key,
             TimerEntry {
                 id: seq,
+                frame: self.frame.clone(),
                 refed,
                 task,
                 repeating: false,
@@ -127,15 +145,22 @@ impl<L: Library> Runtime<L> {
 
     /// `setInterval(f, ms)` calling `f` on `this` (its handle): returns the
     /// timer's id, which it keeps from one round to the next.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L203-L210>
+    /// `initAsyncResource` gives the Timeout the frame current when it was
+    /// made; listOnTimeout re-inserts the same Timeout, so every round runs
+    /// in it.
     pub fn set_interval(&mut self, ms: u32, f: ObjectId, this: Value) -> u64 {
         let id = self.seq();
-        self.arm_interval(id, id, clamp_delay(ms), f, this, true);
+        let frame = self.frame.clone();
+        self.arm_interval(id, id, clamp_delay(ms), (f, this, frame), true);
         id
     }
 
-    /// Puts an interval on the timer list, due `repeat` from now.
+    /// Puts an interval on the timer list, due `repeat` from now; `call`
+    /// is its function, its `this` and the frame it runs in.
     ///
-    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L571-L607>
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L675-L692>
     /// listOnTimeout runs a timer, then, in a `finally`, re-inserts a
     /// repeating one that was not cleared (`_idleTimeout !== -1`) with
     /// `start` taken before the call: on the virtual clock, `now`, which a
@@ -147,18 +172,22 @@ impl<L: Library> Runtime<L> {
         id: u64,
         seq: u64,
         repeat: u64,
-        f: ObjectId,
-        this: Value,
+        call: (ObjectId, Value, Value),
         refed: bool,
     ) {
         let key = (self.now + repeat, seq);
-        let holds = crate::gc::Captures::values(vec![Value::Object(f), this.clone()]);
+        let (f, this, frame) = call;
+        // The frame too: the callback may enter another one, and the next
+        // round still runs in this one.
+        let holds =
+            crate::gc::Captures::values(vec![Value::Object(f), this.clone(), frame.clone()]);
+        let again = frame.clone();
         let task = Task::Captured(
             Box::new(move |rt: &mut Runtime<L>| {
                 let result = rt.call_function(f, this.clone(), &[]);
                 if let Some(refed) = rt.running_intervals.remove(&id) {
                     let seq = rt.seq();
-                    rt.arm_interval(id, seq, repeat, f, this, refed);
+                    rt.arm_interval(id, seq, repeat, (f, this, again), refed);
                 }
                 result
             }),
@@ -168,6 +197,7 @@ impl<L: Library> Runtime<L> {
             key,
             TimerEntry {
                 id,
+                frame,
                 refed,
                 task,
                 repeating: true,
@@ -201,13 +231,75 @@ impl<L: Library> Runtime<L> {
     /// `setImmediate(task)`: returns the immediate's id.
     pub fn set_immediate(&mut self, task: Task<L>) -> u64 {
         let id = self.seq();
-        self.immediates.push_back((id, task));
+        self.immediates.push_back((id, self.frame.clone(), task));
         id
     }
 
     /// `clearImmediate(id)`.
     pub fn clear_immediate(&mut self, id: u64) {
-        self.immediates.retain(|(i, _)| *i != id);
+        self.immediates.retain(|(i, _, _)| *i != id);
+    }
+
+    // ---- async context frames and callback scopes ------------------------
+
+    /// The current async context frame: V8's continuation-preserved
+    /// embedder data, `undefined` until a library sets it (Node's
+    /// `AsyncContextFrame.current()`,
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/async_context_frame.js#L12-L24>).
+    pub fn context_frame(&self) -> Value {
+        self.frame.clone()
+    }
+
+    /// `AsyncContextFrame.set(frame)`.
+    pub fn set_context_frame(&mut self, frame: Value) {
+        self.frame = frame;
+    }
+
+    /// `AsyncContextFrame.exchange(frame)`: sets it, returns the prior one.
+    pub fn exchange_context_frame(&mut self, frame: Value) -> Value {
+        std::mem::replace(&mut self.frame, frame)
+    }
+
+    /// `env->PushAsyncCallbackScope()`: a callback scope opens; returns the
+    /// depth with it.
+    pub fn push_callback_scope(&mut self) -> u32 {
+        self.callback_scopes += 1;
+        self.callback_scopes
+    }
+
+    /// `env->PopAsyncCallbackScope()`.
+    pub fn pop_callback_scope(&mut self) {
+        self.callback_scopes = self.callback_scopes.saturating_sub(1);
+    }
+
+    /// `env->async_callback_scope_depth()`: how many callback scopes are
+    /// open. The runtime's own macrotasks are not counted: each is the
+    /// outermost scope of its loop callback.
+    pub fn callback_scope_depth(&self) -> u32 {
+        self.callback_scopes
+    }
+
+    /// `tick_info->has_tick_scheduled()`.
+    pub fn has_tick_scheduled(&self) -> bool {
+        !self.ticks.is_empty()
+    }
+
+    /// `tick_info->has_rejection_to_warn()`: a rejection waits for
+    /// processPromiseRejections.
+    pub fn has_rejection_to_warn(&self) -> bool {
+        !self.pending_unhandled_rejections.is_empty() || !self.handled_after_report.is_empty()
+    }
+
+    /// `MicrotaskQueue::PerformCheckpoint`: every microtask, those queued
+    /// meanwhile too.
+    pub fn perform_microtask_checkpoint(&mut self) {
+        self.run_microtasks();
+    }
+
+    /// The tick callback, `processTicksAndRejections()`: a tick that throws
+    /// is reported and ends it.
+    pub fn process_ticks_and_rejections(&mut self) {
+        let _ = self.drain();
     }
 
     // ---- running callbacks ------------------------------------------------
@@ -305,6 +397,26 @@ impl<L: Library> Runtime<L> {
         }
     }
 
+    /// Runs a task in the async context frame it was queued with, then puts
+    /// back the frame that was current.
+    ///
+    /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L670-L722>
+    /// listOnTimeout (and processImmediate, L565-L594, and
+    /// processTicksAndRejections) call
+    /// `AsyncContextFrame.exchange(timer[async_context_frame])` before the
+    /// callback and `AsyncContextFrame.set(prior)` after it. MODEL: after a
+    /// callback that threw, Node skips the `set` (it is not in a `finally`)
+    /// and the next callback's exchange keeps what the thrower left as its
+    /// prior; the runtime puts the prior frame back either way: every later
+    /// callback runs in its own frame, and no script code runs in the
+    /// loop's own.
+    fn run_task_in(&mut self, frame: Value, task: Task<L>) -> Completion {
+        let prior = std::mem::replace(&mut self.frame, frame);
+        let result = self.run_task(task);
+        self.frame = prior;
+        result
+    }
+
     fn run_task(&mut self, task: Task<L>) -> Completion {
         match task {
             Task::Script(f, this) => self.call_function(f, this, &[]),
@@ -380,8 +492,8 @@ impl<L: Library> Runtime<L> {
             if self.stopped {
                 return Drain::Done;
             }
-            while let Some(tick) = self.ticks.pop_front() {
-                if let Err(e) = self.run_task(tick) {
+            while let Some((frame, tick)) = self.ticks.pop_front() {
+                if let Err(e) = self.run_task_in(frame, tick) {
                     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L82-L98> the exception leaves processTicksAndRejections (a try/finally, no catch);
                     // the remaining ticks wait for the next callback scope.
                     self.report_uncaught(&e);
@@ -415,10 +527,11 @@ impl<L: Library> Runtime<L> {
     }
 
     fn run_microtask_jobs(&mut self) {
-        while let Some(job) = self.microtasks.pop_front() {
+        while let Some((frame, job)) = self.microtasks.pop_front() {
             if self.stopped {
                 return;
             }
+            let prior = std::mem::replace(&mut self.frame, frame);
             match job {
                 Job::PromiseReaction { reaction, argument } => {
                     // The job's record is the running code's while it runs
@@ -450,6 +563,7 @@ impl<L: Library> Runtime<L> {
                     }
                 }
             }
+            self.frame = prior;
         }
     }
 
@@ -467,7 +581,7 @@ impl<L: Library> Runtime<L> {
     pub(crate) fn run_phase(
         &mut self,
         mut has_next: impl FnMut(&Self, bool) -> bool,
-        mut next: impl FnMut(&mut Self) -> Option<Task<L>>,
+        mut next: impl FnMut(&mut Self) -> Option<(Value, Task<L>)>,
     ) -> bool {
         let mut first = true;
         let mut previous_threw = false;
@@ -493,9 +607,11 @@ impl<L: Library> Runtime<L> {
                     break;
                 }
             }
-            let Some(task) = next(self) else { break };
+            let Some((frame, task)) = next(self) else {
+                break;
+            };
             first = false;
-            previous_threw = match self.run_task(task) {
+            previous_threw = match self.run_task_in(frame, task) {
                 Ok(_) => false,
                 Err(e) => {
                     self.report_uncaught(&e);
@@ -528,7 +644,7 @@ impl<L: Library> Runtime<L> {
             if entry.repeating {
                 rt.running_intervals.insert(entry.id, entry.refed);
             }
-            Some(entry.task)
+            Some((entry.frame, entry.task))
         });
     }
 
@@ -542,20 +658,24 @@ impl<L: Library> Runtime<L> {
     /// handler's no-op among them) as a new batch of the same phase, before
     /// any drain.
     fn check_phase(&mut self) {
-        let Some(first_last) = self.immediates.back().map(|(id, _)| *id) else {
+        let Some(first_last) = self.immediates.back().map(|(id, _, _)| *id) else {
             return;
         };
         let last = std::cell::Cell::new(first_last);
         let due =
             |rt: &Self, previous_threw: bool| match (rt.immediates.front(), rt.immediates.back()) {
-                (Some((front, _)), _) if *front <= last.get() => true,
-                (Some(_), Some((back, _))) if previous_threw => {
+                (Some((front, _, _)), _) if *front <= last.get() => true,
+                (Some(_), Some((back, _, _))) if previous_threw => {
                     last.set(*back);
                     true
                 }
                 _ => false,
             };
-        let _ = self.run_phase(due, |rt| rt.immediates.pop_front().map(|(_, t)| t));
+        let _ = self.run_phase(due, |rt| {
+            rt.immediates
+                .pop_front()
+                .map(|(_, frame, task)| (frame, task))
+        });
     }
 
     fn iteration(&mut self) {
@@ -647,7 +767,8 @@ impl<L: Library> Runtime<L> {
     /// microtasks queued before the throw, and the first ones they queue,
     /// run before it. The rest of the main script never runs.
     fn evaluate_module(&mut self, evaluation: Task<L>) -> bool {
-        let threw = match self.run_task(evaluation) {
+        let frame = self.main_frame.clone();
+        let threw = match self.run_task_in(frame, evaluation) {
             Ok(_) => false,
             Err(error) => {
                 self.enqueue_module_rejection(error, MODULE_THROW_HOPS);
@@ -724,7 +845,12 @@ impl<L: Library> Runtime<L> {
                         if !rt.charge(nodesem_lang::statement_cost(body)) {
                             return Ok(Value::Undefined);
                         }
-                        rt.exec_stmts(body, &env).map(|_| Value::Undefined)
+                        let result = rt.exec_stmts(body, &env).map(|_| Value::Undefined);
+                        // MODEL: the main script goes on after a `run` in the
+                        // frame it left off in, as a module's code after an
+                        // `await` does (its reaction keeps the frame).
+                        rt.main_frame = rt.frame.clone();
+                        result
                     }),
                     captures,
                 );
@@ -738,11 +864,12 @@ impl<L: Library> Runtime<L> {
                     // top-level throw, and the rest of the main script never
                     // runs.
                     let pending = std::cell::Cell::new(true);
+                    let self_main_frame = self.main_frame.clone();
                     aborted = self.run_phase(
                         |_, _| pending.get(),
                         |_| {
                             pending.set(false);
-                            task.take()
+                            Some((self_main_frame.clone(), task.take()?))
                         },
                     );
                 }

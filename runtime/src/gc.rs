@@ -497,13 +497,18 @@ impl<L: Library> Runtime<L> {
         for (_, weak_ref) in &self.gc.watches {
             m.object(*weak_ref);
         }
-        for task in &self.ticks {
+        m.value(&self.frame);
+        m.value(&self.main_frame);
+        for (frame, task) in &self.ticks {
+            m.value(frame);
             m.task(task);
         }
-        for job in &self.microtasks {
+        for (frame, job) in &self.microtasks {
+            m.value(frame);
             match job {
                 Job::PromiseReaction { reaction, argument } => {
                     m.value(argument);
+                    m.value(&reaction.frame);
                     if let Some(c) = &reaction.capability {
                         m.object(c.promise);
                         m.object(c.resolve);
@@ -521,9 +526,11 @@ impl<L: Library> Runtime<L> {
             }
         }
         for entry in self.timers.values() {
+            m.value(&entry.frame);
             m.task(&entry.task);
         }
-        for (_, task) in &self.immediates {
+        for (_, frame, task) in &self.immediates {
+            m.value(frame);
             m.task(task);
         }
         for id in &self.pending_unhandled_rejections {
@@ -556,6 +563,7 @@ impl<L: Library> Runtime<L> {
             ObjectData::Promise(p) => {
                 m.value(&p.result);
                 for r in p.fulfill_reactions.iter().chain(&p.reject_reactions) {
+                    m.value(&r.frame);
                     if let Some(c) = &r.capability {
                         m.object(c.promise);
                         m.object(c.resolve);
@@ -673,7 +681,9 @@ impl<L: Library> Runtime<L> {
                 |_, _| pending.get(),
                 |_| {
                     pending.set(false);
-                    task.take()
+                    // MODEL: a cleanup task is a V8 platform task, which Node
+                    // runs in a callback scope of no async context frame.
+                    Some((Value::Undefined, task.take()?))
                 },
             );
             // Measured on the pinned Node: a callback that throws ends its task; the registry's

@@ -1020,6 +1020,19 @@ impl<L: Library> Runtime<L> {
             | Op::EmitterListenerCount { .. }
             | Op::EventNames { .. }
             | Op::EmitterListeners { .. } => return self.exec_emitter_op(op, env),
+            Op::NewAls { .. }
+            | Op::GetStore { .. }
+            | Op::EnterWith { .. }
+            | Op::AlsRun { .. }
+            | Op::AlsExit { .. }
+            | Op::DisableAls { .. }
+            | Op::Bind { .. }
+            | Op::Snapshot
+            | Op::Call { .. }
+            | Op::NewAsyncResource { .. }
+            | Op::RunInAsyncScope { .. }
+            | Op::EmitDestroy { .. }
+            | Op::NativeCallback { .. } => return self.exec_async_context_op(op, env),
             Op::AddEventListener {
                 target,
                 event_type,
@@ -1375,6 +1388,111 @@ impl<L: Library> Runtime<L> {
             self.record_any_weight(signal, weight);
         }
         Ok(made)
+    }
+
+    /// [`Runtime::exec_op`] of the async context operations, apart for the
+    /// same reason as [`Runtime::exec_stream_op`].
+    #[inline(never)]
+    fn exec_async_context_op(&mut self, op: &Op, env: &Env) -> Completion {
+        Ok(match op {
+            Op::NewAls { default } => {
+                let default = self.eval_optional(default, env)?;
+                L::new_async_local_storage(self, default)?
+            }
+            Op::GetStore { als } => {
+                let als = self.eval(als, env)?;
+                L::als_get_store(self, als)?
+            }
+            Op::EnterWith { als, value } => {
+                let als = self.eval(als, env)?;
+                let value = self.eval(value, env)?;
+                L::als_enter_with(self, als, value)?
+            }
+            Op::AlsRun { als, value, body } => {
+                let als = self.eval(als, env)?;
+                let value = self.eval(value, env)?;
+                let f = self.make_function(body, Param::None, env);
+                L::als_run(self, als, value, f)?
+            }
+            Op::AlsExit { als, body } => {
+                let als = self.eval(als, env)?;
+                let f = self.make_function(body, Param::None, env);
+                L::als_exit(self, als, f)?
+            }
+            Op::DisableAls { als } => {
+                let als = self.eval(als, env)?;
+                L::als_disable(self, als)?
+            }
+            Op::Bind { resource, function } => match resource {
+                Some(resource) => {
+                    let resource = self.eval(resource, env)?;
+                    let function = self.eval(function, env)?;
+                    L::async_resource_bind(self, resource, function)?
+                }
+                None => {
+                    let function = self.eval(function, env)?;
+                    L::als_bind(self, function)?
+                }
+            },
+            Op::Snapshot => L::als_snapshot(self)?,
+            Op::Call { function, args } => {
+                let f = self.eval(function, env)?;
+                let mut values = Vec::with_capacity(args.len());
+                for arg in args {
+                    values.push(self.eval(arg, env)?);
+                }
+                match f {
+                    Value::Object(id) if self.is_function(&f) => {
+                        self.call_function(id, Value::Undefined, &values)?
+                    }
+                    _ => {
+                        // V8's message names the callee as written.
+                        let text = nodesem_lang::printer::print_expr(function);
+                        return Err(
+                            self.new_error("TypeError", &format!("{text} is not a function"))
+                        );
+                    }
+                }
+            }
+            Op::NewAsyncResource { kind } => {
+                let kind = self.eval(kind, env)?;
+                L::new_async_resource(self, kind)?
+            }
+            Op::RunInAsyncScope { resource, body } => {
+                let resource = self.eval(resource, env)?;
+                let f = self.make_function(body, Param::None, env);
+                L::async_resource_run(self, resource, f)?
+            }
+            Op::EmitDestroy { resource } => {
+                let resource = self.eval(resource, env)?;
+                L::async_resource_emit_destroy(self, resource)?
+            }
+            Op::NativeCallback {
+                ms,
+                resource,
+                callback,
+            } => {
+                let f = self.callback_function(callback, Param::None, env)?;
+                // The addon's receiver: a new plain object (`Object::New`).
+                let recv = Value::Object(self.heap.alloc(ObjectData::Plain));
+                // A node::AsyncResource made now keeps the frame of now.
+                let resource_frame = resource.then(|| self.context_frame());
+                let mut held = vec![Value::Object(f), recv.clone()];
+                held.extend(resource_frame.iter().cloned());
+                let task = Task::Captured(
+                    Box::new(move |rt: &mut Runtime<L>| {
+                        L::make_callback(rt, f, recv, resource_frame);
+                        Ok(Value::Undefined)
+                    }),
+                    crate::gc::Captures::values(held),
+                );
+                // A libuv timer, due in the timers phase like a Timeout
+                // of the same delay made now.
+                self.set_timeout(*ms, task, true);
+                Value::Undefined
+            }
+            _ => unreachable!("exec_op sends only async context operations here"),
+        })
     }
 
     /// [`Runtime::exec_op`] of the EventEmitter operations, apart for the

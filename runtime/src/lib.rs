@@ -86,6 +86,13 @@ pub enum HostClass {
     ReadableStreamBYOBReader,
     /// A ReadableStreamBYOBRequest.
     ReadableStreamBYOBRequest,
+    /// An AsyncLocalStorage.
+    AsyncLocalStorage,
+    /// An AsyncResource.
+    AsyncResource,
+    /// An async context frame (Node's `AsyncContextFrame`, a Map), which no
+    /// script reaches.
+    AsyncContextFrame,
 }
 
 impl HostClass {
@@ -114,6 +121,9 @@ impl HostClass {
             HostClass::ReadableByteStreamController => "ReadableByteStreamController",
             HostClass::ReadableStreamBYOBReader => "ReadableStreamBYOBReader",
             HostClass::ReadableStreamBYOBRequest => "ReadableStreamBYOBRequest",
+            HostClass::AsyncLocalStorage => "AsyncLocalStorage",
+            HostClass::AsyncResource => "AsyncResource",
+            HostClass::AsyncContextFrame => "AsyncContextFrame",
         })
     }
 
@@ -125,7 +135,11 @@ impl HostClass {
         match self {
             HostClass::Event(_) | HostClass::CustomEvent(_) => None,
             // No `Symbol.toStringTag`: `[object Object]`.
-            HostClass::Disposable | HostClass::EventEmitter => Some("Object"),
+            HostClass::Disposable
+            | HostClass::EventEmitter
+            | HostClass::AsyncLocalStorage
+            | HostClass::AsyncResource => Some("Object"),
+            HostClass::AsyncContextFrame => Some("Map"),
             HostClass::ReadableStreamAsyncIterator => Some("ReadableStream AsyncIterator"),
             other => other.constructor_name(),
         }
@@ -642,6 +656,68 @@ pub trait Library: Sized + 'static {
     /// `controller.terminate()`.
     fn transform_controller_terminate(rt: &mut Runtime<Self>, controller: Value) -> Completion;
 
+    // ---- async context ------------------------------------------------
+    //
+    // The runtime keeps the current async context frame (V8's
+    // continuation-preserved embedder data, [`Runtime::context_frame`]) and
+    // gives every tick, microtask, promise reaction, timer and immediate the
+    // frame current when it was made; the library says what a frame is and
+    // how AsyncLocalStorage and AsyncResource read and change it.
+
+    /// `new AsyncLocalStorage()`, or with `{ defaultValue }` when `default`
+    /// is given.
+    fn new_async_local_storage(rt: &mut Runtime<Self>, default: Option<Value>) -> Completion;
+
+    /// `als.getStore()`.
+    fn als_get_store(rt: &mut Runtime<Self>, als: Value) -> Completion;
+
+    /// `als.enterWith(store)`.
+    fn als_enter_with(rt: &mut Runtime<Self>, als: Value, store: Value) -> Completion;
+
+    /// `als.run(store, f)`: calls `f` with no arguments, its value.
+    fn als_run(rt: &mut Runtime<Self>, als: Value, store: Value, f: ObjectId) -> Completion;
+
+    /// `als.exit(f)`.
+    fn als_exit(rt: &mut Runtime<Self>, als: Value, f: ObjectId) -> Completion;
+
+    /// `als.disable()`.
+    fn als_disable(rt: &mut Runtime<Self>, als: Value) -> Completion;
+
+    /// `AsyncLocalStorage.bind(f)`: a function.
+    fn als_bind(rt: &mut Runtime<Self>, f: Value) -> Completion;
+
+    /// `AsyncLocalStorage.snapshot()`: a function.
+    fn als_snapshot(rt: &mut Runtime<Self>) -> Completion;
+
+    /// `new AsyncResource(type)`.
+    fn new_async_resource(rt: &mut Runtime<Self>, kind: Value) -> Completion;
+
+    /// `resource.runInAsyncScope(f)`: calls `f` with no arguments, its value.
+    fn async_resource_run(rt: &mut Runtime<Self>, resource: Value, f: ObjectId) -> Completion;
+
+    /// `resource.bind(f)`: a function.
+    fn async_resource_bind(rt: &mut Runtime<Self>, resource: Value, f: Value) -> Completion;
+
+    /// `resource.emitDestroy()`: the resource.
+    fn async_resource_emit_destroy(rt: &mut Runtime<Self>, resource: Value) -> Completion;
+
+    /// A native call into JavaScript from an event-loop callback, with
+    /// nothing of the script below it: `node::MakeCallback(isolate, recv,
+    /// f, 0, nullptr, async_context)` (`resource_frame` is `None`), or
+    /// `node::AsyncResource::MakeCallback` on a resource made when the
+    /// callback was scheduled, when the frame current then was
+    /// `resource_frame`. The library opens and closes Node's
+    /// InternalCallbackScope around the call (the frame it runs in, the
+    /// drain of the tick and microtask queues when the outermost scope
+    /// closes; [`Runtime::open_callback_scope`]). What the callback throws
+    /// is the library's to report.
+    fn make_callback(
+        rt: &mut Runtime<Self>,
+        f: ObjectId,
+        recv: Value,
+        resource_frame: Option<Value>,
+    );
+
     // ---- garbage collection ([`gc`]) ----------------------------------
 
     /// `dependants S`: the size of the signal's set of dependant signals as
@@ -709,6 +785,8 @@ pub enum Job<L: 'static> {
 /// A timer on the virtual clock.
 pub(crate) struct TimerEntry<L: 'static> {
     pub(crate) id: u64,
+    /// The async context frame current when it was made ([`Runtime::context_frame`]).
+    pub(crate) frame: Value,
     pub(crate) refed: bool,
     pub(crate) task: Task<L>,
     /// An interval's: it goes back on the list after its callback.
@@ -724,8 +802,10 @@ pub struct Runtime<L: 'static> {
     /// The limits.
     pub config: RunConfig,
     log: Log,
-    ticks: VecDeque<Task<L>>,
-    microtasks: VecDeque<Job<L>>,
+    /// Each with the async context frame it runs in.
+    ticks: VecDeque<(Value, Task<L>)>,
+    /// Each with the async context frame it runs in.
+    microtasks: VecDeque<(Value, Job<L>)>,
     pub(crate) pending_unhandled_rejections: Vec<ObjectId>,
     /// Rejections reported as unhandled that have no handler yet (Node's
     /// `warned` promises of `maybeUnhandledPromises`).
@@ -739,7 +819,16 @@ pub struct Runtime<L: 'static> {
     timers: BTreeMap<(u64, u64), TimerEntry<L>>,
     /// Timer id to its key in `timers`, while pending.
     timer_keys: HashMap<u64, (u64, u64)>,
-    immediates: VecDeque<(u64, Task<L>)>,
+    immediates: VecDeque<(u64, Value, Task<L>)>,
+    /// The current async context frame: V8's continuation-preserved
+    /// embedder data, which Node's `AsyncContextFrame.current()` reads
+    /// ([`Runtime::context_frame`]).
+    pub(crate) frame: Value,
+    /// The main script's frame between two of its parts.
+    pub(crate) main_frame: Value,
+    /// How many callback scopes are open (Node's
+    /// `env->async_callback_scope_depth()`).
+    pub(crate) callback_scopes: u32,
     next_seq: u64,
     steps: u32,
     depth: u32,
@@ -798,6 +887,9 @@ impl<L: Library> Runtime<L> {
             timers: BTreeMap::new(),
             timer_keys: HashMap::default(),
             immediates: VecDeque::new(),
+            frame: Value::Undefined,
+            main_frame: Value::Undefined,
+            callback_scopes: 0,
             next_seq: 0,
             steps: 0,
             depth: 0,
@@ -966,6 +1058,9 @@ impl<L: Library> Runtime<L> {
             timers,
             timer_keys,
             immediates,
+            frame,
+            main_frame,
+            callback_scopes,
             next_seq,
             steps,
             depth,
@@ -989,6 +1084,9 @@ impl<L: Library> Runtime<L> {
         microtasks.clear();
         immediates.clear();
         timers.clear();
+        *frame = Value::Undefined;
+        *main_frame = Value::Undefined;
+        *callback_scopes = 0;
         heap.clear();
         lib.reset();
         *config = new_config;

@@ -60,6 +60,10 @@ pub struct PromiseReaction {
     pub kind: ReactionType,
     /// [[Handler]]: a function, or empty.
     pub handler: Option<ObjectId>,
+    /// V8's continuation-preserved embedder data of the reaction: the async
+    /// context frame current when `then` (or `await`) made it, which its
+    /// job runs in.
+    pub frame: Value,
 }
 
 /// A PromiseCapability Record (§27.2.1.1).
@@ -371,12 +375,14 @@ impl<L: Library> Runtime<L> {
             capability,
             kind: ReactionType::Fulfill,
             handler: on_fulfilled,
+            frame: self.frame.clone(),
         };
         // 8. Let rejectReaction be the PromiseReaction Record { ... [[Type]]: reject ... }.
         let reject = PromiseReaction {
             capability,
             kind: ReactionType::Reject,
             handler: on_rejected,
+            frame: self.frame.clone(),
         };
         let data = self.promise_data_mut(promise);
         match data.state {

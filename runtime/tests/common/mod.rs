@@ -58,6 +58,45 @@ impl Library for NoLibrary {
     fn new_event_emitter(_: &mut Runtime<Self>) -> Completion {
         none()
     }
+    fn new_async_local_storage(_: &mut Runtime<Self>, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn als_get_store(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn als_enter_with(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn als_run(_: &mut Runtime<Self>, _: Value, _: Value, _: ObjectId) -> Completion {
+        none()
+    }
+    fn als_exit(_: &mut Runtime<Self>, _: Value, _: ObjectId) -> Completion {
+        none()
+    }
+    fn als_disable(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn als_bind(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn als_snapshot(_: &mut Runtime<Self>) -> Completion {
+        none()
+    }
+    fn new_async_resource(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn async_resource_run(_: &mut Runtime<Self>, _: Value, _: ObjectId) -> Completion {
+        none()
+    }
+    fn async_resource_bind(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn async_resource_emit_destroy(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn make_callback(_: &mut Runtime<Self>, _: ObjectId, _: Value, _: Option<Value>) {
+        none()
+    }
     fn emitter_add_listener(
         _: &mut Runtime<Self>,
         _: Value,
