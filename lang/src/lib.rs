@@ -300,7 +300,7 @@
 //! | `runInAsyncScope R {` | `R.runInAsyncScope(() => {...})`: the callback's value |
 //! | `bind R F` | `R.bind(F)` |
 //! | `emitDestroy R` | `R.emitDestroy()`, which returns R |
-//! | `native MS [resource] {` / `native MS [resource] F` | a native call into JavaScript: a libuv timer due in MS (taking its turn among the timers as a `setTimeout MS` made now would) calls the callback through `node::MakeCallback`, with no async context frame, or with `resource` through a `node::AsyncResource` made now, in the frame it saved; the callback scope's close drains the ticks, then the microtasks. The Node engine calls the real functions from a small addon built against the Node binary's headers (`harness/native/`) |
+//! | `native MS [resource] {` / `native MS [resource] F` | a native call into JavaScript: a libuv timer due in MS (taking its turn among the timers as a `setTimeout MS` made now would) calls the callback through `node::MakeCallback`, with no async context frame, or with `resource` through a `node::AsyncResource` made now, in the frame it saved; the callback scope's close drains the ticks, then the microtasks (a callback that throws is reported as uncaught and its scope drains nothing: what it queued waits for the next drain). The Node engine calls the real functions from a small addon built against the Node binary's headers (`harness/native/`) |
 //!
 //! NAME is any value: a string or a symbol names an event. `setMaxListeners
 //! N E` and `getMaxListeners E` (above) work on emitters as
