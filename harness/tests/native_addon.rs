@@ -5,8 +5,10 @@
 //! a `node::AsyncResource` runs its ticks and then its microtasks before the
 //! next macrotask, in the order of Node's `InternalCallbackScope`; what an
 //! AsyncLocalStorage store looks like inside such callbacks, with and
-//! without AsyncContextFrame; and a Node without headers, with the wrong
-//! headers or with headers that do not compile gives a clear error.
+//! without AsyncContextFrame; a Node without headers, with the wrong
+//! headers or with headers that do not compile gives a clear error; and the
+//! Node engine runs `native` scenarios through the addon, or fails only
+//! those, with the reason.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -462,4 +464,35 @@ fn a_terminated_worker_closes_its_pending_timers() {
     );
     assert_eq!(lines, ["exiting"]);
     assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+/// The Node engine on a binary without headers: the scenarios that make
+/// native callbacks fail with the reason, the others run; with the pinned
+/// Node, a native callback scenario runs through the real addon.
+#[test]
+fn the_node_engine_runs_native_callbacks_or_says_why_it_cannot() {
+    use nodesem_lang::{Engine, RunConfig};
+    let native = nodesem_lang::parse(
+        "native.scn",
+        "native 0 {\n  log \"native\"\n}\nlog \"main\"\n",
+    )
+    .expect("a valid scenario");
+    let plain = nodesem_lang::parse("plain.scn", "log \"plain\"\n").expect("a valid scenario");
+    let config = RunConfig::default();
+
+    let (_dir, bin) = fake_install(false);
+    let engine = nodesem_harness::node::NodeEngine::at(&bin).with_workers(1);
+    let results = engine.run_batch(&[native.clone(), plain.clone()], &config);
+    let error = results[0].as_ref().expect_err("no headers, no addon");
+    let message = error.to_string();
+    assert!(
+        message.contains("native-callback scenarios cannot run on")
+            && message.contains("include/node"),
+        "{message}"
+    );
+    assert_eq!(results[1].as_ref().expect("runs").lines, vec!["plain"]);
+
+    let pinned = nodesem_harness::node::NodeEngine::at(node()).with_workers(1);
+    let log = pinned.run(&native, &config).expect("runs");
+    assert_eq!(log.lines, vec!["main", "native"]);
 }
