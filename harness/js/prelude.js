@@ -400,6 +400,10 @@ const createScenario = (() => {
     let pendingImmediates = 0;
     let goal = null;       // null (run the next program item) or { mode, target }
     let phase = 'timers';  // within an iteration: 'timers', 'poll', then 'check'
+    // Counts the phases begun (each part of the main script is one too): each is one callback of
+    // Node's loop, whose callback scope opens in no async context frame (runLoop).
+    let phaseSerial = 0;
+    let phaseRun = -1;
     let checkLeft = 0;     // immediates of the current check phase still to visit
     const realTimeouts = new Set(); // { real, slot } of timeout signals not yet fired
 
@@ -884,12 +888,14 @@ const createScenario = (() => {
             const item = program[pc++];
             if (item.segment !== undefined) {
               if (segmentsSkipped) continue;
+              phaseSerial++;
               return { kind: 'segment', fn: item.segment };
             }
             goal = { mode: item.mode, target: item.mode === 'advance' ? now + item.n : now };
           } else {
             goal = { mode: 'final', target: now };
           }
+          phaseSerial++;
           phase = 'timers';
           continue;
         }
@@ -903,6 +909,7 @@ const createScenario = (() => {
             if (t.repeat === undefined) t.fn = null;
             return { kind: 'timer', fn, handle: t };
           }
+          phaseSerial++;
           phase = 'poll';
           continue;
         }
@@ -913,6 +920,7 @@ const createScenario = (() => {
             gcSincePoll = false;
             return POLL_TASK;
           }
+          phaseSerial++;
           phase = 'check';
           checkLeft = immediates.length - immHead;
           continue;
@@ -947,6 +955,7 @@ const createScenario = (() => {
         if (next === DONE) return null;
         // On FLUSH the phase stays 'check' with nothing left, so the decision is retaken.
         if (next === FLUSH) return FLUSH_TASK;
+        phaseSerial++;
         phase = 'timers';
       }
     }
@@ -1091,7 +1100,15 @@ const createScenario = (() => {
           continue;
         }
         const segment = task.kind === 'segment';
+        if (phaseRun !== phaseSerial) {
+          // A new phase: a new callback scope, in no frame (what a throwing microtask left in the
+          // previous one's drains does not reach it).
+          phaseRun = phaseSerial;
+          setFrame(undefined);
+        }
         const threw = runTask(task);
+        // After a throw Node goes on from a new callback scope, in no frame.
+        if (threw) setFrame(undefined);
         if (nativeAsked) {
           nativeAsked = false;
           task = null;

@@ -126,6 +126,19 @@ impl<L: Library> Runtime<L> {
     /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/timers.js#L225-L243>
     /// a delay below 1 (or above 2^31-1) becomes 1 ms.
     pub fn set_timeout(&mut self, ms: u32, task: Task<L>, refed: bool) -> u64 {
+        let frame = self.frame.clone();
+        self.add_timer(ms, task, refed, frame)
+    }
+
+    /// A libuv timer of the library's or an addon's, due like a Timeout of
+    /// `ms` made now, whose callback native code calls with no JavaScript
+    /// below it: it runs in no async context frame (the callback scope it
+    /// opens decides its frame).
+    pub fn set_native_timer(&mut self, ms: u32, task: Task<L>) -> u64 {
+        self.add_timer(ms, task, true, Value::Undefined)
+    }
+
+    fn add_timer(&mut self, ms: u32, task: Task<L>, refed: bool, frame: Value) -> u64 {
         let ms = clamp_delay(ms);
         let seq = self.seq();
         let key = (self.now + ms, seq);
@@ -133,7 +146,7 @@ impl<L: Library> Runtime<L> {
             key,
             TimerEntry {
                 id: seq,
-                frame: self.frame.clone(),
+                frame,
                 refed,
                 task,
                 repeating: false,
@@ -494,6 +507,9 @@ impl<L: Library> Runtime<L> {
             }
             while let Some((frame, tick)) = self.ticks.pop_front() {
                 if let Err(e) = self.run_task_in(frame, tick) {
+                    // The exception leaves processTicksAndRejections and the
+                    // callback scope, whose close leaves no frame current.
+                    self.frame = Value::Undefined;
                     // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L82-L98> the exception leaves processTicksAndRejections (a try/finally, no catch);
                     // the remaining ticks wait for the next callback scope.
                     self.report_uncaught(&e);
@@ -531,7 +547,17 @@ impl<L: Library> Runtime<L> {
             if self.stopped {
                 return;
             }
-            let prior = std::mem::replace(&mut self.frame, frame);
+            // V8 (RunSingleMicrotask) sets the job's frame only when it
+            // has one: a job made in no frame runs in whatever is current.
+            // Measured on the pinned binary: after a `queueMicrotask`
+            // callback threw, the next job made in no frame sees the frame
+            // the thrower left; after a job that returned, the frame is
+            // undefined again (the reset is V8's, whatever the job's frame).
+            let defined = !matches!(frame, Value::Undefined);
+            if defined {
+                self.frame = frame.clone();
+            }
+            let mut threw = false;
             match job {
                 Job::PromiseReaction { reaction, argument } => {
                     // The job's record is the running code's while it runs
@@ -559,11 +585,22 @@ impl<L: Library> Runtime<L> {
                     // as uncaught (C++, not in lib/), and the checkpoint goes
                     // on. Measured on the pinned binary.
                     if let Err(e) = self.run_task(task) {
+                        threw = true;
+                        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/process/task_queues.js#L154-L163>
+                        // a callback queued in a frame runs through
+                        // `runInAsyncScope`, whose `finally` sets back the
+                        // frame V8 had set, the job's; one queued in no frame
+                        // leaves what it entered.
+                        if defined {
+                            self.frame = frame;
+                        }
                         self.report_uncaught(&e);
                     }
                 }
             }
-            self.frame = prior;
+            if !threw {
+                self.frame = Value::Undefined;
+            }
         }
     }
 
@@ -582,6 +619,21 @@ impl<L: Library> Runtime<L> {
         &mut self,
         mut has_next: impl FnMut(&Self, bool) -> bool,
         mut next: impl FnMut(&mut Self) -> Option<(Value, Task<L>)>,
+    ) -> bool {
+        // A phase is one native callback of the loop (processTimers,
+        // processImmediate, a cleanup task): its InternalCallbackScope opens
+        // in no frame and puts the prior one back when it closes, so a
+        // frame a throwing microtask left does not reach the next phase.
+        let outer = std::mem::replace(&mut self.frame, Value::Undefined);
+        let any_threw = self.run_phase_callbacks(&mut has_next, &mut next);
+        self.frame = outer;
+        any_threw
+    }
+
+    fn run_phase_callbacks(
+        &mut self,
+        has_next: &mut impl FnMut(&Self, bool) -> bool,
+        next: &mut impl FnMut(&mut Self) -> Option<(Value, Task<L>)>,
     ) -> bool {
         let mut first = true;
         let mut previous_threw = false;
@@ -614,6 +666,9 @@ impl<L: Library> Runtime<L> {
             previous_threw = match self.run_task_in(frame, task) {
                 Ok(_) => false,
                 Err(e) => {
+                    // The exception leaves the phase's callback scope; Node
+                    // calls the next callback from a new one, in no frame.
+                    self.frame = Value::Undefined;
                     self.report_uncaught(&e);
                     any_threw = true;
                     true

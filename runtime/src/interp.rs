@@ -1488,7 +1488,7 @@ impl<L: Library> Runtime<L> {
                 );
                 // A libuv timer, due in the timers phase like a Timeout
                 // of the same delay made now.
-                self.set_timeout(*ms, task, true);
+                self.set_native_timer(*ms, task);
                 Value::Undefined
             }
             _ => unreachable!("exec_op sends only async context operations here"),
