@@ -178,6 +178,13 @@ pub struct Impl {
     /// The listener arrays running emitter code walks (an emit's
     /// `handler`, `removeAllListeners`' LIFO walk): roots while it runs.
     held_arrays: Vec<emitter::ListenerArray>,
+    /// The `_events` objects that emits of 'error' hold across their
+    /// errorMonitor emit: roots while they run.
+    held_events: Vec<emitter::Events>,
+    /// `events.defaultMaxListeners` (lib/events.js's module variable).
+    default_max_listeners: f64,
+    /// `events.errorMonitor`, once a run read it.
+    error_monitor: Option<nodesem_runtime::Symbol>,
 }
 
 impl Impl {
@@ -313,6 +320,9 @@ impl Library for Impl {
             pipes: Vec::new(),
             emitters: Vec::new(),
             held_arrays: Vec::new(),
+            held_events: Vec::new(),
+            default_max_listeners: emitter::DEFAULT_MAX_LISTENERS,
+            error_monitor: None,
         }
     }
 
@@ -338,6 +348,9 @@ impl Library for Impl {
             pipes,
             emitters,
             held_arrays,
+            held_events,
+            default_max_listeners,
+            error_monitor,
         } = self;
         *mutant = None;
         slots.clear();
@@ -359,6 +372,9 @@ impl Library for Impl {
         pipes.clear();
         emitters.clear();
         held_arrays.clear();
+        held_events.clear();
+        *default_max_listeners = emitter::DEFAULT_MAX_LISTENERS;
+        *error_monitor = None;
     }
 
     fn new_abort_controller(rt: &mut Rt) -> Completion {
@@ -467,6 +483,30 @@ impl Library for Impl {
 
     fn emitter_listeners(rt: &mut Rt, emitter: Value, name: Value, raw: bool) -> Completion {
         emitter::op_listeners(rt, &emitter, &name, raw)
+    }
+
+    fn emitter_events_key_count(rt: &mut Rt, emitter: Value) -> Completion {
+        emitter::op_events_key_count(rt, &emitter)
+    }
+
+    fn error_monitor(rt: &mut Rt) -> Value {
+        emitter::error_monitor(rt)
+    }
+
+    fn default_max_listeners(rt: &mut Rt) -> Value {
+        Value::Number(rt.lib.default_max_listeners)
+    }
+
+    fn set_default_max_listeners(rt: &mut Rt, n: Value) -> Result<(), Value> {
+        emitter::set_default_max_listeners(rt, &n)
+    }
+
+    fn events_once(rt: &mut Rt, emitter: Value, name: Value, signal: Option<Value>) -> Completion {
+        let mut roots = vec![emitter.clone(), name.clone()];
+        roots.extend(signal.iter().cloned());
+        rt.holding(&roots, |rt| {
+            emitter::op_once(rt, &emitter, &name, signal.as_ref())
+        })
     }
 
     fn new_event_target(rt: &mut Rt) -> Completion {
