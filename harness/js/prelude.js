@@ -492,6 +492,11 @@ const createScenario = (() => {
     // The listeners a walk of `type` on `target` visits, as getEventListeners counts them (the
     // Library::listener_count of the Rust engines); 0 for what is no EventTarget.
     const getEventListeners = process.getBuiltinModule('node:events').getEventListeners;
+    // events.defaultMaxListeners, reset by finish (`setDefaultMaxListeners N`).
+    const defaultMaxListeners = {
+      get: () => process.getBuiltinModule('node:events').defaultMaxListeners,
+      set: (n) => { process.getBuiltinModule('node:events').defaultMaxListeners = n; },
+    };
     function listeners(target, type) {
       if (target === null || typeof target !== 'object' || !(target instanceof EventTarget)) return 0;
       return getEventListeners(target, type).length;
@@ -1252,6 +1257,9 @@ const createScenario = (() => {
         rejectionListenerRemoved = false;
         process.on('unhandledRejection', onUnhandledRejection);
       }
+      // `setDefaultMaxListeners N` changed events.defaultMaxListeners for the whole process: the
+      // next scenario starts from Node's default again, as the Rust engines' fresh state does.
+      if (defaultMaxListeners.get() !== 10) defaultMaxListeners.set(10);
       // A scenario stopped by its budget may leave Node's queues non-empty (the callbacks are
       // no-ops now, but Node's own jobs, such as the nextTick that rethrows a listener's error,
       // still run). Drain them here, while no scenario is current, until a drain completes:

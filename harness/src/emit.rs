@@ -718,6 +718,30 @@ impl Emitter {
                 None => format!("{}.listenerCount({})", expr(emitter), expr(name)),
             },
             Op::EventNames { emitter } => format!("{}.eventNames()", expr(emitter)),
+            Op::EventsKeyCount { emitter } => {
+                format!("Object.keys({}._events).length", expr(emitter))
+            }
+            Op::SetDefaultMaxListeners { n } => {
+                format!("(events.defaultMaxListeners = {})", expr(n))
+            }
+            Op::OnceEvent {
+                emitter,
+                name,
+                signal,
+            } => match signal {
+                // Adding the abort listener walks the signal's abort
+                // listeners: charged as `on S abort` charges them.
+                Some(signal) => {
+                    let signal = expr(signal);
+                    format!(
+                        "({}, events.once({}, {}, {{ signal: {signal} }}))",
+                        charge(&[(&signal, "abort")]),
+                        expr(emitter),
+                        expr(name)
+                    )
+                }
+                None => format!("events.once({}, {})", expr(emitter), expr(name)),
+            },
             Op::EmitterListeners { emitter, name, raw } => format!(
                 "{}.{}({})",
                 expr(emitter),
@@ -1264,6 +1288,8 @@ fn expr(value: &Expr) -> String {
         // prelude's `$.cb` passes it on); the top level is module code.
         Expr::This => "this".into(),
         Expr::ArgumentCount => "arguments.length".into(),
+        Expr::ErrorMonitor => "events.errorMonitor".into(),
+        Expr::DefaultMaxListeners => "events.defaultMaxListeners".into(),
         Expr::Same(a, b) => format!("$.same({}, {})", expr(a), expr(b)),
         Expr::Add(a, b) => format!("$.add({}, {})", expr(a), expr(b)),
         Expr::Less(a, b) => format!("$.less({}, {})", expr(a), expr(b)),

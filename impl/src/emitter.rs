@@ -30,8 +30,10 @@ use nodesem_runtime::{Captures, Completion, FunctionData, ObjectData, ObjectId, 
 
 use crate::{Mutant, Rt, Slot};
 
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L262> `defaultMaxListeners`.
-const DEFAULT_MAX_LISTENERS: f64 = 10.0;
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L262>
+/// `defaultMaxListeners`, as a run starts (the setter at L269-L279 changes
+/// it: [`Impl::default_max_listeners`](crate::Impl)).
+pub(crate) const DEFAULT_MAX_LISTENERS: f64 = 10.0;
 
 /// A property key of `_events`: what ToPropertyKey makes of an event name.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,14 +97,57 @@ pub(crate) enum Handler {
     Many(ListenerArray),
 }
 
-/// The `_events` object: its entries in insertion order; `None` is a
-/// property that holds `undefined`.
+/// The `_events` object, shared as a JavaScript object is: by its emitter
+/// and by an emit of `'error'` that read it (`const events =
+/// this._events`) before the emitter replaced it by a fresh one.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Events(Rc<RefCell<EventsData>>);
+
+impl Events {
+    fn get(&self, key: &Key) -> Option<Handler> {
+        self.0.borrow().get(key)
+    }
+
+    fn set(&mut self, key: Key, value: Option<Handler>) {
+        self.0.borrow_mut().set(key, value)
+    }
+
+    fn delete(&mut self, key: &Key) {
+        self.0.borrow_mut().delete(key)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.0.borrow().has(name)
+    }
+
+    fn own_keys(&self) -> Vec<(Key, bool)> {
+        self.0.borrow().own_keys()
+    }
+
+    fn functions(&self, out: &mut Vec<Value>) {
+        self.0.borrow().functions(out)
+    }
+
+    /// `Object.keys(events).length`: the string keys, `undefined` ones
+    /// included.
+    fn string_keys(&self) -> usize {
+        self.0
+            .borrow()
+            .entries
+            .iter()
+            .filter(|(k, _)| matches!(k, Key::Str(_)))
+            .count()
+    }
+}
+
+/// The properties of an `_events` object: its entries in insertion order;
+/// `None` is a property that holds `undefined`.
 #[derive(Debug, Default)]
-pub(crate) struct Events {
+pub(crate) struct EventsData {
     entries: Vec<(Key, Option<Handler>)>,
 }
 
-impl Events {
+impl EventsData {
     /// `events[key]`, `None` for `undefined` (absent or stored).
     fn get(&self, key: &Key) -> Option<Handler> {
         self.entries
@@ -470,7 +515,7 @@ fn ensure_mutable(rt: &mut Rt, e: u32, key: &Key, array: ListenerArray) -> Liste
 fn max_listeners(rt: &Rt, e: u32) -> f64 {
     rt.lib.emitters[e as usize]
         .max_listeners
-        .unwrap_or(DEFAULT_MAX_LISTENERS)
+        .unwrap_or(rt.lib.default_max_listeners)
 }
 
 /// `emitter.removeListener(name, listener)`.
@@ -657,18 +702,52 @@ pub(crate) fn op_emit(rt: &mut Rt, emitter: &Value, name: &Value, args: &[Value]
 }
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L489-L543>
-/// `emit`: an 'error' without a listener throws (the outlined
-/// `getUnhandledErrorException`); a single function is called directly;
-/// an array is walked as it is, its `kEmitting` count up meanwhile (and
-/// down in a `finally`), so that changes go to a copy.
+/// `emit`: for 'error', the errorMonitor's listeners first, then an 'error'
+/// without a listener in the `_events` read at the start throws (the
+/// outlined `getUnhandledErrorException`); a single function is called
+/// directly; an array is walked as it is, its `kEmitting` count up
+/// meanwhile (and down in a `finally`), so that changes go to a copy.
 fn emit(rt: &mut Rt, e: u32, name: &Value, args: &[Value]) -> Result<bool, Value> {
     let this = Value::Object(rt.lib.emitters[e as usize].obj);
     let do_error = matches!(name, Value::String(s) if &**s == "error");
-    if do_error && !rt.lib.emitters[e as usize].events.has("error") {
-        return Err(unhandled_error_exception(rt, args));
+    if do_error {
+        return emit_error(rt, e, this, args);
     }
     let key = to_key(rt, name);
-    match rt.lib.emitters[e as usize].events.get(&key) {
+    let handler = rt.lib.emitters[e as usize].events.get(&key);
+    call_handler(rt, this, handler, args)
+}
+
+/// The 'error' path of `emit` (L490-L506), outlined: `events` is read once,
+/// the `kErrorMonitor` listeners run, and `events.error` is read from that
+/// same object, which the emitter may have replaced meanwhile (it then
+/// keeps what it held).
+#[cold]
+fn emit_error(rt: &mut Rt, e: u32, this: Value, args: &[Value]) -> Result<bool, Value> {
+    let events = rt.lib.emitters[e as usize].events.clone();
+    if let Some(monitor) = rt.lib.error_monitor.clone() {
+        if events.get(&Key::Sym(monitor.clone())).is_some() {
+            rt.lib.held_events.push(events.clone());
+            let result = emit(rt, e, &Value::Symbol(monitor), args);
+            rt.lib.held_events.pop();
+            result?;
+        }
+    }
+    if !events.has("error") {
+        return Err(unhandled_error_exception(rt, args));
+    }
+    let handler = events.get(&Key::Str(Rc::from("error")));
+    call_handler(rt, this, handler, args)
+}
+
+/// L508-L542: the calls of one `events[type]`.
+fn call_handler(
+    rt: &mut Rt,
+    this: Value,
+    handler: Option<Handler>,
+    args: &[Value],
+) -> Result<bool, Value> {
+    match handler {
         None => Ok(false),
         Some(Handler::One(f)) => {
             // A returned promise goes to `addCatch`, which does nothing
@@ -952,10 +1031,14 @@ pub(crate) fn trace(rt: &Rt, e: u32, edges: &mut Vec<Value>) {
 }
 
 /// What running emitter code holds in its locals: the arrays an emit or a
-/// `removeAllListeners` walks, which `_events` may no longer hold.
+/// `removeAllListeners` walks, which `_events` may no longer hold, and the
+/// `_events` objects emits of 'error' read.
 pub(crate) fn roots(rt: &Rt, roots: &mut Vec<Value>) {
     for array in &rt.lib.held_arrays {
         roots.extend(array.borrow().items.iter().map(|&f| Value::Object(f)));
+    }
+    for events in &rt.lib.held_events {
+        events.functions(roots);
     }
 }
 
@@ -990,4 +1073,229 @@ pub(crate) fn collected(rt: &mut Rt, dead: &[ObjectId]) {
             _ => {}
         }
     }
+}
+
+// ---- events.errorMonitor, defaultMaxListeners, the leak check, events.once
+
+/// `events.errorMonitor`, made when a run first reads it.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L88>
+/// `kErrorMonitor = Symbol('events.errorMonitor')`.
+pub(crate) fn error_monitor(rt: &mut Rt) -> Value {
+    let symbol = rt
+        .lib
+        .error_monitor
+        .get_or_insert_with(|| Symbol::new("events.errorMonitor"))
+        .clone();
+    Value::Symbol(symbol)
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L269-L279>
+/// the `defaultMaxListeners` accessor's setter: `validateNumber(arg,
+/// 'defaultMaxListeners', 0)`, then the module's `defaultMaxListeners`.
+pub(crate) fn set_default_max_listeners(rt: &mut Rt, arg: &Value) -> Result<(), Value> {
+    match *arg {
+        Value::Number(n) if n >= 0.0 => {
+            rt.lib.default_max_listeners = n;
+            Ok(())
+        }
+        // NaN fails `n >= 0` too: out of range.
+        Value::Number(n) => Err(rt.err_out_of_range("defaultMaxListeners", ">= 0", n)),
+        ref other => Err(rt.err_invalid_arg_type("defaultMaxListeners", "number", other)),
+    }
+}
+
+/// `Object.keys(emitter._events).length`: the string keys of `_events`,
+/// those holding `undefined` (shape mode) included.
+pub(crate) fn op_events_key_count(rt: &mut Rt, emitter: &Value) -> Completion {
+    let e = emitter_of(rt, emitter, "_events")?;
+    let n = rt.lib.emitters[e as usize].events.string_keys();
+    Ok(Value::Number(n as f64))
+}
+
+/// What the closures of one `events.once` call share: V8 gives them one
+/// context, here a list whose slots are the `ONCE_*` indices (the
+/// collector traces it whole, as a context).
+type OnceContext = Rc<RefCell<Vec<Value>>>;
+
+const ONCE_EMITTER: usize = 0;
+const ONCE_NAME: usize = 1;
+const ONCE_SIGNAL: usize = 2;
+const ONCE_RESOLVE: usize = 3;
+const ONCE_REJECT: usize = 4;
+const ONCE_ERROR_LISTENER: usize = 5;
+const ONCE_RESOLVER: usize = 6;
+const ONCE_ABORT_LISTENER: usize = 7;
+
+fn ctx(c: &OnceContext, at: usize) -> Value {
+    c.borrow()[at].clone()
+}
+
+/// `new AbortError(undefined, { cause })`; the cause is not readable in
+/// scenarios.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L980-L989>
+fn abort_error(rt: &mut Rt) -> Value {
+    rt.node_error("AbortError", "ABORT_ERR", "The operation was aborted")
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1001-L1043>
+/// `async function once(emitter, name, options)`: validation and the
+/// aborted check throw into the async function's promise; otherwise it
+/// returns a `new Promise` (so its own promise follows that one through a
+/// thenable job) whose executor adds `resolver` with `emitter.once`, an
+/// `errorListener` for 'error' unless the name is 'error', and a resisting
+/// once abort listener on the signal.
+pub(crate) fn op_once(
+    rt: &mut Rt,
+    emitter: &Value,
+    name: &Value,
+    signal: Option<&Value>,
+) -> Completion {
+    let outer = rt.new_promise();
+    let roots = [Value::Object(outer)];
+    let body = rt.holding(&roots, |rt| once_body(rt, emitter, name, signal));
+    match body {
+        Ok(inner) => rt.resolve_promise_with(outer, inner),
+        Err(error) => rt.reject_promise(outer, error),
+    }
+    Ok(Value::Object(outer))
+}
+
+fn once_body(rt: &mut Rt, emitter: &Value, name: &Value, signal: Option<&Value>) -> Completion {
+    let signal = signal.cloned().unwrap_or(Value::Undefined);
+    // validateAbortSignal(signal, 'options.signal'): undefined or a signal.
+    let signal_index = match signal.as_object().map(|o| rt.lib.slot(o)) {
+        _ if signal == Value::Undefined => None,
+        Some(Slot::Signal(s)) => Some(s),
+        _ => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", &signal)),
+    };
+    if let Some(s) = signal_index {
+        crate::abort::refresh_composite_signal(rt, s);
+        if rt.lib.signals[s as usize].aborted {
+            return Err(abort_error(rt));
+        }
+    }
+    let inner = rt.new_promise();
+    let (resolve, reject) = rt.create_resolving_functions(inner);
+    let context: OnceContext = Rc::new(RefCell::new(vec![
+        emitter.clone(),
+        name.clone(),
+        signal,
+        Value::Object(resolve),
+        Value::Object(reject),
+        Value::Undefined,
+        Value::Undefined,
+        Value::Undefined,
+    ]));
+    let captures = |c: &OnceContext| Captures::Lists {
+        values: Vec::new(),
+        lists: vec![Rc::clone(c)],
+    };
+    let c = Rc::clone(&context);
+    let error_listener = rt.native_function_capturing(captures(&context), move |rt, _, args| {
+        let err = args.first().cloned().unwrap_or(Value::Undefined);
+        once_remove(rt, &c, ONCE_NAME, ONCE_RESOLVER)?;
+        once_remove_abort_listener(rt, &c);
+        once_settle(rt, &c, ONCE_REJECT, err)
+    });
+    let c = Rc::clone(&context);
+    let resolver = rt.native_function_capturing(captures(&context), move |rt, _, args| {
+        once_remove(rt, &c, usize::MAX, ONCE_ERROR_LISTENER)?;
+        once_remove_abort_listener(rt, &c);
+        let array = rt.create_array_from_list(args.to_vec());
+        once_settle(rt, &c, ONCE_RESOLVE, array)
+    });
+    let c = Rc::clone(&context);
+    let abort_listener = rt.native_function_capturing(captures(&context), move |rt, _, _| {
+        once_remove(rt, &c, ONCE_NAME, ONCE_RESOLVER)?;
+        once_remove(rt, &c, usize::MAX, ONCE_ERROR_LISTENER)?;
+        let error = abort_error(rt);
+        once_settle(rt, &c, ONCE_REJECT, error)
+    });
+    {
+        let mut c = context.borrow_mut();
+        c[ONCE_ERROR_LISTENER] = Value::Object(error_listener);
+        c[ONCE_RESOLVER] = Value::Object(resolver);
+        c[ONCE_ABORT_LISTENER] = Value::Object(abort_listener);
+    }
+    let roots = [
+        Value::Object(inner),
+        Value::Object(error_listener),
+        Value::Object(resolver),
+        Value::Object(abort_listener),
+    ];
+    let executed = rt.holding(&roots, |rt| {
+        let e = match emitter.as_object().map(|o| rt.lib.slot(o)) {
+            Some(Slot::Emitter(e)) => e,
+            _ if matches!(emitter, Value::Undefined | Value::Null) => {
+                return Err(rt.cannot_read_properties(emitter, "on"));
+            }
+            // (An EventTarget's `addEventListener` path: the parser admits
+            // emitters only.)
+            _ => return Err(rt.err_invalid_arg_type("emitter", "EventEmitter", emitter)),
+        };
+        let wrapped = once_wrap(rt, e, name, resolver);
+        add_listener(rt, e, name, wrapped, false)?;
+        if !matches!(name, Value::String(s) if &**s == "error") {
+            let error = Value::string("error");
+            let wrapped = once_wrap(rt, e, &error, error_listener);
+            add_listener(rt, e, &error, wrapped, false)?;
+        }
+        if let Some(s) = signal_index {
+            let target = rt.lib.signals[s as usize].target;
+            crate::event_target::add_listener(
+                rt,
+                target,
+                crate::ABORT,
+                crate::listeners::Callback::Function(abort_listener),
+                crate::listeners::ONCE | crate::listeners::RESIST,
+            );
+        }
+        Ok(())
+    });
+    if let Err(error) = executed {
+        rt.call_function(reject, Value::Undefined, &[error])?;
+    }
+    Ok(Value::Object(inner))
+}
+
+/// `emitter.removeListener(NAME, LISTENER)` of a once context: the name in
+/// slot `name` (`usize::MAX` for 'error'), the listener in slot `listener`.
+fn once_remove(rt: &mut Rt, c: &OnceContext, name: usize, listener: usize) -> Result<(), Value> {
+    let emitter = ctx(c, ONCE_EMITTER);
+    let name = if name == usize::MAX {
+        Value::string("error")
+    } else {
+        ctx(c, name)
+    };
+    let e = emitter_of(rt, &emitter, "removeListener")?;
+    remove_listener(rt, e, &name, &ctx(c, listener))
+}
+
+/// `signal.removeEventListener('abort', abortListener)` when there is a
+/// signal.
+fn once_remove_abort_listener(rt: &mut Rt, c: &OnceContext) {
+    let (Some(Slot::Signal(s)), Value::Object(f)) = (
+        ctx(c, ONCE_SIGNAL).as_object().map(|o| rt.lib.slot(o)),
+        ctx(c, ONCE_ABORT_LISTENER),
+    ) else {
+        return;
+    };
+    let target = rt.lib.signals[s as usize].target;
+    crate::event_target::remove_listener(
+        rt,
+        target,
+        crate::ABORT,
+        crate::listeners::Callback::Function(f),
+        false,
+    );
+}
+
+/// `resolve(value)` or `reject(value)` of the context.
+fn once_settle(rt: &mut Rt, c: &OnceContext, which: usize, value: Value) -> Completion {
+    if let Value::Object(f) = ctx(c, which) {
+        rt.call_function(f, Value::Undefined, &[value])?;
+    }
+    Ok(Value::Undefined)
 }

@@ -60,7 +60,8 @@ pub(crate) fn new_target(rt: &mut Rt) -> Value {
         obj,
         types: Vec::new(),
         signal: None,
-        max_listeners: DEFAULT_MAX_LISTENERS,
+        // initEventTarget: `EventEmitter.defaultMaxListeners` as it is now.
+        max_listeners: rt.lib.default_max_listeners,
         warned: false,
         removers: Vec::new(),
     });
@@ -313,7 +314,7 @@ fn max_listeners_exceeded(rt: &mut Rt, target: u32, ty: u32, size: i32) {
 /// (ERR_INVALID_ARG_TYPE; V8's TypeError on undefined and null).
 pub(crate) fn op_set_max_listeners(rt: &mut Rt, n: &Value, targets: &[Value]) -> Completion {
     let n = match *n {
-        Value::Undefined => DEFAULT_MAX_LISTENERS,
+        Value::Undefined => rt.lib.default_max_listeners,
         Value::Number(n) if n >= 0.0 => n,
         // validateNumber (lib/internal/validators.js#L188-L199): NaN and
         // numbers below 0 are out of range.

@@ -187,6 +187,13 @@ pub struct Impl {
     held_arrays: Vec<emitter::ListenerArray>,
     /// AsyncLocalStorages, frames and AsyncResources.
     async_context: async_context::AsyncContext,
+    /// The `_events` objects that emits of 'error' hold across their
+    /// errorMonitor emit: roots while they run.
+    held_events: Vec<emitter::Events>,
+    /// `events.defaultMaxListeners` (lib/events.js's module variable).
+    default_max_listeners: f64,
+    /// `events.errorMonitor`, once a run read it.
+    error_monitor: Option<nodesem_runtime::Symbol>,
 }
 
 impl Impl {
@@ -323,6 +330,9 @@ impl Library for Impl {
             emitters: Vec::new(),
             held_arrays: Vec::new(),
             async_context: async_context::AsyncContext::default(),
+            held_events: Vec::new(),
+            default_max_listeners: emitter::DEFAULT_MAX_LISTENERS,
+            error_monitor: None,
         }
     }
 
@@ -349,6 +359,9 @@ impl Library for Impl {
             emitters,
             held_arrays,
             async_context,
+            held_events,
+            default_max_listeners,
+            error_monitor,
         } = self;
         *mutant = None;
         slots.clear();
@@ -371,6 +384,9 @@ impl Library for Impl {
         emitters.clear();
         held_arrays.clear();
         async_context.clear();
+        held_events.clear();
+        *default_max_listeners = emitter::DEFAULT_MAX_LISTENERS;
+        *error_monitor = None;
     }
 
     fn new_abort_controller(rt: &mut Rt) -> Completion {
@@ -531,6 +547,30 @@ impl Library for Impl {
 
     fn emitter_listeners(rt: &mut Rt, emitter: Value, name: Value, raw: bool) -> Completion {
         emitter::op_listeners(rt, &emitter, &name, raw)
+    }
+
+    fn emitter_events_key_count(rt: &mut Rt, emitter: Value) -> Completion {
+        emitter::op_events_key_count(rt, &emitter)
+    }
+
+    fn error_monitor(rt: &mut Rt) -> Value {
+        emitter::error_monitor(rt)
+    }
+
+    fn default_max_listeners(rt: &mut Rt) -> Value {
+        Value::Number(rt.lib.default_max_listeners)
+    }
+
+    fn set_default_max_listeners(rt: &mut Rt, n: Value) -> Result<(), Value> {
+        emitter::set_default_max_listeners(rt, &n)
+    }
+
+    fn events_once(rt: &mut Rt, emitter: Value, name: Value, signal: Option<Value>) -> Completion {
+        let mut roots = vec![emitter.clone(), name.clone()];
+        roots.extend(signal.iter().cloned());
+        rt.holding(&roots, |rt| {
+            emitter::op_once(rt, &emitter, &name, signal.as_ref())
+        })
     }
 
     fn new_event_target(rt: &mut Rt) -> Completion {

@@ -522,8 +522,7 @@ pub enum Op {
         disposable: Expr,
     },
     /// `setMaxListeners N T...`: `events.setMaxListeners(N, T...)`, with one
-    /// target or more (without any, Node changes `events.defaultMaxListeners`
-    /// for the whole process, which a scenario cannot do).
+    /// target or more (the default is [`Op::SetDefaultMaxListeners`]'s).
     SetMaxListeners {
         /// The new maximum (any value: Node validates it).
         n: Expr,
@@ -604,6 +603,29 @@ pub enum Op {
         name: Expr,
         /// `rawListeners`.
         raw: bool,
+    },
+    /// `eventsKeyCount E`: `Object.keys(E._events).length`, the string
+    /// keys Node's `_events` object holds (what a leak of event names
+    /// would grow).
+    EventsKeyCount {
+        /// The emitter.
+        emitter: Expr,
+    },
+    /// `setDefaultMaxListeners N`: `events.defaultMaxListeners = N`, whose
+    /// value is N; the setter validates N.
+    SetDefaultMaxListeners {
+        /// The new default (any value: Node validates it).
+        n: Expr,
+    },
+    /// `onceEvent E NAME [signal S]`: `events.once(E, NAME, { signal: S })`,
+    /// a promise of the array of the event's arguments.
+    OnceEvent {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name.
+        name: Expr,
+        /// The `signal` option (any value: Node validates it).
+        signal: Option<Expr>,
     },
 
     // ---- async context -----------------------------------------------
@@ -1420,6 +1442,11 @@ pub enum Expr {
     /// `arguments.length`: how many arguments the innermost callback was
     /// called with (only inside callbacks).
     ArgumentCount,
+    /// `errorMonitor`: `events.errorMonitor`, the symbol whose listeners an
+    /// `emit("error", ...)` calls before the `'error'` listeners.
+    ErrorMonitor,
+    /// `defaultMaxListeners`: `events.defaultMaxListeners`.
+    DefaultMaxListeners,
     /// `same A B`: `Object.is(A, B)`, whether two values are the same (for
     /// objects: the same object). Neither operand is a `same` or `typeof`.
     Same(Box<Expr>, Box<Expr>),
@@ -1843,6 +1870,8 @@ impl Expr {
             | Expr::Undefined
             | Expr::This
             | Expr::ArgumentCount
+            | Expr::ErrorMonitor
+            | Expr::DefaultMaxListeners
             | Expr::Null
             | Expr::Bool(_)
             | Expr::Int(_)
@@ -2057,6 +2086,11 @@ macro_rules! op_exprs {
             Op::NewAsyncResource { kind } => vec![kind],
             Op::RunInAsyncScope { resource, .. } | Op::EmitDestroy { resource } => vec![resource],
             Op::NativeCallback { callback: c, .. } => callback(c).into_iter().collect(),
+            Op::EventsKeyCount { emitter } => vec![emitter],
+            Op::SetDefaultMaxListeners { n } => vec![n],
+            Op::OnceEvent { emitter, name, signal } => {
+                vec![emitter, name].into_iter().chain(signal).collect()
+            }
             Op::NewController
             | Op::NewEmitter
             | Op::SignalTimeout { .. }

@@ -20,7 +20,16 @@
 //!   and logs `listenerCount`, `eventNames`, `listeners` and
 //!   `rawListeners`, between the base scenario's statements and inside its
 //!   callbacks (ticks, microtasks, timers, listeners), so that emits meet
-//!   the event loop's order.
+//!   the event loop's order;
+//! - listens with `events.errorMonitor` as a name, so that emits of
+//!   `'error'` meet the monitor's listeners (which may remove all, add an
+//!   `'error'` listener or throw);
+//! - sometimes sets `events.defaultMaxListeners` first (so that emitters
+//!   and the base's EventTargets warn early) or later (valid or not), and
+//!   logs it and `eventsKeyCount`;
+//! - waits with `onceEvent` (`events.once`), with or without the signal of
+//!   its own controller `eeac`, which an overlay statement may abort, and
+//!   logs how the promise settles.
 
 use std::sync::Arc;
 
@@ -42,6 +51,9 @@ const NAMES: &[&str] = &[
 
 /// The symbol name's binding.
 const SYMBOL: &str = "ees";
+
+/// The binding of the overlay's controller, whose signal `onceEvent` takes.
+const CONTROLLER: &str = "eeac";
 
 fn chance(u: &mut Unstructured<'_>, p: u8) -> bool {
     u.arbitrary::<u8>().is_ok_and(|b| b < p)
@@ -69,6 +81,9 @@ impl Made {
     fn name(&self, u: &mut Unstructured<'_>) -> Expr {
         if chance(u, 24) {
             return Expr::var(SYMBOL);
+        }
+        if chance(u, 24) {
+            return Expr::ErrorMonitor;
         }
         let at = u.choose_index(NAMES.len()).unwrap_or(0);
         Expr::Str(NAMES[at].to_string())
@@ -125,12 +140,21 @@ impl Made {
         } else {
             Callback::Inline(self.listener_body(u, depth))
         };
+        let prepend = chance(u, 64);
+        // Not a `once` 'removeListener' listener added by a listener: one
+        // added by a 'removeListener' listener makes a chain of once
+        // wrappers that each remove themselves inside the emit of the one
+        // before, a recursion of Node's own frames that no script callback
+        // nests in (so the depth budget does not see it): real Node
+        // overflows its stack (a RangeError the engines do not model)
+        // where the engines stop at the callback budget.
+        let once = chance(u, 96) && !(depth > 0 && name == Expr::Str("removeListener".into()));
         Stmt::Do(Op::EmitterAdd {
             emitter,
             name,
             listener,
-            prepend: chance(u, 64),
-            once: chance(u, 96),
+            prepend,
+            once,
         })
     }
 
@@ -182,8 +206,10 @@ impl Made {
         self.labels += 1;
         let label = format!("eec{}", self.labels);
         let emitter = self.emitter(u);
-        let op = match u.int_in_range(0..=4).unwrap_or(0) {
+        let op = match u.int_in_range(0..=6).unwrap_or(0) {
             0 => Op::EventNames { emitter },
+            5 => Op::EventsKeyCount { emitter },
+            6 => Op::Value(Expr::DefaultMaxListeners),
             1 => Op::EmitterListeners {
                 emitter,
                 name: self.name(u),
@@ -209,12 +235,59 @@ impl Made {
         ]))
     }
 
+    /// `let eeoN = onceEvent E NAME [signal eeac.signal]` and a reaction
+    /// that logs how it settles.
+    fn once_event(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        self.labels += 1;
+        let label = format!("eeo{}", self.labels);
+        let emitter = self.emitter(u);
+        let name = self.name(u);
+        let signal = chance(u, 128).then(|| Expr::var(CONTROLLER).prop("signal"));
+        Stmt::Try(Block::new(vec![
+            Stmt::Let {
+                name: Arc::from(label.as_str()),
+                op: Op::OnceEvent {
+                    emitter,
+                    name,
+                    signal,
+                },
+            },
+            Stmt::Do(Op::Then {
+                promise: Expr::var(label.as_str()),
+                on_fulfilled: Some(Block::new(vec![Stmt::Log(vec![
+                    Expr::Str(label.clone()),
+                    Expr::var("value"),
+                ])])),
+                on_rejected: Some(Block::new(vec![Stmt::Log(vec![
+                    Expr::Str(format!("{label} rejected")),
+                    Expr::var("reason"),
+                ])])),
+            }),
+        ]))
+    }
+
+    /// `setDefaultMaxListeners N`, N sometimes one the setter refuses.
+    fn set_default(u: &mut Unstructured<'_>) -> Stmt {
+        let n = match u.int_in_range(0..=5).unwrap_or(0) {
+            4 => Expr::Int(-1),
+            5 => Expr::Str("2".into()),
+            n => Expr::Int(n),
+        };
+        Stmt::Try(Block::new(vec![Stmt::Do(Op::SetDefaultMaxListeners { n })]))
+    }
+
     /// One statement of the overlay.
     fn statement(&mut self, u: &mut Unstructured<'_>) -> Stmt {
-        match u.int_in_range(0..=9).unwrap_or(0) {
+        match u.int_in_range(0..=13).unwrap_or(0) {
             0..=3 => self.add(u, 0),
             4..=6 => self.emit(u),
             7 => self.remove(u),
+            8 | 9 => self.once_event(u),
+            10 => Stmt::Do(Op::Abort {
+                controller: Expr::var(CONTROLLER),
+                reason: Some(Expr::Str("stop".into())),
+            }),
+            11 => Made::set_default(u),
             _ => self.count(u),
         }
     }
@@ -236,6 +309,13 @@ pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
     };
     let mut out: Vec<Stmt> = Vec::with_capacity(main.len() * 2);
     out.extend(main[..directives].iter().cloned());
+    if chance(u, 40) {
+        out.push(Made::set_default(u));
+    }
+    out.push(Stmt::Let {
+        name: Arc::from(CONTROLLER),
+        op: Op::NewController,
+    });
     for i in 1..=made.emitters {
         let name = format!("ee{i}");
         out.push(Stmt::Let {

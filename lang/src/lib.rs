@@ -146,7 +146,7 @@
 //! | `onabort S {` / `onabort S F` / `onabort S null` / `onabort S VALUE` (a string, number, boolean, symbol, `undefined`, `{}` or error literal) | `S.onabort = ...`: Node 26 keeps a function or an object and turns any other value into `null` |
 //! | `addAbortListener S {` / `addAbortListener S F` | `events.addAbortListener(S, ...)`, a Disposable |
 //! | `dispose D` | `D[Symbol.dispose]()` |
-//! | `setMaxListeners N T...` | `events.setMaxListeners(N, T...)` with one target or more (the form without targets, which changes `events.defaultMaxListeners` for the whole process, is not in the language): each EventTarget or AbortSignal T warns once its listeners of one type exceed N; 0 is no limit, `undefined` the default, 10 |
+//! | `setMaxListeners N T...` | `events.setMaxListeners(N, T...)` with one target or more (for the default, without targets, see `setDefaultMaxListeners`): each EventTarget or AbortSignal T warns once its listeners of one type exceed N; 0 is no limit, `undefined` the default (`events.defaultMaxListeners`, 10 unless changed) |
 //! | `getMaxListeners T` | `events.getMaxListeners(T)`: 10 for a new EventTarget, 0 (no limit) for an AbortSignal |
 //!
 //! Dispatch:
@@ -277,6 +277,22 @@
 //! | `listenerCount E NAME [F]` | `E.listenerCount(NAME, F)` |
 //! | `eventNames E` | `E.eventNames()` |
 //! | `listeners E NAME` / `rawListeners E NAME` | `E.listeners(NAME)` / `E.rawListeners(NAME)` (the `once` wrappers) |
+//! | `errorMonitor` (a value) | `events.errorMonitor`: a symbol, usable as NAME; `emit E "error" ...` first emits to its listeners, with the same arguments, and then to the `'error'` listeners of the `_events` object it read before (or throws when that object has none) |
+//! | `defaultMaxListeners` (a value) | `events.defaultMaxListeners`: 10 at the start of every scenario |
+//! | `setDefaultMaxListeners N` | `events.defaultMaxListeners = N`, whose value is N: a number from 0 up (`Infinity` too), else Node's ERR_INVALID_ARG_TYPE or ERR_OUT_OF_RANGE (negative, `NaN`); emitters without a maximum of their own read it whenever a listener is added, an EventTarget copies it when it is made (an AbortSignal has no maximum whatever it is) |
+//! | `eventsKeyCount E` | `Object.keys(E._events).length`: how many string keys E's `_events` object holds (names without listeners would be a leak) |
+//! | `onceEvent E NAME [signal S]` | `events.once(E, NAME, { signal: S })`: a promise of the array of the arguments of E's next emit of NAME; an `'error'` emitted first rejects it (unless NAME is `"error"`), and so does S's abort, with an `AbortError` (code `ABORT_ERR`); S may be any value, which `events.once` validates into a rejection (it is an async function). Its listeners are `once` listeners of E, and a resisting `once` abort listener of S |
+//!
+//! NAME is any value: a string or a symbol names an event. A scenario
+//! that sets `events.defaultMaxListeners` changes it for itself only: every
+//! engine starts the next scenario at 10 (real Node's prelude restores it).
+//! `setMaxListeners
+//! N E` and `getMaxListeners E` (above) work on emitters as
+//! `events.setMaxListeners` and `events.getMaxListeners` do; an emitter
+//! warns once per event name past its maximum (`MaxListenersExceededWarning:
+//! Possible EventEmitter memory leak detected. 11 x listeners added to
+//! [EventEmitter]. MaxListeners is 10. Use emitter.setMaxListeners() to
+//! increase limit`).
 //!
 //! Async context (`node:async_hooks`). Every tick, microtask, promise
 //! reaction (made by `then` or `await`), timer, interval, immediate and
@@ -301,14 +317,6 @@
 //! | `bind R F` | `R.bind(F)` |
 //! | `emitDestroy R` | `R.emitDestroy()`, which returns R |
 //! | `native MS [resource] {` / `native MS [resource] F` | a native call into JavaScript: a libuv timer due in MS (taking its turn among the timers as a `setTimeout MS` made now would) calls the callback through `node::MakeCallback`, with no async context frame, or with `resource` through a `node::AsyncResource` made now, in the frame it saved; the callback scope's close drains the ticks, then the microtasks (a callback that throws is reported as uncaught and its scope drains nothing: what it queued waits for the next drain). The Node engine calls the real functions from a small addon built against the Node binary's headers (`harness/native/`) |
-//!
-//! NAME is any value: a string or a symbol names an event. `setMaxListeners
-//! N E` and `getMaxListeners E` (above) work on emitters as
-//! `events.setMaxListeners` and `events.getMaxListeners` do; an emitter
-//! warns once per event name past its maximum (`MaxListenersExceededWarning:
-//! Possible EventEmitter memory leak detected. 11 x listeners added to
-//! [EventEmitter]. MaxListeners is 10. Use emitter.setMaxListeners() to
-//! increase limit`).
 //!
 //! Garbage collection:
 //!

@@ -402,6 +402,11 @@ pub const KEYWORDS: &[&str] = &[
     "eventNames",
     "listeners",
     "rawListeners",
+    "eventsKeyCount",
+    "setDefaultMaxListeners",
+    "onceEvent",
+    "errorMonitor",
+    "defaultMaxListeners",
     "arg1",
     "arg2",
     "once",
@@ -1628,6 +1633,8 @@ impl<'a> Parser<'a> {
                             | "held"
                             | "arg1"
                             | "arg2"
+                            | "errorMonitor"
+                            | "defaultMaxListeners"
                     ) =>
             {
                 w.to_string()
@@ -2091,6 +2098,40 @@ impl<'a> Parser<'a> {
                 },
                 Kind::Value,
             ),
+            "eventsKeyCount" => (
+                Op::EventsKeyCount {
+                    emitter: self.expr_of(line, Kind::Emitter)?,
+                },
+                Kind::Value,
+            ),
+            // Any value: the setter validates it.
+            "setDefaultMaxListeners" => (
+                Op::SetDefaultMaxListeners {
+                    n: self.expr(line)?.0,
+                },
+                Kind::Value,
+            ),
+            "onceEvent" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.expr(line)?.0;
+                let signal = match line.peek_word() {
+                    Some("signal") => {
+                        line.bump();
+                        // Any value: `events.once` validates it.
+                        Some(self.expr(line)?.0)
+                    }
+                    _ if line.at_end() => None,
+                    _ => return Err(self.expected(line, "`signal S` or the end of the line")),
+                };
+                (
+                    Op::OnceEvent {
+                        emitter,
+                        name,
+                        signal,
+                    },
+                    Kind::Promise,
+                )
+            }
             w @ ("listeners" | "rawListeners") => {
                 let raw = w == "rawListeners";
                 let emitter = self.expr_of(line, Kind::Emitter)?;
@@ -3293,6 +3334,8 @@ impl<'a> Parser<'a> {
                 "true" => (Expr::Bool(true), Kind::Value),
                 "false" => (Expr::Bool(false), Kind::Value),
                 "this" => (Expr::This, Kind::Value),
+                "errorMonitor" => (Expr::ErrorMonitor, Kind::Value),
+                "defaultMaxListeners" => (Expr::DefaultMaxListeners, Kind::Value),
                 "NaN" => (Expr::Number(Number::new(f64::NAN)), Kind::Value),
                 "Infinity" => (Expr::Number(Number::new(f64::INFINITY)), Kind::Value),
                 "Symbol" => {

@@ -452,6 +452,27 @@ impl Printer {
                 self.expr(emitter);
                 self.expr(name);
             }
+            Op::EventsKeyCount { emitter } => {
+                self.out.push_str("eventsKeyCount");
+                self.expr(emitter);
+            }
+            Op::SetDefaultMaxListeners { n } => {
+                self.out.push_str("setDefaultMaxListeners");
+                self.expr(n);
+            }
+            Op::OnceEvent {
+                emitter,
+                name,
+                signal,
+            } => {
+                self.out.push_str("onceEvent");
+                self.expr(emitter);
+                self.expr(name);
+                if let Some(signal) = signal {
+                    self.out.push_str(" signal");
+                    self.expr(signal);
+                }
+            }
             Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
             Op::WithResolvers => self.out.push_str("withResolvers"),
             Op::ProcessOff(event) => {
@@ -1054,6 +1075,8 @@ pub(crate) fn write_expr(out: &mut String, e: &Expr) {
         }
         Expr::This => out.push_str("this"),
         Expr::ArgumentCount => out.push_str("arguments.length"),
+        Expr::ErrorMonitor => out.push_str("errorMonitor"),
+        Expr::DefaultMaxListeners => out.push_str("defaultMaxListeners"),
         Expr::Same(a, b) | Expr::Add(a, b) | Expr::Less(a, b) => {
             out.push_str(match base {
                 Expr::Same(..) => "same ",

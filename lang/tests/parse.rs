@@ -785,3 +785,34 @@ fn temporaries_nest_two_deep_and_are_signals_only_in_any_lists() {
     let found = errors("let a = any [timeout]\n");
     assert!(found[0].contains("1:21"), "{found:?}");
 }
+
+#[test]
+fn emitter_extras_round_trip() {
+    assert_round_trips(
+        "let e = emitter\nlet c = controller\naddListener e errorMonitor {\n  log arg1\n}\n\
+         emit e \"error\" 1\nlog errorMonitor defaultMaxListeners\nsetDefaultMaxListeners 3\n\
+         let v = setDefaultMaxListeners \"x\"\nlet n = eventsKeyCount e\nlet p = onceEvent e \"a\"\n\
+         let q = onceEvent e errorMonitor signal c.signal\nlet r = onceEvent e \"a\" signal 5\n\
+         let m = errorMonitor\n",
+    );
+}
+
+#[test]
+fn emitter_extras_check_their_kinds_and_words() {
+    assert_eq!(
+        errors("let t = target\nlet p = onceEvent t \"a\"\n"),
+        vec!["bad.scn:2:19: expected an EventEmitter, found `t`, which is an EventTarget"]
+    );
+    assert_eq!(
+        errors("let e = emitter\nlet p = onceEvent e \"a\" signl 5\n"),
+        vec!["bad.scn:2:25: expected `signal S` or the end of the line, found `signl`"]
+    );
+    assert_eq!(
+        errors("let c = controller\nlet n = eventsKeyCount c\n"),
+        vec!["bad.scn:2:24: expected an EventEmitter, found `c`, which is an AbortController"]
+    );
+    let found = errors("let errorMonitor = 1\n");
+    assert!(found[0].contains("errorMonitor"), "{found:?}");
+    let found = errors("setDefaultMaxListeners\n");
+    assert!(found[0].contains("expected a value"), "{found:?}");
+}

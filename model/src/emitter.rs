@@ -17,7 +17,7 @@
 //! name; a symbol is its own), while the events `'newListener'` and
 //! `'removeListener'` and the warning see the name as it was passed.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use nodesem_runtime::gc::Captures;
@@ -25,14 +25,68 @@ use nodesem_runtime::{
     Completion, FunctionData, HostClass, ObjectData, ObjectId, Runtime, Symbol, Value,
 };
 
-use crate::Model;
+use crate::{abort, Model};
 
-/// `EventEmitter.defaultMaxListeners`.
+/// `EventEmitter.defaultMaxListeners` at the start of a run.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L260-L262>
-/// `let defaultMaxListeners = 10`; a scenario cannot change it
-/// (`setMaxListeners N` always names a target).
+/// `let defaultMaxListeners = 10`; `setDefaultMaxListeners N` changes it
+/// ([`set_default_max_listeners`]).
 pub const DEFAULT_MAX_LISTENERS: f64 = 10.0;
+
+/// The state of the `lib/events.js` module itself, beside its emitters.
+#[derive(Debug)]
+pub struct EventsModule {
+    /// `let defaultMaxListeners` (L262), which the `defaultMaxListeners`
+    /// setter changes (L269-L279).
+    default_max_listeners: f64,
+    /// `const kErrorMonitor = Symbol('events.errorMonitor')` (L88,
+    /// `EventEmitter.errorMonitor` at L246), made at its first use in a run
+    /// (a run cannot tell when it was made).
+    error_monitor: Option<Symbol>,
+    /// The identity the next fresh `_events` object gets.
+    next_object: u64,
+    /// The `_events` objects that emits of `'error'` hold while they emit
+    /// to the errorMonitor ([`HeldEvents`]), innermost last.
+    held: Vec<HeldEvents>,
+}
+
+impl Default for EventsModule {
+    fn default() -> Self {
+        EventsModule {
+            default_max_listeners: DEFAULT_MAX_LISTENERS,
+            error_monitor: None,
+            next_object: 0,
+            held: Vec::new(),
+        }
+    }
+}
+
+/// An emitter's `_events` object as an emit of `'error'` holds it.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L492-L496>
+/// `emit` reads `const events = this._events` once, emits to
+/// `kErrorMonitor`, and then reads `events.error` (L496) and
+/// `events[type]` (L508) of that object. A listener of the errorMonitor
+/// can make the emitter replace `_events` by a fresh object (the removal
+/// of its last listener, L696-L697; `removeAllListeners`, L752, L756,
+/// L771): the emit then reads the old object, which keeps what it held
+/// when it was replaced, since nothing changes a replaced object again.
+#[derive(Debug)]
+struct HeldEvents {
+    /// The emitter.
+    emitter: ObjectId,
+    /// The identity of the object held ([`EmitterState::object`]).
+    object: u64,
+    /// Once the emitter replaced the object: its `error` property as it
+    /// was then, the functions of the handler and Node's array (if it was
+    /// one), or `None` for `undefined`.
+    frozen: Option<Option<Handler>>,
+}
+
+/// The value of an `_events[name]` property, as an emit walks it: the
+/// functions, and Node's array when there is one ([`ListArrays`]).
+type Handler = (Vec<ObjectId>, Option<u64>);
 
 /// An event name as a property key: a string or a symbol.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,6 +233,9 @@ pub struct EmitterState {
     /// `emitter.setMaxListeners(n)`; `None` follows
     /// `EventEmitter.defaultMaxListeners`.
     max_listeners: Option<f64>,
+    /// The identity of the emitter's `_events` object, which Node replaces
+    /// by a fresh one when the last listener goes ([`HeldEvents`]).
+    object: u64,
 }
 
 impl EmitterState {
@@ -193,6 +250,12 @@ impl EmitterState {
     /// The listeners of `name` (empty if it has none).
     fn listeners(&self, name: &EventName) -> &[ListenerRecord] {
         self.entry(name).map_or(&[], |e| &e.listeners)
+    }
+
+    /// `events[name]` as an emit walks it, or `None` for `undefined`.
+    fn handler(&self, name: &EventName) -> Option<Handler> {
+        self.entry(name)
+            .map(|e| (e.listeners.iter().map(|r| r.function).collect(), e.array))
     }
 
     fn has_listeners(&self, name: &str) -> bool {
@@ -387,8 +450,12 @@ pub fn add_listener(
             emit_steps(rt, e, &EventName::String(Rc::from("newListener")), &args)?;
         }
         let key = event_name(rt, &name);
+        // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L410-L414>
+        // `_getMaxListeners`: the default as it is now, for an emitter
+        // without a maximum of its own.
+        let default = rt.lib.events_module.default_max_listeners;
         let st = state_mut(rt, e);
-        let max = st.max_listeners.unwrap_or(DEFAULT_MAX_LISTENERS);
+        let max = st.max_listeners.unwrap_or(default);
         let at = match st.position(&key) {
             Some(at) => at,
             None => {
@@ -525,14 +592,25 @@ pub fn remove_listener(
     let e = receiver(rt, emitter.clone(), "removeListener")?;
     check_listener(rt, &listener)?;
     let key = event_name(rt, &name);
-    let st = state_mut(rt, e);
+    let st = state(rt, e);
     let Some(at) = st.position(&key) else {
         return Ok(emitter);
     };
-    let entry = &mut st.events[at];
-    let Some(position) = entry.listeners.iter().rposition(|r| r.matches(&listener)) else {
+    let Some(position) = st.events[at]
+        .listeners
+        .iter()
+        .rposition(|r| r.matches(&listener))
+    else {
         return Ok(emitter);
     };
+    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L692-L697>
+    // the one listener of the only name: `_eventsCount` reaches 0 and the
+    // emitter gets a fresh `_events` object.
+    if st.events[at].listeners.len() == 1 && st.events.len() == 1 {
+        replace_events_object(rt, e);
+    }
+    let st = state_mut(rt, e);
+    let entry = &mut st.events[at];
     let had = entry.listeners.len();
     let removed = entry.listeners.remove(position);
     if entry.listeners.len() <= 1 {
@@ -604,12 +682,19 @@ pub fn remove_all_listeners(
     let e = receiver(rt, emitter.clone(), "removeAllListeners")?;
     if !state(rt, e).has_listeners("removeListener") {
         match &name {
-            None => state_mut(rt, e).events.clear(),
+            // L752: a fresh `_events` object.
+            None => {
+                replace_events_object(rt, e);
+                state_mut(rt, e).events.clear();
+            }
             Some(name) => {
                 let key = event_name(rt, name);
-                let st = state_mut(rt, e);
-                if let Some(at) = st.position(&key) {
-                    st.events.remove(at);
+                if let Some(at) = state(rt, e).position(&key) {
+                    // L755-L756: a fresh object when the count reaches 0.
+                    if state(rt, e).events.len() == 1 {
+                        replace_events_object(rt, e);
+                    }
+                    state_mut(rt, e).events.remove(at);
                 }
             }
         }
@@ -624,6 +709,8 @@ pub fn remove_all_listeners(
                 remove_all_listeners(rt, emitter.clone(), Some(key.to_value()))?;
             }
             remove_all_listeners(rt, emitter.clone(), Some(Value::string("removeListener")))?;
+            // L771: a fresh `_events` object.
+            replace_events_object(rt, e);
             state_mut(rt, e).events.clear();
         }
         Some(name) => {
@@ -680,40 +767,85 @@ pub fn remove_all_listeners(
 /// the event had listeners, false otherwise."
 pub fn emit(rt: &mut Runtime<Model>, emitter: Value, name: Value, args: Vec<Value>) -> Completion {
     let e = receiver(rt, emitter.clone(), "emit")?;
-    // NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L489-L506>
-    // `type === 'error'` without an `'error'` listener throws (the
-    // errorMonitor symbol is not in the language).
-    if matches!(&name, Value::String(s) if &**s == "error") && !state(rt, e).has_listeners("error")
-    {
-        return Err(unhandled_error(rt, args.first().cloned()));
-    }
-    let key = event_name(rt, &name);
     let mut held = args.clone();
     held.push(emitter);
-    rt.holding(&held, |rt| emit_steps(rt, e, &key, &args))
+    rt.holding(&held, |rt| emit_algorithm(rt, e, &name, &args))
+}
+
+/// `EventEmitter.prototype.emit(type, ...args)`, step by step.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L489-L543>
+fn emit_algorithm(rt: &mut Runtime<Model>, e: ObjectId, ty: &Value, args: &[Value]) -> Completion {
+    // L490: `let doError = (type === 'error');`
+    let do_error = matches!(ty, Value::String(s) if &**s == "error");
+    // L492: `const events = this._events;` (a `new EventEmitter()` always
+    // has one, so L493 holds and L497-L498 never apply).
+    let object = state(rt, e).object;
+    // L494-L495: `if (doError && events[kErrorMonitor] !== undefined)
+    // this.emit(kErrorMonitor, ...args);` (no listener can have the symbol
+    // before the run made it).
+    let mut frozen = None;
+    let monitor = rt.lib.events_module.error_monitor.clone();
+    if let (true, Some(monitor)) = (do_error, monitor) {
+        let monitor = EventName::Symbol(monitor);
+        if state(rt, e).entry(&monitor).is_some() {
+            rt.lib.events_module.held.push(HeldEvents {
+                emitter: e,
+                object,
+                frozen: None,
+            });
+            let result = emit_algorithm(rt, e, &monitor.to_value(), args);
+            let held = rt.lib.events_module.held.pop();
+            frozen = held.and_then(|h| h.frozen);
+            result?;
+        }
+    }
+    // L496 and L508 read `events`: the emitter's object, or the one it
+    // replaced meanwhile, as it was then ([`HeldEvents`]).
+    let key = event_name(rt, ty);
+    let handler = match frozen {
+        Some(handler) => handler,
+        None => state(rt, e).handler(&key),
+    };
+    // L496: `doError &&= events.error === undefined;` L500-L506: if there is
+    // no 'error' event listener, throw.
+    if do_error && handler.is_none() {
+        return Err(unhandled_error(rt, args.first().cloned()));
+    }
+    // L508-L511: `const handler = events[type]; if (handler === undefined)
+    // return false;`
+    let Some(handler) = handler else {
+        return Ok(Value::Bool(false));
+    };
+    call_listeners(rt, e, handler, args)
+}
+
+/// The calls of an emit to a name of this emitter as its listeners are
+/// now (what `emit(type)` does for a type other than `'error'`).
+fn emit_steps(rt: &mut Runtime<Model>, e: ObjectId, key: &EventName, args: &[Value]) -> Completion {
+    match state(rt, e).handler(key) {
+        Some(handler) => call_listeners(rt, e, handler, args),
+        None => Ok(Value::Bool(false)),
+    }
 }
 
 /// The calls of an emit: each listener of the list as it is when the emit
 /// starts, with the emitter as `this`; an exception stops the emit and
 /// propagates.
 ///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L508-L543>
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L513-L542>
 /// a single listener is called as it is; an array is walked while its
 /// `kEmitting` count makes every change during the emit go to a copy
 /// (L907-L914): the walk sees the list as it was. What a listener returns
 /// is looked at only with `captureRejections` (L356-L359), which scenarios
 /// cannot set.
-fn emit_steps(rt: &mut Runtime<Model>, e: ObjectId, key: &EventName, args: &[Value]) -> Completion {
-    let snapshot: Vec<ObjectId> = state(rt, e)
-        .listeners(key)
-        .iter()
-        .map(|r| r.function)
-        .collect();
-    if snapshot.is_empty() {
-        return Ok(Value::Bool(false));
-    }
+fn call_listeners(
+    rt: &mut Runtime<Model>,
+    e: ObjectId,
+    (snapshot, array): Handler,
+    args: &[Value],
+) -> Completion {
     let held: Vec<Value> = snapshot.iter().map(|f| Value::Object(*f)).collect();
-    let array = state(rt, e).entry(key).and_then(|n| n.array);
     if let Some(array) = array {
         rt.lib.list_arrays.walked.push(array);
     }
@@ -730,6 +862,22 @@ fn emit_steps(rt: &mut Runtime<Model>, e: ObjectId, key: &EventName, args: &[Val
         }
     }
     result
+}
+
+/// The emitter replaces its `_events` object by a fresh one (the callers
+/// cite where): an emit that holds the old object keeps what it has now.
+fn replace_events_object(rt: &mut Runtime<Model>, e: ObjectId) {
+    let st = state(rt, e);
+    let (current, error) = (st.object, st.handler(&EventName::String(Rc::from("error"))));
+    let module = &mut rt.lib.events_module;
+    for held in module.held.iter_mut() {
+        if held.emitter == e && held.object == current && held.frozen.is_none() {
+            held.frozen = Some(error.clone());
+        }
+    }
+    module.next_object += 1;
+    let fresh = module.next_object;
+    state_mut(rt, e).object = fresh;
 }
 
 /// What an unhandled `'error'` throws: the first argument if it is an
@@ -916,11 +1064,14 @@ pub fn set_max_listeners(rt: &mut Runtime<Model>, emitter: ObjectId, n: f64) {
 /// `_getMaxListeners(emitter)`, or `None` for an object that is no emitter.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L410-L414>
+/// `that._maxListeners === undefined` reads `EventEmitter.defaultMaxListeners`
+/// as it is at the call.
 pub fn max_listeners(rt: &Runtime<Model>, object: ObjectId) -> Option<f64> {
+    let default = rt.lib.events_module.default_max_listeners;
     rt.lib
         .emitters
         .get(&object)
-        .map(|s| s.max_listeners.unwrap_or(DEFAULT_MAX_LISTENERS))
+        .map(|s| s.max_listeners.unwrap_or(default))
 }
 
 /// The strong edges of an emitter: every listener record's function and
@@ -936,5 +1087,339 @@ pub(crate) fn trace(rt: &Runtime<Model>, obj: ObjectId, edges: &mut Vec<Value>) 
                 }
             }
         }
+    }
+}
+
+/// The functions that emits of `'error'` hold in the `_events` objects
+/// their emitters replaced ([`HeldEvents`]): alive while the emit runs.
+pub(crate) fn roots(rt: &Runtime<Model>, roots: &mut Vec<Value>) {
+    for held in &rt.lib.events_module.held {
+        if let Some(Some((functions, _))) = &held.frozen {
+            roots.extend(functions.iter().map(|f| Value::Object(*f)));
+        }
+    }
+}
+
+/// `Object.keys(emitter._events).length`: the names that are strings
+/// (`Object.keys` leaves symbols out). A name that loses its last listener
+/// is deleted from the object (L699) or the object is replaced (L697), so
+/// no key of a name without listeners stays (the shape mode of L694-L695,
+/// which keeps it with `undefined`, needs a subclass that presets
+/// `_events`).
+pub fn events_key_count(rt: &mut Runtime<Model>, emitter: Value) -> Completion {
+    // MODEL: `E._events` of a value that is no emitter is a read the
+    // parser's kinds rule out; the model throws as a method call would.
+    let e = receiver(rt, emitter, "_events")?;
+    let n = state(rt, e)
+        .events
+        .iter()
+        .filter(|n| matches!(n.name, EventName::String(_)))
+        .count();
+    Ok(Value::Number(n as f64))
+}
+
+/// `EventEmitter.errorMonitor`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L88>
+/// `const kErrorMonitor = Symbol('events.errorMonitor')`, exported at L246.
+pub fn error_monitor(rt: &mut Runtime<Model>) -> Symbol {
+    rt.lib
+        .events_module
+        .error_monitor
+        .get_or_insert_with(|| Symbol::new("events.errorMonitor"))
+        .clone()
+}
+
+/// The `defaultMaxListeners` getter.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L272-L274>
+pub fn default_max_listeners(rt: &Runtime<Model>) -> f64 {
+    rt.lib.events_module.default_max_listeners
+}
+
+/// The `defaultMaxListeners` setter.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L275-L278>
+/// `validateNumber(arg, 'defaultMaxListeners', 0); defaultMaxListeners =
+/// arg;`: a number from 0 up (Infinity included), else ERR_INVALID_ARG_TYPE
+/// (no number) or ERR_OUT_OF_RANGE (below 0, or NaN:
+/// lib/internal/validators.js#L188-L199). Emitters read it whenever they
+/// check their maximum (L410-L414); an EventTarget copies it when it is made
+/// (lib/internal/event_target.js#L576).
+pub fn set_default_max_listeners(rt: &mut Runtime<Model>, arg: Value) -> Result<(), Value> {
+    let n = match arg {
+        Value::Number(n) => n,
+        other => return Err(rt.err_invalid_arg_type("defaultMaxListeners", "number", &other)),
+    };
+    if n.is_nan() || n < 0.0 {
+        return Err(rt.err_out_of_range("defaultMaxListeners", ">= 0", n));
+    }
+    rt.lib.events_module.default_max_listeners = n;
+    Ok(())
+}
+
+/// `new AbortError(undefined, { cause })`: an Error named AbortError with
+/// code ABORT_ERR and the default message.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L980-L989>
+/// MODEL: the `cause` (the signal's reason) is not readable in scenarios.
+fn abort_error(rt: &mut Runtime<Model>) -> Value {
+    rt.node_error("AbortError", "ABORT_ERR", "The operation was aborted")
+}
+
+/// The executor's scope of `events.once`, which its three closures share
+/// (one V8 context): the slots, in this order.
+const ONCE_EMITTER: usize = 0;
+const ONCE_NAME: usize = 1;
+const ONCE_SIGNAL: usize = 2;
+const ONCE_RESOLVE: usize = 3;
+const ONCE_REJECT: usize = 4;
+const ONCE_ERROR_LISTENER: usize = 5;
+const ONCE_RESOLVER: usize = 6;
+const ONCE_ABORT_LISTENER: usize = 7;
+
+/// A value of the shared scope.
+fn slot(scope: &RefCell<Vec<Value>>, at: usize) -> Value {
+    scope.borrow()[at].clone()
+}
+
+/// Calls the scope's `resolve` or `reject` with one argument.
+fn call_slot(
+    rt: &mut Runtime<Model>,
+    scope: &RefCell<Vec<Value>>,
+    at: usize,
+    argument: Value,
+) -> Completion {
+    match slot(scope, at) {
+        Value::Object(f) => rt.call_function(f, Value::Undefined, &[argument])?,
+        _ => unreachable!("the scope holds its resolving functions"),
+    };
+    Ok(Value::Undefined)
+}
+
+/// The signal of the scope, if `signal != null`.
+fn scope_signal(scope: &RefCell<Vec<Value>>) -> Option<ObjectId> {
+    slot(scope, ONCE_SIGNAL).as_object()
+}
+
+/// `events.once(emitter, name, options)`: "Creates a Promise that is
+/// fulfilled when the EventEmitter emits the given event or that is
+/// rejected if the EventEmitter emits 'error' while waiting. The Promise
+/// will resolve with an array of all the arguments emitted to the given
+/// event."
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1001-L1043>
+/// an `async function`: what its body throws rejects its promise, and its
+/// `return new Promise(...)` resolves its promise with that promise (a
+/// thenable: two jobs more before a reaction to it runs).
+pub fn once(
+    rt: &mut Runtime<Model>,
+    emitter: Value,
+    name: Value,
+    signal: Option<Value>,
+) -> Completion {
+    let promise = rt.new_promise();
+    let held = [Value::Object(promise)];
+    let body = rt.holding(&held, |rt| once_body(rt, emitter, name, signal));
+    match body {
+        Ok(inner) => rt.resolve_promise_with(promise, inner),
+        Err(error) => rt.reject_promise(promise, error),
+    }
+    Ok(Value::Object(promise))
+}
+
+/// The body of the async function `once`.
+fn once_body(
+    rt: &mut Runtime<Model>,
+    emitter: Value,
+    name: Value,
+    signal: Option<Value>,
+) -> Completion {
+    // L1001: `options = kEmptyObject`; L1002: `validateObject(options,
+    // 'options')` holds for `{ signal }` and for kEmptyObject alike.
+    // L1003: `const { signal } = options;`
+    let signal = signal.unwrap_or(Value::Undefined);
+    // L1004: `validateAbortSignal(signal, 'options.signal')`
+    // (lib/internal/validators.js#L454-L461): undefined, or an object with
+    // `aborted`, which of the values a scenario makes only an AbortSignal
+    // has.
+    let signal_id = match &signal {
+        Value::Undefined => None,
+        Value::Object(id) if rt.lib.signals.contains_key(id) => Some(*id),
+        other => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", other)),
+    };
+    // L1005-L1006: `if (signal?.aborted) throw new AbortError(undefined,
+    // { cause: signal.reason });`
+    if let Some(s) = signal_id {
+        if abort::aborted(rt, s) {
+            let _cause = abort::reason(rt, s);
+            return Err(abort_error(rt));
+        }
+    }
+    // L1007: `return new Promise((resolve, reject) => { ... })`.
+    let inner = rt.new_promise();
+    let (resolve, reject) = rt.create_resolving_functions(inner);
+    let scope = Rc::new(RefCell::new(vec![
+        emitter,
+        name,
+        signal,
+        Value::Object(resolve),
+        Value::Object(reject),
+        Value::Undefined,
+        Value::Undefined,
+        Value::Undefined,
+    ]));
+    let captures = || Captures::Lists {
+        values: Vec::new(),
+        lists: vec![Rc::clone(&scope)],
+    };
+    // L1008-L1014: `const errorListener = (err) => { ... }`.
+    let own = Rc::clone(&scope);
+    let error_listener = rt.native_function_capturing(captures(), move |rt, _this, args| {
+        let err = args.first().cloned().unwrap_or(Value::Undefined);
+        // L1009: `emitter.removeListener(name, resolver);`
+        remove_listener(
+            rt,
+            slot(&own, ONCE_EMITTER),
+            slot(&own, ONCE_NAME),
+            slot(&own, ONCE_RESOLVER),
+        )?;
+        // L1010-L1012: `if (signal != null)
+        // eventTargetAgnosticRemoveListener(signal, 'abort', abortListener);`
+        remove_abort_listener(rt, &own);
+        // L1013: `reject(err);`
+        call_slot(rt, &own, ONCE_REJECT, err)
+    });
+    // L1015-L1023: `const resolver = (...args) => { ... }`.
+    let own = Rc::clone(&scope);
+    let resolver = rt.native_function_capturing(captures(), move |rt, _this, args| {
+        // L1016-L1018: `if (typeof emitter.removeListener === 'function')
+        // emitter.removeListener('error', errorListener);` (an emitter has
+        // the method).
+        remove_listener(
+            rt,
+            slot(&own, ONCE_EMITTER),
+            Value::string("error"),
+            slot(&own, ONCE_ERROR_LISTENER),
+        )?;
+        // L1019-L1021
+        remove_abort_listener(rt, &own);
+        // L1022: `resolve(args);`
+        let array = rt.create_array_from_list(args.to_vec());
+        call_slot(rt, &own, ONCE_RESOLVE, array)
+    });
+    // L1033-L1037: `function abortListener() { ... }`.
+    let own = Rc::clone(&scope);
+    let abort_listener = rt.native_function_capturing(captures(), move |rt, _this, _args| {
+        // L1034: `eventTargetAgnosticRemoveListener(emitter, name, resolver);`
+        // (L1049-L1057: the emitter's `removeListener`).
+        remove_listener(
+            rt,
+            slot(&own, ONCE_EMITTER),
+            slot(&own, ONCE_NAME),
+            slot(&own, ONCE_RESOLVER),
+        )?;
+        // L1035: `eventTargetAgnosticRemoveListener(emitter, 'error',
+        // errorListener);`
+        remove_listener(
+            rt,
+            slot(&own, ONCE_EMITTER),
+            Value::string("error"),
+            slot(&own, ONCE_ERROR_LISTENER),
+        )?;
+        // L1036: `reject(new AbortError(undefined, { cause: signal?.reason }));`
+        if let Some(s) = scope_signal(&own) {
+            let _cause = abort::reason(rt, s);
+        }
+        let error = abort_error(rt);
+        call_slot(rt, &own, ONCE_REJECT, error)
+    });
+    {
+        let mut scope = scope.borrow_mut();
+        scope[ONCE_ERROR_LISTENER] = Value::Object(error_listener);
+        scope[ONCE_RESOLVER] = Value::Object(resolver);
+        scope[ONCE_ABORT_LISTENER] = Value::Object(abort_listener);
+    }
+    let held = [
+        Value::Object(inner),
+        Value::Object(error_listener),
+        Value::Object(resolver),
+        Value::Object(abort_listener),
+    ];
+    // ECMA-262 27.2.3.1 Promise(executor) steps 9-10: what the executor
+    // throws rejects the promise.
+    let executed = rt.holding(&held, |rt| once_executor(rt, &scope, signal_id));
+    if let Err(error) = executed {
+        rt.call_function(reject, Value::Undefined, &[error])?;
+    }
+    Ok(Value::Object(inner))
+}
+
+/// The executor of `once`'s promise, after its closures are made.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1025-L1041>
+fn once_executor(
+    rt: &mut Runtime<Model>,
+    scope: &RefCell<Vec<Value>>,
+    signal: Option<ObjectId>,
+) -> Result<(), Value> {
+    let emitter = slot(scope, ONCE_EMITTER);
+    let name = slot(scope, ONCE_NAME);
+    // L1027: `eventTargetAgnosticAddListener(emitter, name, resolver, opts)`
+    // with `opts.once`: L1059-L1063, `emitter.once(name, listener)` when
+    // `typeof emitter.on === 'function'`.
+    match &emitter {
+        Value::Object(id) if rt.lib.emitters.contains_key(id) => {}
+        Value::Undefined | Value::Null => return Err(rt.cannot_read_properties(&emitter, "on")),
+        // L1066-L1070: an object without `on` or `addEventListener`.
+        // MODEL: an EventTarget would take the `addEventListener` path of
+        // L1066-L1067, which the parser's kinds rule out (only emitters).
+        other => return Err(rt.err_invalid_arg_type("emitter", "EventEmitter", other)),
+    }
+    add_listener(
+        rt,
+        emitter.clone(),
+        name.clone(),
+        slot(scope, ONCE_RESOLVER),
+        false,
+        true,
+    )?;
+    // L1028-L1032: `if (name !== 'error' && typeof emitter.once ===
+    // 'function') emitter.once('error', errorListener);`
+    if !matches!(&name, Value::String(s) if &**s == "error") {
+        add_listener(
+            rt,
+            emitter,
+            Value::string("error"),
+            slot(scope, ONCE_ERROR_LISTENER),
+            false,
+            true,
+        )?;
+    }
+    // L1038-L1041: `if (signal != null) eventTargetAgnosticAddListener(signal,
+    // 'abort', abortListener, { once: true, [kResistStopPropagation]: true })`:
+    // a signal has no `on`, so `signal.addEventListener(...)`.
+    if let (Some(s), Value::Object(f)) = (signal, slot(scope, ONCE_ABORT_LISTENER)) {
+        crate::event_target::add_an_event_listener(
+            rt,
+            s,
+            "abort",
+            f,
+            crate::event_target::ListenerOptions {
+                once: true,
+                resist_stop_propagation: true,
+                ..crate::event_target::ListenerOptions::default()
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// `if (signal != null) eventTargetAgnosticRemoveListener(signal, 'abort',
+/// abortListener)`: L1049-L1053, a signal has no `removeListener`, so
+/// `signal.removeEventListener('abort', abortListener, undefined)`.
+fn remove_abort_listener(rt: &mut Runtime<Model>, scope: &RefCell<Vec<Value>>) {
+    if let (Some(s), Value::Object(f)) = (scope_signal(scope), slot(scope, ONCE_ABORT_LISTENER)) {
+        crate::event_target::remove_an_event_listener(rt, s, "abort", f, false);
     }
 }

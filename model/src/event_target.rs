@@ -152,13 +152,15 @@ pub fn new_event_target(rt: &mut Runtime<Model>) -> ObjectId {
 /// maximum of listeners and no warning given.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/event_target.js#L574-L579>
-/// `self[kMaxEventTargetListeners] = EventEmitter.defaultMaxListeners`,
-/// which is 10 (lib/events.js#L262; a scenario cannot change it).
+/// `self[kMaxEventTargetListeners] = EventEmitter.defaultMaxListeners`:
+/// the default as it is when the target is made (10 unless a scenario set
+/// `events.defaultMaxListeners`), kept by the target afterwards.
 pub fn init_event_target(rt: &mut Runtime<Model>, id: ObjectId) {
+    let max_listeners = crate::emitter::default_max_listeners(rt);
     rt.lib.targets.insert(
         id,
         EventTargetState {
-            max_listeners: DEFAULT_MAX_LISTENERS,
+            max_listeners,
             ..EventTargetState::default()
         },
     );
@@ -179,11 +181,6 @@ pub fn set_max_listeners(rt: &mut Runtime<Model>, event_target: ObjectId, n: f64
 pub fn max_listeners(rt: &Runtime<Model>, object: ObjectId) -> Option<f64> {
     rt.lib.targets.get(&object).map(|state| state.max_listeners)
 }
-
-/// `EventEmitter.defaultMaxListeners`.
-///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L262>
-pub const DEFAULT_MAX_LISTENERS: f64 = 10.0;
 
 /// `EventTarget.prototype[kNewListener](size, type, ...)`, run after a
 /// listener of `event_type` was counted into its root (`size` is the new

@@ -352,6 +352,7 @@ pub(crate) fn trace_roots(rt: &Runtime<Model>, roots: &mut Vec<Value>) -> bool {
         roots.push(registry.clone());
     }
     roots.extend(gc.in_flight.iter().cloned());
+    crate::emitter::roots(rt, roots);
     for &node in &gc.dispatch_nodes {
         event_target::trace_chain(rt, node, roots);
     }

@@ -125,6 +125,10 @@ pub struct Model {
     list_arrays: emitter::ListArrays,
     /// AsyncLocalStorages, async context frames and AsyncResources.
     async_context: async_context::AsyncContext,
+    /// The state of `lib/events.js` itself: `defaultMaxListeners`,
+    /// `kErrorMonitor`, the `_events` objects running emits hold, the
+    /// scopes of `events.once` ([`emitter::EventsModule`]).
+    events_module: emitter::EventsModule,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -187,6 +191,7 @@ impl Library for Model {
             once_wrappers,
             list_arrays,
             async_context,
+            events_module,
         } = self;
         controllers.clear();
         targets.clear();
@@ -206,6 +211,7 @@ impl Library for Model {
         once_wrappers.clear();
         *list_arrays = emitter::ListArrays::default();
         async_context.clear();
+        *events_module = emitter::EventsModule::default();
     }
 
     // ---- abort ----
@@ -295,9 +301,8 @@ impl Library for Model {
     /// null throws V8's TypeError, after the earlier targets were set.
     fn set_max_listeners(rt: &mut Runtime<Self>, n: Value, targets: Vec<Value>) -> Completion {
         let n = match n {
-            // MODEL: a scenario cannot change the default, so it is the
-            // initial one.
-            Value::Undefined => event_target::DEFAULT_MAX_LISTENERS,
+            // `n = defaultMaxListeners`: the default as it is now.
+            Value::Undefined => emitter::default_max_listeners(rt),
             Value::Number(n) => n,
             other => return Err(rt.err_invalid_arg_type("setMaxListeners", "number", &other)),
         };
@@ -467,6 +472,31 @@ impl Library for Model {
 
     fn emitter_listeners(rt: &mut Runtime<Self>, e: Value, name: Value, raw: bool) -> Completion {
         emitter::listeners(rt, e, name, raw)
+    }
+
+    fn emitter_events_key_count(rt: &mut Runtime<Self>, e: Value) -> Completion {
+        emitter::events_key_count(rt, e)
+    }
+
+    fn error_monitor(rt: &mut Runtime<Self>) -> Value {
+        Value::Symbol(emitter::error_monitor(rt))
+    }
+
+    fn default_max_listeners(rt: &mut Runtime<Self>) -> Value {
+        Value::Number(emitter::default_max_listeners(rt))
+    }
+
+    fn set_default_max_listeners(rt: &mut Runtime<Self>, n: Value) -> Result<(), Value> {
+        emitter::set_default_max_listeners(rt, n)
+    }
+
+    fn events_once(
+        rt: &mut Runtime<Self>,
+        e: Value,
+        name: Value,
+        signal: Option<Value>,
+    ) -> Completion {
+        emitter::once(rt, e, name, signal)
     }
 
     // ---- dispatch ----

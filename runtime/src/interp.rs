@@ -385,6 +385,8 @@ impl<L: Library> Runtime<L> {
             Expr::NewDomException { message, name } => self.new_dom_exception(message, name),
             Expr::This => env.this(),
             Expr::ArgumentCount => Value::Number(f64::from(env.argument_count())),
+            Expr::ErrorMonitor => L::error_monitor(self),
+            Expr::DefaultMaxListeners => L::default_max_listeners(self),
             Expr::Add(a, b) | Expr::Less(a, b) => {
                 let x = self.eval(a, env)?;
                 let y = self.eval(b, env)?;
@@ -1019,7 +1021,10 @@ impl<L: Library> Runtime<L> {
             | Op::Emit { .. }
             | Op::EmitterListenerCount { .. }
             | Op::EventNames { .. }
-            | Op::EmitterListeners { .. } => return self.exec_emitter_op(op, env),
+            | Op::EmitterListeners { .. }
+            | Op::EventsKeyCount { .. }
+            | Op::SetDefaultMaxListeners { .. }
+            | Op::OnceEvent { .. } => return self.exec_emitter_op(op, env),
             Op::NewAls { .. }
             | Op::GetStore { .. }
             | Op::EnterWith { .. }
@@ -1564,6 +1569,33 @@ impl<L: Library> Runtime<L> {
                 let emitter = self.eval(emitter, env)?;
                 let name = self.eval(name, env)?;
                 L::emitter_listeners(self, emitter, name, *raw)?
+            }
+            Op::EventsKeyCount { emitter } => {
+                let emitter = self.eval(emitter, env)?;
+                L::emitter_events_key_count(self, emitter)?
+            }
+            Op::SetDefaultMaxListeners { n } => {
+                let n = self.eval(n, env)?;
+                L::set_default_max_listeners(self, n.clone())?;
+                n
+            }
+            Op::OnceEvent {
+                emitter,
+                name,
+                signal,
+            } => {
+                // `($.charge($.listeners(S)), events.once(E, NAME, { signal: S }))`:
+                // E, NAME, S, the charge for the walk of S's abort
+                // listeners that adding its abort listener makes.
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let signal = self.eval_optional(signal, env)?;
+                if let Some(s) = &signal {
+                    if !self.charge_listeners(&[(s, "abort")]) {
+                        return Ok(Value::Undefined);
+                    }
+                }
+                L::events_once(self, emitter, name, signal)?
             }
             _ => unreachable!("exec_op sends only EventEmitter operations here"),
         })

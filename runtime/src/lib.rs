@@ -385,6 +385,30 @@ pub trait Library: Sized + 'static {
         raw: bool,
     ) -> Completion;
 
+    /// `Object.keys(emitter._events).length`: how many string keys the
+    /// emitter's `_events` object holds.
+    fn emitter_events_key_count(rt: &mut Runtime<Self>, emitter: Value) -> Completion;
+
+    /// `events.errorMonitor`: the one symbol of the run whose listeners
+    /// `emit('error', ...)` calls first.
+    fn error_monitor(rt: &mut Runtime<Self>) -> Value;
+
+    /// `events.defaultMaxListeners`.
+    fn default_max_listeners(rt: &mut Runtime<Self>) -> Value;
+
+    /// `events.defaultMaxListeners = n`, its validation errors included
+    /// (the runtime gives the assignment its value, `n`).
+    fn set_default_max_listeners(rt: &mut Runtime<Self>, n: Value) -> Result<(), Value>;
+
+    /// `events.once(emitter, name, { signal })` (`signal` is `None` without
+    /// options): a promise of the array of the event's arguments.
+    fn events_once(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Value,
+        signal: Option<Value>,
+    ) -> Completion;
+
     // ---- EventTarget and Event -----------------------------------------
 
     /// `new EventTarget()`.

@@ -134,6 +134,21 @@ impl Library for NoLibrary {
     fn emitter_listeners(_: &mut Runtime<Self>, _: Value, _: Value, _: bool) -> Completion {
         none()
     }
+    fn emitter_events_key_count(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn error_monitor(_: &mut Runtime<Self>) -> Value {
+        none()
+    }
+    fn default_max_listeners(_: &mut Runtime<Self>) -> Value {
+        none()
+    }
+    fn set_default_max_listeners(_: &mut Runtime<Self>, _: Value) -> Result<(), Value> {
+        none()
+    }
+    fn events_once(_: &mut Runtime<Self>, _: Value, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
     fn new_event_target(_: &mut Runtime<Self>) -> Completion {
         none()
     }
