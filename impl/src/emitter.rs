@@ -35,6 +35,21 @@ use crate::{Mutant, Rt, Slot};
 /// it: [`Impl::default_max_listeners`](crate::Impl)).
 pub(crate) const DEFAULT_MAX_LISTENERS: f64 = 10.0;
 
+/// The names of the two events an emitter emits about itself.
+const NEW_LISTENER: usize = 0;
+const REMOVE_LISTENER: usize = 1;
+
+thread_local! {
+    /// `'newListener'` and `'removeListener'` as values, made once per
+    /// thread: every add and removal that announces itself passes one.
+    static SPECIAL_NAMES: [Value; 2] = [Value::string("newListener"), Value::string("removeListener")];
+}
+
+/// One of [`SPECIAL_NAMES`].
+fn special_name(which: usize) -> Value {
+    SPECIAL_NAMES.with(|names| names[which].clone())
+}
+
 /// A property key of `_events`: what ToPropertyKey makes of an event name.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Key {
@@ -118,6 +133,16 @@ impl Events {
 
     fn has(&self, name: &str) -> bool {
         self.0.borrow().has(name)
+    }
+
+    /// `this._events = { __proto__: null }`: a fresh object. One that
+    /// nothing else holds (no emit of 'error' read it) is emptied in place,
+    /// keeping its allocation: no script can tell the two apart.
+    fn fresh(&mut self) {
+        match Rc::get_mut(&mut self.0) {
+            Some(data) => data.get_mut().entries.clear(),
+            None => *self = Events::default(),
+        }
     }
 
     fn own_keys(&self) -> Vec<(Key, bool)> {
@@ -404,7 +429,7 @@ fn add_listener(
         emit(
             rt,
             e,
-            &Value::string("newListener"),
+            &special_name(NEW_LISTENER),
             &[name.clone(), Value::Object(announced)],
         )?;
     }
@@ -559,7 +584,7 @@ fn remove_listener(rt: &mut Rt, e: u32, name: &Value, listener: &Value) -> Resul
                 had_remove_listener = data.events.has("removeListener");
             } else if data.count == 0 {
                 had_remove_listener = data.events.has("removeListener");
-                data.events = Events::default();
+                data.events.fresh();
             } else {
                 data.events.delete(&key);
                 had_remove_listener = data.events.has("removeListener");
@@ -573,7 +598,7 @@ fn remove_listener(rt: &mut Rt, e: u32, name: &Value, listener: &Value) -> Resul
                 emit(
                     rt,
                     e,
-                    &Value::string("removeListener"),
+                    &special_name(REMOVE_LISTENER),
                     &[name.clone(), Value::Object(announced)],
                 )?;
             }
@@ -603,7 +628,7 @@ fn remove_listener(rt: &mut Rt, e: u32, name: &Value, listener: &Value) -> Resul
                 emit(
                     rt,
                     e,
-                    &Value::string("removeListener"),
+                    &special_name(REMOVE_LISTENER),
                     &[name.clone(), Value::Object(listener)],
                 )?;
             }
@@ -635,7 +660,7 @@ fn remove_all_listeners(rt: &mut Rt, e: u32, name: Option<&Value>) -> Result<(),
         match name {
             None => {
                 let data = &mut rt.lib.emitters[e as usize];
-                data.events = Events::default();
+                data.events.fresh();
                 data.count = 0;
             }
             Some(name) => {
@@ -644,7 +669,7 @@ fn remove_all_listeners(rt: &mut Rt, e: u32, name: Option<&Value>) -> Result<(),
                 if data.events.get(&key).is_some() {
                     data.count -= 1;
                     if data.count == 0 {
-                        data.events = Events::default();
+                        data.events.fresh();
                     } else {
                         data.events.delete(&key);
                     }
@@ -662,9 +687,9 @@ fn remove_all_listeners(rt: &mut Rt, e: u32, name: Option<&Value>) -> Result<(),
             }
             remove_all_listeners(rt, e, Some(&key.to_value()))?;
         }
-        remove_all_listeners(rt, e, Some(&Value::string("removeListener")))?;
+        remove_all_listeners(rt, e, Some(&special_name(REMOVE_LISTENER)))?;
         let data = &mut rt.lib.emitters[e as usize];
-        data.events = Events::default();
+        data.events.fresh();
         data.count = 0;
         data.shape_mode = false;
         return Ok(());
@@ -759,6 +784,29 @@ fn call_handler(
             array.borrow_mut().emitting += 1;
             rt.lib.held_arrays.push(Rc::clone(&array));
             let mut result = Ok(true);
+            // While an emit walks it (`kEmitting`), a change to the array
+            // goes to a copy: the walk reads a few listeners once, on the
+            // stack. (The live-array mutant reads the array as it changes.)
+            const FEW: usize = 8;
+            let few = {
+                let a = array.borrow();
+                (a.items.len() <= FEW && rt.lib.mutant != Some(Mutant::EmitLiveArray)).then(|| {
+                    let mut buffer = [ObjectId(0); FEW];
+                    buffer[..a.items.len()].copy_from_slice(&a.items);
+                    (buffer, a.items.len())
+                })
+            };
+            if let Some((buffer, len)) = few {
+                for &f in &buffer[..len] {
+                    if let Err(error) = rt.call_function(f, this.clone(), args) {
+                        result = Err(error);
+                        break;
+                    }
+                }
+                rt.lib.held_arrays.pop();
+                array.borrow_mut().emitting -= 1;
+                return result;
+            }
             let mut i = 0;
             loop {
                 let f = {
