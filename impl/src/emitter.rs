@@ -861,9 +861,16 @@ fn inspect(rt: &Rt, value: &Value, depth: usize) -> String {
             ObjectData::Array(_) if depth > 2 => "[Array]".into(),
             ObjectData::Array(items) => {
                 let parts: Vec<String> = items.iter().map(|v| inspect(rt, v, depth + 1)).collect();
-                format!("[ {} ]", parts.join(", "))
+                lay_out(&parts, "[", "]", 2 * depth)
             }
-            ObjectData::Function(_) if matches!(rt.lib.slot(*id), Slot::OnceWrapper(_)) => {
+            ObjectData::Function(_)
+                if depth > 2 && matches!(rt.lib.slot(*id), Slot::OnceWrapper(_)) =>
+            {
+                "[Function]".into()
+            }
+            ObjectData::Function(_)
+                if depth <= 2 && matches!(rt.lib.slot(*id), Slot::OnceWrapper(_)) =>
+            {
                 let Slot::OnceWrapper(l) = rt.lib.slot(*id) else {
                     unreachable!()
                 };
@@ -876,13 +883,32 @@ fn inspect(rt: &Rt, value: &Value, depth: usize) -> String {
                 "[Function: wrapper] AsyncFunction".into()
             }
             ObjectData::Function(_) => "[Function: wrapper]".into(),
+            ObjectData::Promise(p) => match p.state {
+                nodesem_runtime::PromiseState::Pending => "Promise { <pending> }".into(),
+                nodesem_runtime::PromiseState::Fulfilled => {
+                    format!("Promise {{ {} }}", inspect(rt, &p.result, depth + 1))
+                }
+                nodesem_runtime::PromiseState::Rejected => {
+                    format!(
+                        "Promise {{ <rejected> {} }}",
+                        inspect(rt, &p.result, depth + 1)
+                    )
+                }
+            },
+            ObjectData::WeakRef(_) => "WeakRef {}".into(),
+            ObjectData::FinalizationRegistry(_) => "FinalizationRegistry {}".into(),
             ObjectData::Host => match rt.lib.slot(*id) {
-                Slot::Emitter(e) => inspect_emitter(rt, e, depth),
+                Slot::Emitter(e) if depth == 0 => inspect_emitter(rt, e, depth),
                 Slot::Target(_) => "EventTarget {}".into(),
                 Slot::Signal(s) => format!(
                     "AbortSignal {{ aborted: {} }}",
                     rt.lib.signals[s as usize].aborted
                 ),
+                Slot::Controller(s) => format!(
+                    "AbortController {{ signal: AbortSignal {{ aborted: {} }} }}",
+                    rt.lib.signals[s as usize].aborted
+                ),
+                Slot::Storage(_) => "AsyncLocalStorage {}".into(),
                 _ => rt.fmt(value),
             },
             _ => rt.fmt(value),
@@ -902,7 +928,7 @@ fn inspect_emitter(rt: &Rt, e: u32, depth: usize) -> String {
         .into_iter()
         .map(|(key, _)| {
             let shown = match &key {
-                Key::Sym(s) => format!("[{}]", s.descriptive_string()),
+                Key::Sym(s) => s.descriptive_string(),
                 Key::Str(s)
                     if !s.is_empty()
                         && !s.starts_with(|c: char| c.is_ascii_digit())
@@ -917,13 +943,14 @@ fn inspect_emitter(rt: &Rt, e: u32, depth: usize) -> String {
                 None => "undefined".to_string(),
                 Some(Handler::One(f)) => inspect(rt, &Value::Object(f), depth + 2),
                 Some(Handler::Many(a)) => {
-                    let items: Vec<String> = a
-                        .borrow()
+                    let a = a.borrow();
+                    let mut items: Vec<String> = a
                         .items
                         .iter()
                         .map(|&f| inspect(rt, &Value::Object(f), depth + 3))
                         .collect();
-                    format!("[ {} ]", items.join(", "))
+                    items.push(format!("Symbol(events.emitting): {}", a.emitting));
+                    lay_out(&items, "[", "]", 4)
                 }
             };
             format!("{shown}: {value}")
@@ -932,16 +959,36 @@ fn inspect_emitter(rt: &Rt, e: u32, depth: usize) -> String {
     let events = if entries.is_empty() {
         "[Object: null prototype] {}".to_string()
     } else {
-        format!("[Object: null prototype] {{ {} }}", entries.join(", "))
+        lay_out(&entries, "[Object: null prototype] {", "}", 2)
     };
     let max = match data.max_listeners {
         None => "undefined".to_string(),
         Some(m) => inspect(rt, &Value::Number(m), depth + 1),
     };
+    let own = [
+        format!("_events: {events}"),
+        format!("_eventsCount: {}", data.count),
+        format!("_maxListeners: {max}"),
+        format!("Symbol(shapeMode): {}", data.shape_mode),
+        "Symbol(kCapture): false".to_string(),
+    ];
+    lay_out(&own, "EventEmitter {", "}", 0)
+}
+
+/// util.inspect's line breaking (`reduceToSingleString` with `compact` 3
+/// and `breakLength` 80): one line when the entries, a comma each and a
+/// start of `entries + indentation + brace + 10` fit in 80, else one entry
+/// per line at `indentation` + 2.
+fn lay_out(entries: &[String], open: &str, close: &str, indentation: usize) -> String {
+    let start = entries.len() * 2 + indentation + open.len() + 10;
+    let total = start + entries.iter().map(String::len).sum::<usize>();
+    if start + entries.len() <= 80 && total <= 80 && entries.iter().all(|e| !e.contains('\n')) {
+        return format!("{open} {} {close}", entries.join(", "));
+    }
+    let pad = " ".repeat(indentation);
     format!(
-        "EventEmitter {{\n  _events: {events},\n  _eventsCount: {},\n  _maxListeners: {max},\n  \
-         Symbol(shapeMode): {},\n  Symbol(kCapture): false\n}}",
-        data.count, data.shape_mode
+        "{open}\n{pad}  {}\n{pad}{close}",
+        entries.join(&format!(",\n{pad}  "))
     )
 }
 

@@ -920,9 +920,11 @@ fn inspect(rt: &Runtime<Model>, value: &Value, depth: usize) -> String {
         Value::Symbol(s) => s.descriptive_string(),
         Value::Object(id) => match rt.heap.get(*id) {
             ObjectData::Array(items) if items.is_empty() => "[]".into(),
-            ObjectData::Array(items) if depth < 2 => {
+            // util.inspect's `depth` 2: what is nested deeper than that is
+            // `[Array]`, and a function's properties are not shown.
+            ObjectData::Array(items) if depth <= 2 => {
                 let parts: Vec<String> = items.iter().map(|v| inspect(rt, v, depth + 1)).collect();
-                format!("[ {} ]", parts.join(", "))
+                reduce_to_single_string(&parts, "[", "]", 2 * depth)
             }
             ObjectData::Array(_) => "[Array]".into(),
             // The prelude's `$.cb` wraps every script function in a
@@ -937,23 +939,50 @@ fn inspect(rt: &Runtime<Model>, value: &Value, depth: usize) -> String {
             }
             .into(),
             ObjectData::Function(_) => match rt.lib.once_wrappers.get(id) {
-                Some(w) if depth < 2 => format!(
+                Some(w) if depth <= 2 => format!(
                     "[Function: wrapper] {{ listener: {} }}",
                     inspect(rt, &Value::Object(w.listener), depth + 1)
                 ),
-                Some(_) => "[Function: wrapper]".into(),
+                // Deeper than `depth`, a function with own properties is
+                // `[Function]`, unnamed (one without any keeps its name).
+                Some(_) => "[Function]".into(),
                 None => "[Function (anonymous)]".into(),
             },
             ObjectData::Plain => "{}".into(),
-            ObjectData::Promise(_) => "Promise { <pending> }".into(),
+            // util.inspect's formatPromise: the state, and the result of a
+            // settled promise.
+            ObjectData::Promise(p) => match p.state {
+                nodesem_runtime::PromiseState::Pending => "Promise { <pending> }".into(),
+                nodesem_runtime::PromiseState::Fulfilled => {
+                    format!("Promise {{ {} }}", inspect(rt, &p.result, depth + 1))
+                }
+                nodesem_runtime::PromiseState::Rejected => {
+                    format!(
+                        "Promise {{ <rejected> {} }}",
+                        inspect(rt, &p.result, depth + 1)
+                    )
+                }
+            },
+            // No own enumerable property.
+            ObjectData::WeakRef(_) => "WeakRef {}".into(),
+            ObjectData::FinalizationRegistry(_) => "FinalizationRegistry {}".into(),
             // An EventTarget has no own enumerable property; an
-            // AbortSignal's custom inspect shows `aborted`.
+            // AbortSignal's custom inspect shows `aborted`, an
+            // AbortController's its signal.
             _ => match rt.host_class_of(value) {
                 Some(HostClass::EventTarget) => "EventTarget {}".into(),
                 Some(HostClass::AbortSignal) => {
                     let aborted = rt.lib.signals.get(id).is_some_and(|s| s.aborted);
                     format!("AbortSignal {{ aborted: {aborted} }}")
                 }
+                Some(HostClass::AbortController) => {
+                    let signal = rt.lib.controllers.get(id).copied();
+                    let aborted =
+                        signal.is_some_and(|s| rt.lib.signals.get(&s).is_some_and(|s| s.aborted));
+                    format!("AbortController {{ signal: AbortSignal {{ aborted: {aborted} }} }}")
+                }
+                Some(HostClass::AsyncLocalStorage) => "AsyncLocalStorage {}".into(),
+                Some(HostClass::EventEmitter) if depth == 0 => inspect_emitter(rt, *id),
                 Some(class) => match class.constructor_name() {
                     Some(name) => format!("[{name}]"),
                     None => "[Object]".into(),
@@ -963,6 +992,108 @@ fn inspect(rt: &Runtime<Model>, value: &Value, depth: usize) -> String {
         },
         other => rt.fmt(other),
     }
+}
+
+/// util.inspect of an EventEmitter at the top level (`inspect(er)` with
+/// Node's default options: depth 2, `breakLength` 80, `compact` 3;
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L469-L477>),
+/// measured on the pinned binary: its own properties (`_events`, a
+/// null-prototype object whose keys come in V8's order; `_eventsCount`;
+/// `_maxListeners`) and symbols (`kShapeMode`, `kCapture`); a listener
+/// array also shows its `kEmitting` count (`Symbol(events.emitting): 0`;
+/// MODEL: always 0, which an emitter inspected from inside an emit of one
+/// of its arrayed names would show as 1; no scenario reaches it).
+/// Each object is laid out by [`reduce_to_single_string`]. MODEL: an
+/// emitter nested in another value is printed `[EventEmitter]`, and
+/// arrays of more than six listeners (which util.inspect groups in
+/// columns) are not laid out as Node does; no scenario reaches either.
+fn inspect_emitter(rt: &Runtime<Model>, emitter: ObjectId) -> String {
+    let st = state(rt, emitter);
+    let mut entries = Vec::new();
+    for name in st.names_in_key_order() {
+        let listeners = st.listeners(&name);
+        if listeners.is_empty() {
+            continue;
+        }
+        let key = match &name {
+            EventName::Symbol(s) => s.descriptive_string(),
+            EventName::String(s) if is_identifier(s) => s.to_string(),
+            EventName::String(s) => quote(s),
+        };
+        // The emitter is at depth 0, `_events` at 1, a listener at 2 and a
+        // listener in an array at 3.
+        let value = match listeners {
+            [one] => inspect(rt, &Value::Object(one.function), 2),
+            many => {
+                let mut items: Vec<String> = many
+                    .iter()
+                    .map(|r| inspect(rt, &Value::Object(r.function), 3))
+                    .collect();
+                items.push("Symbol(events.emitting): 0".into());
+                reduce_to_single_string(&items, "[", "]", 4)
+            }
+        };
+        entries.push(format!("{key}: {value}"));
+    }
+    let events = if entries.is_empty() {
+        "[Object: null prototype] {}".to_string()
+    } else {
+        reduce_to_single_string(&entries, "[Object: null prototype] {", "}", 2)
+    };
+    let max = match st.max_listeners {
+        None => "undefined".to_string(),
+        Some(m) => inspect(rt, &Value::Number(m), 1),
+    };
+    let own = [
+        format!("_events: {events}"),
+        format!("_eventsCount: {}", entries.len()),
+        format!("_maxListeners: {max}"),
+        "Symbol(shapeMode): false".to_string(),
+        "Symbol(kCapture): false".to_string(),
+    ];
+    reduce_to_single_string(&own, "EventEmitter {", "}", 0)
+}
+
+/// util.inspect's `reduceToSingleString` for an object whose entries are
+/// already formatted, at `indentation` spaces, with `compact` 3 (every
+/// object here is within three levels of its innermost one): on one line
+/// when `isBelowBreakLength` (the entries, one more per entry and a start
+/// of `entries + indentation + opening brace + 10`, at most `breakLength`
+/// 80, and no entry broken over lines), else one entry per line.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/util/inspect.js#L2626-L2704>
+/// `isBelowBreakLength` and `reduceToSingleString`; the default
+/// `breakLength` is 80 (L231).
+fn reduce_to_single_string(
+    entries: &[String],
+    open: &str,
+    close: &str,
+    indentation: usize,
+) -> String {
+    let start = entries.len() + indentation + open.len() + 10;
+    let mut total = entries.len() + start;
+    let mut below = total + entries.len() <= 80;
+    for entry in entries {
+        total += entry.len();
+        below &= total <= 80;
+    }
+    if below {
+        let joined = entries.join(", ");
+        if !joined.contains('\n') {
+            return format!("{open} {joined} {close}");
+        }
+    }
+    let pad = " ".repeat(indentation);
+    let separator = format!(",\n{pad}  ");
+    format!("{open}\n{pad}  {}\n{pad}{close}", entries.join(&separator))
+}
+
+/// Whether util.inspect writes a key bare: an identifier (`keyStrRegExp`).
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 /// `strEscape(str)` of Node's inspect.
