@@ -327,6 +327,43 @@ pub fn seeded_bytes(seed: u64, size: usize) -> Vec<u8> {
     bytes
 }
 
+/// The overlays' coin: whether the next byte of `u` is below `p` (a chance
+/// of `p` in 256); false once the bytes run out.
+pub(crate) fn byte_chance(u: &mut Unstructured<'_>, p: u8) -> bool {
+    u.arbitrary::<u8>().is_ok_and(|b| b < p)
+}
+
+/// The overlays' walk: for each callback body of `stmt` (the blocks of a
+/// `let` or of a bare operation), at most `max_depth` statements deep, the
+/// inner statements first, then `visit` on the body itself.
+pub(crate) fn visit_callback_bodies(
+    stmt: &mut Stmt,
+    max_depth: usize,
+    visit: &mut dyn FnMut(&mut Vec<Stmt>),
+) {
+    fn walk(
+        stmt: &mut Stmt,
+        depth: usize,
+        max_depth: usize,
+        visit: &mut dyn FnMut(&mut Vec<Stmt>),
+    ) {
+        if depth > max_depth {
+            return;
+        }
+        let callbacks = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
+        for block in stmt.blocks_mut() {
+            let mut body = block.body_mut();
+            for inner in body.iter_mut() {
+                walk(inner, depth + 1, max_depth, visit);
+            }
+            if callbacks {
+                visit(&mut body);
+            }
+        }
+    }
+    walk(stmt, 0, max_depth, visit);
+}
+
 /// A proptest strategy for valid scenarios: a `Vec<u8>` of at most
 /// [`STRATEGY_MAX_BYTES`] mapped through [`generate`]. Shrinking shrinks the
 /// bytes, which shrinks the scenario.

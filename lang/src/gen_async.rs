@@ -24,9 +24,7 @@ use arbitrary::Unstructured;
 
 use crate::ast::{Block, Callback, Expr, Op, Scenario, Stmt};
 
-fn chance(u: &mut Unstructured<'_>, p: u8) -> bool {
-    u.arbitrary::<u8>().is_ok_and(|b| b < p)
-}
+use crate::gen::byte_chance as chance;
 
 /// What the overlay has made.
 struct Made {
@@ -209,7 +207,7 @@ pub fn add_async_context(
     });
     for stmt in main.iter().skip(directives) {
         let mut stmt = stmt.clone();
-        add_to_callbacks(&mut stmt, u, &mut made, 0);
+        add_to_callbacks(&mut stmt, u, &mut made);
         out.push(stmt);
         if chance(u, 96) {
             let extra = made.statement(u, true);
@@ -227,21 +225,13 @@ pub fn add_async_context(
 
 /// Puts an overlay statement at the start of some callback bodies of
 /// `stmt`, at any depth.
-fn add_to_callbacks(stmt: &mut Stmt, u: &mut Unstructured<'_>, made: &mut Made, depth: usize) {
-    if depth > 4 {
-        return;
-    }
-    let callbacks = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
-    for block in stmt.blocks_mut() {
-        let mut body = block.body_mut();
-        for inner in body.iter_mut() {
-            add_to_callbacks(inner, u, made, depth + 1);
-        }
-        if callbacks && chance(u, 96) {
+fn add_to_callbacks(stmt: &mut Stmt, u: &mut Unstructured<'_>, made: &mut Made) {
+    crate::gen::visit_callback_bodies(stmt, 4, &mut |body| {
+        if chance(u, 96) {
             let extra = made.statement(u, false);
             for (i, s) in extra.into_iter().enumerate() {
                 body.insert(i, s);
             }
         }
-    }
+    });
 }

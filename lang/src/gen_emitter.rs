@@ -55,9 +55,7 @@ const SYMBOL: &str = "ees";
 /// The binding of the overlay's controller, whose signal `onceEvent` takes.
 const CONTROLLER: &str = "eeac";
 
-fn chance(u: &mut Unstructured<'_>, p: u8) -> bool {
-    u.arbitrary::<u8>().is_ok_and(|b| b < p)
-}
+use crate::gen::byte_chance as chance;
 
 /// What the overlay has made: emitters and listener functions.
 struct Made {
@@ -350,7 +348,7 @@ pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
     }
     for stmt in main.iter().skip(directives) {
         let mut stmt = stmt.clone();
-        add_to_callbacks(&mut stmt, u, &mut made, 0);
+        add_to_callbacks(&mut stmt, u, &mut made);
         out.push(stmt);
         if chance(u, 96) {
             let extra = made.statement(u);
@@ -368,19 +366,11 @@ pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
 
 /// Puts an overlay statement at the start of some callback bodies of
 /// `stmt` (ticks, microtasks, timers, listeners, reactions), at any depth.
-fn add_to_callbacks(stmt: &mut Stmt, u: &mut Unstructured<'_>, made: &mut Made, depth: usize) {
-    if depth > 4 {
-        return;
-    }
-    let callbacks = matches!(stmt, Stmt::Let { .. } | Stmt::Do(_));
-    for block in stmt.blocks_mut() {
-        let mut body = block.body_mut();
-        for inner in body.iter_mut() {
-            add_to_callbacks(inner, u, made, depth + 1);
-        }
-        if callbacks && chance(u, 40) {
+fn add_to_callbacks(stmt: &mut Stmt, u: &mut Unstructured<'_>, made: &mut Made) {
+    crate::gen::visit_callback_bodies(stmt, 4, &mut |body| {
+        if chance(u, 40) {
             let extra = made.statement(u);
             body.insert(0, extra);
         }
-    }
+    });
 }
