@@ -101,6 +101,24 @@ pub fn is_module(scenario: &Scenario) -> bool {
     scenario.uses(Directive::Module)
 }
 
+/// Whether a statement list makes a native callback (`native MS ...`),
+/// in any block.
+pub fn uses_native_callbacks(stmts: &[nodesem_lang::Stmt]) -> bool {
+    use nodesem_lang::{Op, Stmt};
+    stmts.iter().any(|stmt| {
+        matches!(
+            stmt,
+            Stmt::Let {
+                op: Op::NativeCallback { .. },
+                ..
+            } | Stmt::Do(Op::NativeCallback { .. })
+        ) || stmt
+            .blocks()
+            .iter()
+            .any(|block| uses_native_callbacks(block.body()))
+    })
+}
+
 /// A standalone ES module that runs the scenario and prints its log, one line
 /// per `console.log`. `source_name` names the scenario in the header (a file
 /// name, or a seed for a generated scenario).
@@ -131,6 +149,14 @@ pub fn emit_program(scenario: &Scenario, source_name: &str) -> String {
         "// Run with: node --expose-internals --expose-gc --stack-trace-limit=0 file.mjs\n",
     );
     out.push_str("// (the oracle nodesem pins is Node.js 26.12.1)\n");
+    if uses_native_callbacks(&scenario.body) {
+        out.push_str(
+            "// Its native callbacks need the nodesem_callbacks addon built for that Node: nodesem\n",
+        );
+        out.push_str(
+            "// builds it beside the binary (<node>/../../nodesem-native/); set NODESEM_ADDON to it.\n",
+        );
+    }
     out.push_str("//\n");
     let _ = writeln!(
         out,

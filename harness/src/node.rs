@@ -140,24 +140,6 @@ pub struct JsBody {
     pub module: bool,
 }
 
-/// Whether a statement list makes a native callback (`native MS ...`),
-/// in any block.
-fn uses_native_callbacks(stmts: &[nodesem_lang::Stmt]) -> bool {
-    use nodesem_lang::{Op, Stmt};
-    stmts.iter().any(|stmt| {
-        matches!(
-            stmt,
-            Stmt::Let {
-                op: Op::NativeCallback { .. },
-                ..
-            } | Stmt::Do(Op::NativeCallback { .. })
-        ) || stmt
-            .blocks()
-            .iter()
-            .any(|block| uses_native_callbacks(block.body()))
-    })
-}
-
 impl JsBody {
     /// The body of a scenario, of the kind its main script is.
     pub fn of(scenario: &Scenario) -> JsBody {
@@ -456,7 +438,7 @@ impl NodeEngine {
         scenarios
             .iter()
             .map(|scenario| {
-                if uses_native_callbacks(&scenario.body) {
+                if crate::emit::uses_native_callbacks(&scenario.body) {
                     if let Err(why) = self.addon() {
                         return Err(EngineError::Failed(format!(
                             "native-callback scenarios cannot run on {}: {why}",
