@@ -459,6 +459,36 @@ fn instability(
     })
 }
 
+/// Whether engines that diverged on `scenario` disagree only because one
+/// that is not deterministic (real Node) changes its log from run to run:
+/// each such engine runs it [`RERUNS`] more times, and the divergence is
+/// unstable when some log of one engine is a log of the other. `None`
+/// without a non-deterministic engine, or when the difference holds. For
+/// the fuzz loop, which keeps only the divergence's signature.
+pub fn rerun_instability(
+    engines: [&dyn Engine; 2],
+    scenario: &Scenario,
+    config: &RunConfig,
+) -> Option<Instability> {
+    if engines.iter().all(|e| e.deterministic()) {
+        return None;
+    }
+    let first = |engine: &dyn Engine| engine.run(scenario, config).ok();
+    let (a, b) = (first(engines[0])?, first(engines[1])?);
+    if a == b {
+        // The difference went away on its own: as unstable as can be.
+        return Some(Instability {
+            engine: engines
+                .iter()
+                .find(|e| !e.deterministic())
+                .map_or_else(String::new, |e| e.name()),
+            runs: 2,
+            logs: 2,
+        });
+    }
+    instability(engines, scenario, (&a, &b), config)
+}
+
 /// How many cases run between two comparisons: a long run reports what it
 /// found so far, and holds only one chunk's logs at a time.
 const CHUNK: usize = 2000;
@@ -756,6 +786,23 @@ mod tests {
         assert!(
             render_divergence(&report.unstable[0]).starts_with("UNSTABLE s.scn (model vs node)")
         );
+    }
+
+    #[test]
+    fn the_fuzz_loops_rerun_tells_an_unstable_divergence_from_a_real_one() {
+        let scenario = nodesem_lang::parse("s.scn", "log 1\n").expect("parses");
+        let config = RunConfig::default();
+        let model = Turns::engine("model", &["a"], true);
+        // The fuzz loop saw `b` from node; node then prints `b` and `a`.
+        let flaky = Turns::engine("node", &["b", "a", "b", "b"], false);
+        let u = rerun_instability([&*model, &*flaky], &scenario, &config).expect("unstable");
+        assert_eq!(u.engine, "node");
+        // Node that always prints `b` differs for real.
+        let steady = Turns::engine("node", &["b"], false);
+        assert!(rerun_instability([&*model, &*steady], &scenario, &config).is_none());
+        // Deterministic engines are never rerun: no instability, whatever they print.
+        let other = Turns::engine("impl", &["b", "a"], true);
+        assert!(rerun_instability([&*model, &*other], &scenario, &config).is_none());
     }
 
     #[test]

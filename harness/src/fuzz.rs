@@ -75,6 +75,11 @@ pub struct Summary {
     pub exec_per_s: f64,
     /// Divergent scenarios found in this run.
     pub findings: u64,
+    /// Divergences that an engine which is not deterministic (real Node)
+    /// did not repeat: its log changed from run to run, and one of its logs
+    /// was the other engine's ([`crate::check::rerun_instability`]). Not
+    /// findings: they are neither shrunk nor saved.
+    pub unstable: u64,
     /// Groups (distinct causes) found in this run, new ones only.
     pub groups: usize,
     /// Groups in the folder, old and new.
@@ -242,6 +247,10 @@ pub fn fuzz(
         summary.generator.finish();
         for (seed, scenario, raw) in results {
             let Some(raw) = raw else { continue };
+            if crate::check::rerun_instability(engines, &scenario, &config.run).is_some() {
+                summary.unstable += 1;
+                continue;
+            }
             summary.findings += 1;
             if let Some(id) = raw_to_group.get(&raw) {
                 if let Some(group) = state.groups.get_mut(id) {

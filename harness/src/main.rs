@@ -382,13 +382,14 @@ fn fuzz_command(
         Format::Text => {
             let _ = writeln!(
                 stdout,
-                "fuzzed {} scenarios on {} vs {} in {:.1} s ({:.0} executions/s): {} divergent, {} new groups, {} groups in {}; next seed {}",
+                "fuzzed {} scenarios on {} vs {} in {:.1} s ({:.0} executions/s): {} divergent, {} unstable, {} new groups, {} groups in {}; next seed {}",
                 summary.executions,
                 summary.engines[0],
                 summary.engines[1],
                 summary.elapsed_s,
                 summary.exec_per_s,
                 summary.findings,
+                summary.unstable,
                 summary.groups,
                 summary.groups_total,
                 config.out.display(),
