@@ -668,6 +668,32 @@ impl Emitter {
 
             // ---- EventEmitter
             Op::NewEmitter => "new events.EventEmitter()".to_string(),
+            Op::NewCapturingEmitter => {
+                "new events.EventEmitter({ captureRejections: true })".to_string()
+            }
+            Op::OnRejection { emitter, function } => format!(
+                "({}[Symbol.for('nodejs.rejection')] = {})",
+                expr(emitter),
+                expr(function)
+            ),
+            Op::OnEvents {
+                emitter,
+                name,
+                signal,
+            } => match signal {
+                // Adding the abort listener (`addAbortListener`) walks the
+                // signal's abort listeners: charged as `onceEvent` charges.
+                Some(signal) => {
+                    let signal = expr(signal);
+                    format!(
+                        "({}, events.on({}, {}, {{ signal: {signal} }}))",
+                        charge(&[(&signal, "abort")]),
+                        expr(emitter),
+                        expr(name)
+                    )
+                }
+                None => format!("events.on({}, {})", expr(emitter), expr(name)),
+            },
             Op::EmitterAdd {
                 emitter,
                 name,

@@ -628,6 +628,30 @@ pub enum Op {
         signal: Option<Expr>,
     },
 
+    /// `onEvents E NAME [signal S]`: `events.on(E, NAME, { signal: S })`,
+    /// an async iterator of the event's emits (`next` and `iterReturn`
+    /// read it): each `next()` a promise of `{ value, done }` whose value
+    /// is the array of one emit's arguments.
+    OnEvents {
+        /// The emitter.
+        emitter: Expr,
+        /// The event name.
+        name: Expr,
+        /// The `signal` option (any value: Node validates it).
+        signal: Option<Expr>,
+    },
+    /// `emitter captureRejections`: `new EventEmitter({ captureRejections:
+    /// true })`.
+    NewCapturingEmitter,
+    /// `onRejection E F`: `E[Symbol.for('nodejs.rejection')] = F`, whose
+    /// value is F.
+    OnRejection {
+        /// The emitter.
+        emitter: Expr,
+        /// The method (any value: Node calls it only if it is a function).
+        function: Expr,
+    },
+
     // ---- async context -----------------------------------------------
     /// `als [default V]`: `new AsyncLocalStorage()`, or with
     /// `{ defaultValue: V }`.
@@ -2091,8 +2115,13 @@ macro_rules! op_exprs {
             Op::OnceEvent { emitter, name, signal } => {
                 vec![emitter, name].into_iter().chain(signal).collect()
             }
+            Op::OnEvents { emitter, name, signal } => {
+                vec![emitter, name].into_iter().chain(signal).collect()
+            }
+            Op::OnRejection { emitter, function } => vec![emitter, function],
             Op::NewController
             | Op::NewEmitter
+            | Op::NewCapturingEmitter
             | Op::SignalTimeout { .. }
             | Op::NewTarget
             | Op::Function(_)

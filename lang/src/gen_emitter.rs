@@ -29,7 +29,15 @@
 //!   logs it and `eventsKeyCount`;
 //! - waits with `onceEvent` (`events.once`), with or without the signal of
 //!   its own controller `eeac`, which an overlay statement may abort, and
-//!   logs how the promise settles.
+//!   logs how the promise settles;
+//! - makes some emitters with `captureRejections`, adds an async listener
+//!   (`eea1`, which throws at once or after an `await`) among the others,
+//!   and sometimes gives an emitter a `Symbol.for('nodejs.rejection')`
+//!   method (`onRejection`), so that rejections meet `addCatch`'s tick;
+//! - iterates with `onEvents` (`events.on`), with or without the signal of
+//!   `eeac`: one to three `next` reads whose reactions log how they settle,
+//!   sometimes an emit between them and an `iterReturn` after them, so that
+//!   later emits, errors and aborts meet waiting reads.
 
 use std::sync::Arc;
 
@@ -54,6 +62,9 @@ const SYMBOL: &str = "ees";
 
 /// The binding of the overlay's controller, whose signal `onceEvent` takes.
 const CONTROLLER: &str = "eeac";
+
+/// The binding of the overlay's async listener.
+const ASYNC_LISTENER: &str = "eea1";
 
 fn chance(u: &mut Unstructured<'_>, p: u8) -> bool {
     u.arbitrary::<u8>().is_ok_and(|b| b < p)
@@ -135,7 +146,9 @@ impl Made {
     fn add(&mut self, u: &mut Unstructured<'_>, depth: usize) -> Stmt {
         let emitter = self.emitter(u);
         let name = self.name(u);
-        let listener = if chance(u, 96) {
+        let listener = if chance(u, 32) {
+            Callback::Value(Expr::var(ASYNC_LISTENER))
+        } else if chance(u, 96) {
             Callback::Value(self.function(u))
         } else {
             Callback::Inline(self.listener_body(u, depth))
@@ -266,6 +279,77 @@ impl Made {
         ]))
     }
 
+    /// `let eeiN = onEvents E NAME [signal eeac.signal]`, then one to three
+    /// `next` reads whose reactions log how they settle, sometimes an emit
+    /// among them, and sometimes `iterReturn` at the end.
+    fn on_events(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        self.labels += 1;
+        let label = format!("eei{}", self.labels);
+        let emitter = self.emitter(u);
+        let name = self.name(u);
+        let signal = chance(u, 96).then(|| Expr::var(CONTROLLER).prop("signal"));
+        let mut body = vec![Stmt::Let {
+            name: Arc::from(label.as_str()),
+            op: Op::OnEvents {
+                emitter,
+                name,
+                signal,
+            },
+        }];
+        let logged = |shown: String, promise: &str| {
+            Stmt::Do(Op::Then {
+                promise: Expr::var(promise),
+                on_fulfilled: Some(Block::new(vec![Stmt::Log(vec![
+                    Expr::Str(shown.clone()),
+                    Expr::var("value"),
+                ])])),
+                on_rejected: Some(Block::new(vec![Stmt::Log(vec![
+                    Expr::Str(format!("{shown} rejected")),
+                    Expr::var("reason"),
+                ])])),
+            })
+        };
+        for k in 1..=u.int_in_range(1..=3).unwrap_or(1) {
+            if chance(u, 64) {
+                body.push(self.emit(u));
+            }
+            let read = format!("{label}n{k}");
+            body.push(Stmt::Let {
+                name: Arc::from(read.as_str()),
+                op: Op::Next {
+                    iterator: Expr::var(label.as_str()),
+                },
+            });
+            body.push(logged(read.clone(), &read));
+        }
+        if chance(u, 80) {
+            let ret = format!("{label}r");
+            body.push(Stmt::Let {
+                name: Arc::from(ret.as_str()),
+                op: Op::IterReturn {
+                    iterator: Expr::var(label.as_str()),
+                    value: None,
+                },
+            });
+            body.push(logged(ret.clone(), &ret));
+        }
+        Stmt::Try(Block::new(body))
+    }
+
+    /// `onRejection E F`, F a listener function or a value.
+    fn on_rejection(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        let emitter = self.emitter(u);
+        let function = if chance(u, 200) {
+            self.function(u)
+        } else {
+            Expr::Int(1)
+        };
+        Stmt::Try(Block::new(vec![Stmt::Do(Op::OnRejection {
+            emitter,
+            function,
+        })]))
+    }
+
     /// `setDefaultMaxListeners N`, N sometimes one the setter refuses.
     fn set_default(u: &mut Unstructured<'_>) -> Stmt {
         let n = match u.int_in_range(0..=5).unwrap_or(0) {
@@ -278,7 +362,7 @@ impl Made {
 
     /// One statement of the overlay.
     fn statement(&mut self, u: &mut Unstructured<'_>) -> Stmt {
-        match u.int_in_range(0..=13).unwrap_or(0) {
+        match u.int_in_range(0..=16).unwrap_or(0) {
             0..=3 => self.add(u, 0),
             4..=6 => self.emit(u),
             7 => self.remove(u),
@@ -288,6 +372,8 @@ impl Made {
                 reason: Some(Expr::Str("stop".into())),
             }),
             11 => Made::set_default(u),
+            12 | 13 => self.on_events(u),
+            14 => self.on_rejection(u),
             _ => self.count(u),
         }
     }
@@ -318,9 +404,14 @@ pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
     });
     for i in 1..=made.emitters {
         let name = format!("ee{i}");
+        let op = if chance(u, 96) {
+            Op::NewCapturingEmitter
+        } else {
+            Op::NewEmitter
+        };
         out.push(Stmt::Let {
             name: Arc::from(name.as_str()),
-            op: Op::NewEmitter,
+            op,
         });
         if chance(u, 48) {
             out.push(Stmt::Do(Op::SetMaxListeners {
@@ -344,6 +435,20 @@ pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
             ])])),
         });
     }
+    // An async listener: it logs, then rejects at once or after an
+    // `await` (its promise is what `addCatch` sees).
+    let mut body = vec![Stmt::Log(vec![
+        Expr::Str(ASYNC_LISTENER.into()),
+        Expr::var("event"),
+    ])];
+    if chance(u, 128) {
+        body.push(Stmt::Do(Op::Await(Expr::Null)));
+    }
+    body.push(Stmt::Throw(Expr::NewError("rejected".into())));
+    out.push(Stmt::Let {
+        name: Arc::from(ASYNC_LISTENER),
+        op: Op::AsyncFunction(Block::new(body)),
+    });
     for _ in 0..u.int_in_range(1..=4).unwrap_or(2) {
         let stmt = made.add(u, 0);
         out.push(stmt);

@@ -256,7 +256,7 @@
 //! | `pipeThrough S T [options as for pipeTo]` | `S.pipeThrough(T, {...})` with a TransformStream: its readable side |
 //! | `from [V, ...]`, `from async [V, ...]` | `ReadableStream.from([V, ...])`; over `(async function* () { yield V; ... })()` |
 //! | `values S [preventCancel]` | `S.values({ preventCancel: true })`: the stream's async iterator, as `for await` gets it |
-//! | `next I`, `iterReturn I [V]` | `I.next()`, `I.return(V)`: promises of `{ value, done }` (`for await` with `break` is `next` ... then `iterReturn`) |
+//! | `next I`, `iterReturn I [V]` | `I.next()`, `I.return(V)` of a stream's iterator or of `onEvents`: promises of `{ value, done }` (`for await` with `break` is `next` ... then `iterReturn`) |
 //! | `bytes [B, ...]`, `bytes N` | `new Uint8Array([B, ...])` (bytes from 0 to 255), `new Uint8Array(N)` (N up to 4096) |
 //! | `subarray V START [END]` | `V.subarray(START, END)`, whole-number indices |
 //! | `readable bytes [highWaterMark N] [autoAllocateChunkSize N] [start {] ... [} pull {] ... [} cancel {] ... }` | `new ReadableStream({ type: "bytes", autoAllocateChunkSize: N, ... })`: `controller` is a ReadableByteStreamController, whose `enqueue`, `close` and `error` are written as above |
@@ -269,6 +269,8 @@
 //! | operation | JavaScript |
 //! |---|---|
 //! | `emitter` | `new EventEmitter()` |
+//! | `emitter captureRejections` | `new EventEmitter({ captureRejections: true })`: a listener's result that is a promise gets a rejection handler (`addCatch`), which on a rejection queues a `process.nextTick` that calls E's `Symbol.for('nodejs.rejection')` method when it is a function, with E as `this` and `(err, NAME, ...args)`, and else emits `'error'` with the reason, with the capture off meanwhile (no `'error'` listener: an uncaught exception); a thenable's `then` is called with `(undefined, handler)`, and what it throws is emitted as `'error'` at once |
+//! | `onRejection E F` | `E[Symbol.for('nodejs.rejection')] = F`, whose value is F (any value: only a function is called) |
 //! | `addListener E NAME F` / `addListener E NAME {` | `E.on(NAME, F)`, returns E; an inline listener's body sees its first two arguments as `arg1` and `arg2` and the emitter as `this`; a `fn` listener sees the first as `event` |
 //! | `prependListener E NAME F`, `once E NAME F`, `prependOnceListener E NAME F` | the same methods of E |
 //! | `removeListener E NAME F` | `E.removeListener(NAME, F)`, returns E |
@@ -282,6 +284,7 @@
 //! | `setDefaultMaxListeners N` | `events.defaultMaxListeners = N`, whose value is N: a number from 0 up (`Infinity` too), else Node's ERR_INVALID_ARG_TYPE or ERR_OUT_OF_RANGE (negative, `NaN`); emitters without a maximum of their own read it whenever a listener is added, an EventTarget copies it when it is made (an AbortSignal has no maximum whatever it is) |
 //! | `eventsKeyCount E` | `Object.keys(E._events).length`: how many string keys E's `_events` object holds (names without listeners would be a leak) |
 //! | `onceEvent E NAME [signal S]` | `events.once(E, NAME, { signal: S })`: a promise of the array of the arguments of E's next emit of NAME; an `'error'` emitted first rejects it (unless NAME is `"error"`), and so does S's abort, with an `AbortError` (code `ABORT_ERR`); S may be any value, which `events.once` validates into a rejection (it is an async function). Its listeners are `once` listeners of E, and a resisting `once` abort listener of S |
+//! | `onEvents E NAME [signal S]` | `events.on(E, NAME, { signal: S })`: an async iterator of E's emits of NAME, read with `next` and `iterReturn` (as a stream's iterator); it adds a listener of NAME and, unless NAME is `"error"`, one of `'error'` (with E's `on`), and an abort listener of S (`addAbortListener`). An emit with no `next()` waiting is queued; `next I` is a promise of `{ value, done }` whose value is the array of one emit's arguments: already fulfilled when an emit is queued, else fulfilled by the next emit. An `'error'` rejects the first waiting `next()` (or the next one, once, when none waits and the error is truthy) and closes the iterator, and so does S's abort, with an `AbortError`. `iterReturn I [V]` closes it (V is ignored): its listeners go, the last added first, every waiting `next()` resolves `{ value: undefined, done: true }` (one object), and so does its promise and every later `next`. `events.on` is no async function: an aborted S throws an `AbortError` at the call, and an S that is no AbortSignal (but undefined) ERR_INVALID_ARG_TYPE |
 //!
 //! NAME is any value: a string or a symbol names an event. A scenario
 //! that sets `events.defaultMaxListeners` changes it for itself only: every

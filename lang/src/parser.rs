@@ -126,6 +126,8 @@ pub enum Kind {
     TransformController,
     /// A ReadableStream's async iterator, from `values`.
     Iterator,
+    /// The async iterator of `events.on`, from `onEvents`.
+    EmitterIterator,
     /// A Uint8Array.
     Bytes,
     /// A ReadableByteStreamController (`controller` in a byte source's
@@ -175,6 +177,7 @@ impl Kind {
             Kind::Transform => "a TransformStream",
             Kind::TransformController => "a TransformStreamDefaultController",
             Kind::Iterator => "a ReadableStream's async iterator",
+            Kind::EmitterIterator => "an events.on async iterator",
             Kind::Bytes => "a Uint8Array",
             Kind::ByteController => "a ReadableByteStreamController",
             Kind::ByobRequest => "a ReadableStreamBYOBRequest",
@@ -405,6 +408,8 @@ pub const KEYWORDS: &[&str] = &[
     "eventsKeyCount",
     "setDefaultMaxListeners",
     "onceEvent",
+    "onEvents",
+    "onRejection",
     "errorMonitor",
     "defaultMaxListeners",
     "arg1",
@@ -1880,12 +1885,13 @@ impl<'a> Parser<'a> {
             }
             "next" => (
                 Op::Next {
-                    iterator: self.expr_of(line, Kind::Iterator)?,
+                    iterator: self.expr_of_kinds(line, &[Kind::Iterator, Kind::EmitterIterator])?,
                 },
                 Kind::Promise,
             ),
             "iterReturn" => {
-                let iterator = self.expr_of(line, Kind::Iterator)?;
+                let iterator =
+                    self.expr_of_kinds(line, &[Kind::Iterator, Kind::EmitterIterator])?;
                 let value = self.opt_expr(line)?;
                 (Op::IterReturn { iterator, value }, Kind::Promise)
             }
@@ -1963,7 +1969,14 @@ impl<'a> Parser<'a> {
                 (Op::Cancel { target, reason }, Kind::Promise)
             }
             "target" => (Op::NewTarget, Kind::Target),
-            "emitter" => (Op::NewEmitter, Kind::Emitter),
+            "emitter" => match line.peek_word() {
+                Some("captureRejections") => {
+                    line.bump();
+                    (Op::NewCapturingEmitter, Kind::Emitter)
+                }
+                _ if line.at_end() => (Op::NewEmitter, Kind::Emitter),
+                _ => return Err(self.expected(line, "`captureRejections` or the end of the line")),
+            },
             "als" => {
                 let default = if line.peek_word() == Some("default") {
                     line.bump();
@@ -2131,6 +2144,33 @@ impl<'a> Parser<'a> {
                     },
                     Kind::Promise,
                 )
+            }
+            "onEvents" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.expr(line)?.0;
+                let signal = match line.peek_word() {
+                    Some("signal") => {
+                        line.bump();
+                        // Any value: `events.on` validates it.
+                        Some(self.expr(line)?.0)
+                    }
+                    _ if line.at_end() => None,
+                    _ => return Err(self.expected(line, "`signal S` or the end of the line")),
+                };
+                (
+                    Op::OnEvents {
+                        emitter,
+                        name,
+                        signal,
+                    },
+                    Kind::EmitterIterator,
+                )
+            }
+            "onRejection" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                // Any value: the emit calls it only if it is a function.
+                let (function, kind) = self.expr(line)?;
+                (Op::OnRejection { emitter, function }, kind)
             }
             w @ ("listeners" | "rawListeners") => {
                 let raw = w == "rawListeners";

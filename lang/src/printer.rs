@@ -388,6 +388,7 @@ impl Printer {
                 self.callback(callback);
             }
             Op::NewEmitter => self.out.push_str("emitter"),
+            Op::NewCapturingEmitter => self.out.push_str("emitter captureRejections"),
             Op::EmitterAdd {
                 emitter,
                 name,
@@ -472,6 +473,24 @@ impl Printer {
                     self.out.push_str(" signal");
                     self.expr(signal);
                 }
+            }
+            Op::OnEvents {
+                emitter,
+                name,
+                signal,
+            } => {
+                self.out.push_str("onEvents");
+                self.expr(emitter);
+                self.expr(name);
+                if let Some(signal) = signal {
+                    self.out.push_str(" signal");
+                    self.expr(signal);
+                }
+            }
+            Op::OnRejection { emitter, function } => {
+                self.out.push_str("onRejection");
+                self.expr(emitter);
+                self.expr(function);
             }
             Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
             Op::WithResolvers => self.out.push_str("withResolvers"),

@@ -1024,7 +1024,10 @@ impl<L: Library> Runtime<L> {
             | Op::EmitterListeners { .. }
             | Op::EventsKeyCount { .. }
             | Op::SetDefaultMaxListeners { .. }
-            | Op::OnceEvent { .. } => return self.exec_emitter_op(op, env),
+            | Op::OnceEvent { .. }
+            | Op::OnEvents { .. }
+            | Op::NewCapturingEmitter
+            | Op::OnRejection { .. } => return self.exec_emitter_op(op, env),
             Op::NewAls { .. }
             | Op::GetStore { .. }
             | Op::EnterWith { .. }
@@ -1506,6 +1509,32 @@ impl<L: Library> Runtime<L> {
     fn exec_emitter_op(&mut self, op: &Op, env: &Env) -> Completion {
         Ok(match op {
             Op::NewEmitter => L::new_event_emitter(self)?,
+            Op::NewCapturingEmitter => L::new_capturing_event_emitter(self)?,
+            Op::OnRejection { emitter, function } => {
+                // `(E[Symbol.for('nodejs.rejection')] = F)`: E, then F.
+                let emitter = self.eval(emitter, env)?;
+                let function = self.eval(function, env)?;
+                L::emitter_set_rejection_handler(self, emitter, function.clone())?;
+                function
+            }
+            Op::OnEvents {
+                emitter,
+                name,
+                signal,
+            } => {
+                // As `onceEvent`: E, NAME, S, then the charge for the walk
+                // of S's abort listeners that adding its abort listener
+                // makes.
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let signal = self.eval_optional(signal, env)?;
+                if let Some(s) = &signal {
+                    if !self.charge_listeners(&[(s, "abort")]) {
+                        return Ok(Value::Undefined);
+                    }
+                }
+                L::events_on(self, emitter, name, signal)?
+            }
             Op::EmitterAdd {
                 emitter,
                 name,
@@ -1734,12 +1763,20 @@ impl<L: Library> Runtime<L> {
             }
             Op::Next { iterator } => {
                 let iterator = self.receiver(iterator, "next", env)?;
-                L::async_iterator_next(self, iterator)?
+                if self.is_host(&iterator, HostClass::EventEmitterAsyncIterator) {
+                    L::events_iterator_next(self, iterator)?
+                } else {
+                    L::async_iterator_next(self, iterator)?
+                }
             }
             Op::IterReturn { iterator, value } => {
                 let iterator = self.receiver(iterator, "return", env)?;
                 let value = self.eval_optional(value, env)?;
-                L::async_iterator_return(self, iterator, value)?
+                if self.is_host(&iterator, HostClass::EventEmitterAsyncIterator) {
+                    L::events_iterator_return(self, iterator)?
+                } else {
+                    L::async_iterator_return(self, iterator, value)?
+                }
             }
             Op::NewWritable {
                 strategy,

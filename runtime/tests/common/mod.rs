@@ -149,6 +149,25 @@ impl Library for NoLibrary {
     fn events_once(_: &mut Runtime<Self>, _: Value, _: Value, _: Option<Value>) -> Completion {
         none()
     }
+    fn new_capturing_event_emitter(_: &mut Runtime<Self>) -> Completion {
+        none()
+    }
+    fn emitter_set_rejection_handler(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+    ) -> Result<(), Value> {
+        Ok(())
+    }
+    fn events_on(_: &mut Runtime<Self>, _: Value, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn events_iterator_next(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn events_iterator_return(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
     fn new_event_target(_: &mut Runtime<Self>) -> Completion {
         none()
     }
