@@ -676,24 +676,52 @@ impl Emitter {
                 expr(emitter),
                 expr(function)
             ),
-            Op::OnEvents {
-                emitter,
-                name,
-                signal,
-            } => match signal {
-                // Adding the abort listener (`addAbortListener`) walks the
-                // signal's abort listeners: charged as `onceEvent` charges.
-                Some(signal) => {
-                    let signal = expr(signal);
-                    format!(
-                        "({}, events.on({}, {}, {{ signal: {signal} }}))",
-                        charge(&[(&signal, "abort")]),
-                        expr(emitter),
-                        expr(name)
-                    )
+            Op::OnEvents(o) => {
+                let nodesem_lang::ast::OnEvents {
+                    emitter,
+                    name,
+                    signal,
+                    close,
+                    high_water_mark,
+                    low_water_mark,
+                } = &**o;
+                let mut members = Vec::new();
+                if let Some(signal) = signal {
+                    members.push(format!("signal: {}", expr(signal)));
                 }
-                None => format!("events.on({}, {})", expr(emitter), expr(name)),
-            },
+                if let Some(close) = close {
+                    members.push(format!("close: [{}]", expr(close)));
+                }
+                if let Some(n) = high_water_mark {
+                    members.push(format!("highWaterMark: {}", expr(n)));
+                }
+                if let Some(n) = low_water_mark {
+                    members.push(format!("lowWaterMark: {}", expr(n)));
+                }
+                let call = if members.is_empty() {
+                    format!("events.on({}, {})", expr(emitter), expr(name))
+                } else {
+                    format!(
+                        "events.on({}, {}, {{ {} }})",
+                        expr(emitter),
+                        expr(name),
+                        members.join(", ")
+                    )
+                };
+                match signal {
+                    // Adding the abort listener (`addAbortListener`) walks
+                    // the signal's abort listeners: charged as `onceEvent`
+                    // charges.
+                    Some(signal) => {
+                        let signal = expr(signal);
+                        format!("({}, {call})", charge(&[(&signal, "abort")]))
+                    }
+                    None => call,
+                }
+            }
+            Op::IterThrow { iterator, value } => {
+                format!("{}.throw({})", expr(iterator), expr(value))
+            }
             Op::EmitterAdd {
                 emitter,
                 name,

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use nodesem_runtime::{Captures, Completion, ObjectData, ObjectId, Task, Value};
+use nodesem_runtime::{Captures, Completion, EventsOnOptions, ObjectData, ObjectId, Task, Value};
 
 use crate::{Rt, Slot};
 
@@ -40,11 +40,20 @@ pub(crate) struct OnState {
     unconsumed_promises: VecDeque<(ObjectId, ObjectId)>,
     error: Value,
     finished: bool,
+    /// `size`, which a throwing `pause()` leaves one past the queue.
+    size: usize,
+    high: f64,
+    low: f64,
+    paused: bool,
     /// `listenersController()`'s `[emitter, event, handler]` entries.
     listeners: Vec<(Value, Value, ObjectId)>,
     disposable: Option<Value>,
+    /// `abortListenerDisposable` is a `const` declared after the listeners
+    /// are added: until then, a `closeHandler` run by a listener throws.
+    disposable_declared: bool,
     error_handler: Option<ObjectId>,
     abort_listener: Option<ObjectId>,
+    close_handler: Option<ObjectId>,
 }
 
 fn extras(rt: &mut Rt, e: u32) -> &mut EmitterExtras {
@@ -228,9 +237,9 @@ pub(crate) fn op_on(
     rt: &mut Rt,
     emitter: &Value,
     event: &Value,
-    signal: Option<&Value>,
+    options: &EventsOnOptions,
 ) -> Completion {
-    let signal = signal.cloned().unwrap_or(Value::Undefined);
+    let signal = options.signal.clone().unwrap_or(Value::Undefined);
     if signal != Value::Undefined {
         match signal.as_object().map(|o| rt.lib.slot(o)) {
             Some(Slot::Signal(s)) => {
@@ -242,6 +251,13 @@ pub(crate) fn op_on(
             _ => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", &signal)),
         }
     }
+    let high = water_mark(
+        rt,
+        &options.high_water_mark,
+        MAX_SAFE,
+        "options.highWaterMark",
+    )?;
+    let low = water_mark(rt, &options.low_water_mark, 1.0, "options.lowWaterMark")?;
     let index = rt.lib.on_states.len() as u32;
     let hidden = crate::alloc_host(rt, |_| Slot::OnState(index));
     rt.lib.on_states.push(OnState {
@@ -253,10 +269,16 @@ pub(crate) fn op_on(
         unconsumed_promises: VecDeque::new(),
         error: Value::Null,
         finished: false,
+        size: 0,
+        high,
+        low,
+        paused: false,
         listeners: Vec::new(),
         disposable: None,
+        disposable_declared: false,
         error_handler: None,
         abort_listener: None,
+        close_handler: None,
     });
     let iterator = crate::alloc_host(rt, |_| Slot::OnIterator(index));
     let holds = || Captures::objects(&[hidden]);
@@ -264,7 +286,16 @@ pub(crate) fn op_on(
         let value = rt.create_array_from_list(args.to_vec());
         let s = state(rt, index);
         match s.unconsumed_promises.pop_front() {
-            None => s.unconsumed_events.push_back(value),
+            None => {
+                s.size += 1;
+                if !s.paused && s.size as f64 > s.high {
+                    // `paused = true; emitter.pause();` on an emitter
+                    // without `pause`.
+                    s.paused = true;
+                    return Err(rt.new_error("TypeError", "emitter.pause is not a function"));
+                }
+                s.unconsumed_events.push_back(value);
+            }
             Some((resolve, _)) => {
                 let result = rt.create_iter_result(value, false);
                 rt.call_function(resolve, Value::Undefined, &[result])?;
@@ -282,10 +313,12 @@ pub(crate) fn op_on(
         on_error(rt, index, err)?;
         Ok(Value::Undefined)
     });
+    let close_handler = rt.native_function_capturing(holds(), move |rt, _, _| close(rt, index));
     {
         let s = state(rt, index);
         s.error_handler = Some(error_handler);
         s.abort_listener = Some(abort_listener);
+        s.close_handler = Some(close_handler);
     }
     let roots = [
         Value::Object(iterator),
@@ -297,11 +330,15 @@ pub(crate) fn op_on(
         if !matches!(event, Value::String(s) if &**s == "error") {
             controller_add(rt, index, emitter, &Value::string("error"), error_handler)?;
         }
+        if let Some(name) = &options.close {
+            controller_add(rt, index, emitter, name, close_handler)?;
+        }
         if signal != Value::Undefined {
             let d =
                 crate::abort::op_add_abort_listener(rt, &signal, &Value::Object(abort_listener))?;
             state(rt, index).disposable = Some(d);
         }
+        state(rt, index).disposable_declared = true;
         Ok(Value::Object(iterator))
     })
 }
@@ -346,6 +383,12 @@ fn on_error(rt: &mut Rt, s: u32, err: Value) -> Result<(), Value> {
 /// (last added first), finish, resolve every waiting `next()` with one
 /// done result and return `PromiseResolve(doneResult)`.
 fn close(rt: &mut Rt, s: u32) -> Completion {
+    if !state(rt, s).disposable_declared {
+        return Err(rt.new_error(
+            "ReferenceError",
+            "Cannot access 'abortListenerDisposable' before initialization",
+        ));
+    }
     if let Some(d) = state(rt, s).disposable.clone() {
         crate::abort::op_dispose(rt, &d)?;
     }
@@ -355,7 +398,9 @@ fn close(rt: &mut Rt, s: u32) -> Completion {
             crate::emitter::op_remove_listener(rt, &emitter, &event, &Value::Object(handler))
         })?;
     }
-    state(rt, s).finished = true;
+    let st = state(rt, s);
+    st.finished = true;
+    st.paused = false;
     let done = rt.create_iter_result(Value::Undefined, true);
     while let Some((resolve, _)) = state(rt, s).unconsumed_promises.pop_front() {
         rt.call_function(resolve, Value::Undefined, std::slice::from_ref(&done))?;
@@ -377,7 +422,13 @@ fn iterator_index(rt: &mut Rt, iterator: &Value, method: &str) -> Result<u32, Va
 pub(crate) fn op_next(rt: &mut Rt, iterator: &Value) -> Completion {
     let s = iterator_index(rt, iterator, "next")?;
     let st = state(rt, s);
-    if let Some(value) = st.unconsumed_events.pop_front() {
+    if st.size > 0 {
+        // FixedQueue's shift gives null once empty.
+        let value = st.unconsumed_events.pop_front().unwrap_or(Value::Null);
+        st.size -= 1;
+        if st.paused && (st.size as f64) < st.low {
+            return Err(rt.new_error("TypeError", "emitter.resume is not a function"));
+        }
         let result = rt.create_iter_result(value, false);
         return Ok(Value::Object(rt.promise_resolve(result)));
     }
@@ -392,6 +443,39 @@ pub(crate) fn op_next(rt: &mut Rt, iterator: &Value) -> Completion {
     let functions = rt.create_resolving_functions(promise);
     state(rt, s).unconsumed_promises.push_back(functions);
     Ok(Value::Object(promise))
+}
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1144-L1150>
+/// `throw(err)`: a truthy Error goes to `errorHandler`; anything else is
+/// ERR_INVALID_ARG_TYPE.
+pub(crate) fn op_throw(rt: &mut Rt, iterator: &Value, err: &Value) -> Completion {
+    let s = iterator_index(rt, iterator, "throw")?;
+    match *err {
+        Value::Object(id) if matches!(rt.heap.get(id), ObjectData::Error { .. }) => {
+            rt.holding(std::slice::from_ref(err), |rt| on_error(rt, s, err.clone()))?;
+            Ok(Value::Undefined)
+        }
+        _ => Err(rt.err_invalid_arg_type("EventEmitter.AsyncIterator", "Error", err)),
+    }
+}
+
+const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js#L97-L106>
+/// a watermark after `??` (undefined and null take the default), through
+/// `validateInteger(value, name, 1)`.
+fn water_mark(rt: &mut Rt, value: &Option<Value>, default: f64, name: &str) -> Result<f64, Value> {
+    match value {
+        None | Some(Value::Undefined | Value::Null) => Ok(default),
+        Some(Value::Number(n)) if n.fract() != 0.0 || !n.is_finite() => {
+            Err(rt.err_out_of_range(name, "an integer", *n))
+        }
+        Some(Value::Number(n)) if *n < 1.0 || *n > MAX_SAFE => {
+            Err(rt.err_out_of_range(name, ">= 1 && <= 9007199254740991", *n))
+        }
+        Some(Value::Number(n)) => Ok(*n),
+        Some(other) => Err(rt.err_invalid_arg_type(name, "number", other)),
+    }
 }
 
 /// `return()`: `closeHandler()`.
@@ -428,4 +512,5 @@ fn trace_state(st: &OnState, edges: &mut Vec<Value>) {
     edges.extend(st.disposable.iter().cloned());
     edges.extend(st.error_handler.map(Value::Object));
     edges.extend(st.abort_listener.map(Value::Object));
+    edges.extend(st.close_handler.map(Value::Object));
 }

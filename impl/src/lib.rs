@@ -602,12 +602,21 @@ impl Library for Impl {
         events_on::set_rejection(rt, &emitter, function)
     }
 
-    fn events_on(rt: &mut Rt, emitter: Value, name: Value, signal: Option<Value>) -> Completion {
+    fn events_on(
+        rt: &mut Rt,
+        emitter: Value,
+        name: Value,
+        options: nodesem_runtime::EventsOnOptions,
+    ) -> Completion {
         let mut roots = vec![emitter.clone(), name.clone()];
-        roots.extend(signal.iter().cloned());
-        rt.holding(&roots, |rt| {
-            events_on::op_on(rt, &emitter, &name, signal.as_ref())
-        })
+        roots.extend(options.signal.iter().cloned());
+        roots.extend(options.close.iter().cloned());
+        rt.holding(&roots, |rt| events_on::op_on(rt, &emitter, &name, &options))
+    }
+
+    fn events_iterator_throw(rt: &mut Rt, iterator: Value, value: Value) -> Completion {
+        let roots = [iterator.clone()];
+        rt.holding(&roots, |rt| events_on::op_throw(rt, &iterator, &value))
     }
 
     fn events_iterator_next(rt: &mut Rt, iterator: Value) -> Completion {

@@ -35,15 +35,16 @@
 //!   and sometimes gives an emitter a `Symbol.for('nodejs.rejection')`
 //!   method (`onRejection`), so that rejections meet `addCatch`'s tick;
 //! - iterates with `onEvents` (`events.on`), with or without the signal of
-//!   `eeac`: one to three `next` reads whose reactions log how they settle,
-//!   sometimes an emit between them and an `iterReturn` after them, so that
-//!   later emits, errors and aborts meet waiting reads.
+//!   `eeac`, a `close` name and small watermarks: one to three `next`
+//!   reads whose reactions log how they settle, sometimes an emit between
+//!   them, an `iterThrow` and an `iterReturn` after them, so that later
+//!   emits, errors and aborts meet waiting reads.
 
 use std::sync::Arc;
 
 use arbitrary::Unstructured;
 
-use crate::ast::{Block, Callback, Expr, Op, Scenario, Stmt};
+use crate::ast::{Block, Callback, Expr, OnEvents, Op, Scenario, Stmt};
 
 /// Event names: two plain ones that meet often, the special ones, and a
 /// quoted one the printer has to escape.
@@ -288,13 +289,21 @@ impl Made {
         let emitter = self.emitter(u);
         let name = self.name(u);
         let signal = chance(u, 96).then(|| Expr::var(CONTROLLER).prop("signal"));
+        let close = chance(u, 48).then(|| self.name(u));
+        // Small watermarks: past the high one, `events.on` calls the
+        // `pause()` an EventEmitter does not have.
+        let high_water_mark = chance(u, 32).then(|| Expr::Int(u.int_in_range(0..=2).unwrap_or(1)));
+        let low_water_mark = chance(u, 32).then(|| Expr::Int(u.int_in_range(1..=3).unwrap_or(1)));
         let mut body = vec![Stmt::Let {
             name: Arc::from(label.as_str()),
-            op: Op::OnEvents {
+            op: Op::OnEvents(Box::new(OnEvents {
                 emitter,
                 name,
                 signal,
-            },
+                close,
+                high_water_mark,
+                low_water_mark,
+            })),
         }];
         let logged = |shown: String, promise: &str| {
             Stmt::Do(Op::Then {
@@ -321,6 +330,17 @@ impl Made {
                 },
             });
             body.push(logged(read.clone(), &read));
+        }
+        if chance(u, 32) {
+            let value = if chance(u, 200) {
+                Expr::NewError("thrown in".into())
+            } else {
+                Expr::Str("no error".into())
+            };
+            body.push(Stmt::Do(Op::IterThrow {
+                iterator: Expr::var(label.as_str()),
+                value,
+            }));
         }
         if chance(u, 80) {
             let ret = format!("{label}r");

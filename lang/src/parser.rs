@@ -20,8 +20,8 @@ use std::fmt;
 
 use crate::ast::{
     Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive, EventAttribute, Expr,
-    Handler, ListenerOptions, Name, Number, Op, PipeOptions, ProcessEvent, RunMode, Scenario, Stmt,
-    Strategy, Temporary, EMITTER_ADD_FORMS,
+    Handler, ListenerOptions, Name, Number, OnEvents, Op, PipeOptions, ProcessEvent, RunMode,
+    Scenario, Stmt, Strategy, Temporary, EMITTER_ADD_FORMS,
 };
 use crate::limits::{
     MAX_BYTES, MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
@@ -410,6 +410,7 @@ pub const KEYWORDS: &[&str] = &[
     "onceEvent",
     "onEvents",
     "onRejection",
+    "iterThrow",
     "errorMonitor",
     "defaultMaxListeners",
     "arg1",
@@ -2148,23 +2149,25 @@ impl<'a> Parser<'a> {
             "onEvents" => {
                 let emitter = self.expr_of(line, Kind::Emitter)?;
                 let name = self.expr(line)?.0;
-                let signal = match line.peek_word() {
-                    Some("signal") => {
-                        line.bump();
-                        // Any value: `events.on` validates it.
-                        Some(self.expr(line)?.0)
-                    }
-                    _ if line.at_end() => None,
-                    _ => return Err(self.expected(line, "`signal S` or the end of the line")),
-                };
+                let [signal, close, high_water_mark, low_water_mark] =
+                    self.events_on_options(line)?;
                 (
-                    Op::OnEvents {
+                    Op::OnEvents(Box::new(OnEvents {
                         emitter,
                         name,
                         signal,
-                    },
+                        close,
+                        high_water_mark,
+                        low_water_mark,
+                    })),
                     Kind::EmitterIterator,
                 )
+            }
+            "iterThrow" => {
+                let iterator = self.expr_of(line, Kind::EmitterIterator)?;
+                // Any value: `throw` validates it.
+                let value = self.expr(line)?.0;
+                (Op::IterThrow { iterator, value }, Kind::Value)
             }
             "onRejection" => {
                 let emitter = self.expr_of(line, Kind::Emitter)?;
@@ -3322,6 +3325,34 @@ impl<'a> Parser<'a> {
             ));
         };
         Ok((e, fit))
+    }
+
+    /// The options of `onEvents`: `[signal V] [close V] [highWaterMark V]
+    /// [lowWaterMark V]`, in that order, each any value (`events.on`
+    /// validates them). Apart from the operation's arm, so that the frame
+    /// of the parser's recursion through blocks does not grow with them.
+    #[inline(never)]
+    fn events_on_options(&mut self, line: &mut Line) -> PResult<[Option<Expr>; 4]> {
+        const WORDS: [&str; 4] = ["signal", "close", "highWaterMark", "lowWaterMark"];
+        let mut options: [Option<Expr>; 4] = [None, None, None, None];
+        let mut next = 0;
+        while !line.at_end() && next < WORDS.len() {
+            let at = line
+                .peek_word()
+                .and_then(|w| WORDS[next..].iter().position(|o| *o == w));
+            let Some(at) = at else {
+                let wanted = WORDS[next..]
+                    .iter()
+                    .map(|w| format!("`{w} V`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(self.expected(line, &format!("{wanted} or the end of the line")));
+            };
+            line.bump();
+            options[next + at] = Some(self.expr(line)?.0);
+            next += at + 1;
+        }
+        Ok(options)
     }
 
     /// The options of `pipeTo` and `pipeThrough`: `[preventClose]

@@ -474,18 +474,34 @@ impl Printer {
                     self.expr(signal);
                 }
             }
-            Op::OnEvents {
-                emitter,
-                name,
-                signal,
-            } => {
+            Op::OnEvents(o) => {
+                let crate::ast::OnEvents {
+                    emitter,
+                    name,
+                    signal,
+                    close,
+                    high_water_mark,
+                    low_water_mark,
+                } = &**o;
                 self.out.push_str("onEvents");
                 self.expr(emitter);
                 self.expr(name);
-                if let Some(signal) = signal {
-                    self.out.push_str(" signal");
-                    self.expr(signal);
+                for (word, option) in [
+                    (" signal", signal),
+                    (" close", close),
+                    (" highWaterMark", high_water_mark),
+                    (" lowWaterMark", low_water_mark),
+                ] {
+                    if let Some(value) = option {
+                        self.out.push_str(word);
+                        self.expr(value);
+                    }
                 }
+            }
+            Op::IterThrow { iterator, value } => {
+                self.out.push_str("iterThrow");
+                self.expr(iterator);
+                self.expr(value);
             }
             Op::OnRejection { emitter, function } => {
                 self.out.push_str("onRejection");

@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 
 use nodesem_runtime::gc::Captures;
-use nodesem_runtime::{Completion, ObjectData, ObjectId, Runtime, Value};
+use nodesem_runtime::{Completion, EventsOnOptions, ObjectData, ObjectId, Runtime, Value};
 
 use crate::{abort, abort_listener, emitter, Model};
 
@@ -41,9 +41,13 @@ pub struct OnScope {
     /// `unconsumedPromises`: the `{ resolve, reject }` of `next()` calls
     /// that wait.
     unconsumed_promises: VecDeque<(ObjectId, ObjectId)>,
-    /// `paused`. It becomes true only past `highWaterMark`, whose default
-    /// (`Number.MAX_SAFE_INTEGER`, L1093) no queue reaches, so it stays
-    /// false and `emitter.pause()`/`resume()` are never called.
+    /// `highWatermark` (L1093).
+    high_watermark: f64,
+    /// `lowWatermark` (L1096).
+    low_watermark: f64,
+    /// `paused`: set past `highWatermark`, just before `emitter.pause()`,
+    /// which an EventEmitter does not have (the call throws and the flag
+    /// stays).
     paused: bool,
     /// `error`, `null` at first (L1104).
     error: Value,
@@ -56,8 +60,13 @@ pub struct OnScope {
     listeners: Vec<(Value, Value, ObjectId)>,
     /// `abortListenerDisposable` (L1202): `null` without a signal.
     abort_listener_disposable: Option<ObjectId>,
-    /// The function declarations `errorHandler` and `abortListener`,
-    /// which the context holds.
+    /// Whether L1202 has run: before, the `const` is in its temporal dead
+    /// zone, and a `closeHandler` that a listener of the emitter runs
+    /// while `on` adds its listeners (a 'newListener' listener that emits
+    /// 'error' or a `close` name) throws V8's ReferenceError.
+    abort_listener_disposable_initialized: bool,
+    /// The function declarations `errorHandler`, `abortListener` and
+    /// `closeHandler`, which the context holds.
     functions: Vec<ObjectId>,
 }
 
@@ -112,18 +121,19 @@ fn create_iter_result(rt: &mut Runtime<Model>, value: Value, done: bool) -> Valu
     rt.create_iter_result(value, done)
 }
 
-/// `events.on(emitter, event, { signal })`.
+/// `events.on(emitter, event, options)`.
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1085-L1240>
 pub fn on(
     rt: &mut Runtime<Model>,
     emitter: Value,
     event: Value,
-    signal: Option<Value>,
+    options: EventsOnOptions,
 ) -> Completion {
-    // L1087: `validateObject(options, 'options')` holds for `{ signal }` and
-    // for kEmptyObject alike. L1088: `const signal = options.signal;`
-    let signal = signal.unwrap_or(Value::Undefined);
+    // L1087: `validateObject(options, 'options')` holds for the object a
+    // scenario writes and for kEmptyObject alike.
+    // L1088: `const signal = options.signal;`
+    let signal = options.signal.unwrap_or(Value::Undefined);
     // L1089: `validateAbortSignal(signal, 'options.signal')`
     // (lib/internal/validators.js#L454-L461): undefined, or an object with
     // `aborted`, which of the values a scenario makes only an AbortSignal
@@ -141,8 +151,17 @@ pub fn on(
             return Err(abort_error(rt));
         }
     }
-    // L1093-L1097: the watermarks take their defaults
-    // (`Number.MAX_SAFE_INTEGER` and 1), which validateInteger accepts.
+    // L1093: `options.highWaterMark ?? options.highWatermark ??
+    // NumberMAX_SAFE_INTEGER` (no scenario writes the old spelling), then
+    // L1094: `validateInteger(highWatermark, 'options.highWaterMark', 1)`.
+    let high_watermark = watermark(
+        rt,
+        options.high_water_mark,
+        MAX_SAFE_INTEGER,
+        "options.highWaterMark",
+    )?;
+    // L1096-L1097: the same for the low watermark, 1 by default.
+    let low_watermark = watermark(rt, options.low_water_mark, 1.0, "options.lowWaterMark")?;
     // L1100-L1106: the queues and variables.
     let scope = rt.heap.alloc(ObjectData::Host);
     rt.lib.on_scopes.insert(
@@ -153,12 +172,15 @@ pub fn on(
             signal,
             unconsumed_events: VecDeque::new(),
             unconsumed_promises: VecDeque::new(),
+            high_watermark,
+            low_watermark,
             paused: false,
             error: Value::Null,
             finished: false,
             size: 0,
             listeners: Vec::new(),
             abort_listener_disposable: None,
+            abort_listener_disposable_initialized: false,
             functions: Vec::new(),
         },
     );
@@ -191,7 +213,13 @@ pub fn on(
             error_handler(rt, scope, error)?;
             Ok(Value::Undefined)
         });
-    scope_mut(rt, scope).functions = vec![error_listener, abort_listener];
+    // L1228-L1239: `function closeHandler()`, a listener of the `close`
+    // events, whose result (a promise) the emit gives to `addCatch`.
+    let close_listener = rt
+        .native_function_capturing(Captures::objects(&[scope]), move |rt, _, _| {
+            close_handler(rt, scope)
+        });
+    scope_mut(rt, scope).functions = vec![error_listener, abort_listener, close_listener];
     let held = [
         Value::Object(iterator),
         Value::Object(scope),
@@ -199,19 +227,26 @@ pub fn on(
     ];
     rt.holding(&held, |rt| {
         // L1189: `addEventListener(emitter, event, ...)`.
+        let emitter_value = emitter.clone();
         controller_add(rt, scope, emitter.clone(), event.clone(), listener)?;
         // L1192-L1194: `if (event !== 'error' && typeof emitter.on ===
         // 'function') addEventListener(emitter, 'error', errorHandler);`
         if !matches!(&event, Value::String(s) if &**s == "error") {
             controller_add(rt, scope, emitter, Value::string("error"), error_listener)?;
         }
-        // L1195-L1200: no `close` option.
+        // L1195-L1200: `const closeEvents = options?.close; if
+        // (closeEvents?.length) for (...) addEventListener(emitter,
+        // closeEvents[i], closeHandler);` (a scenario's `close` is one name).
+        if let Some(close) = options.close {
+            controller_add(rt, scope, emitter_value.clone(), close, close_listener)?;
+        }
         // L1202: `const abortListenerDisposable = signal ?
         // addAbortListener(signal, abortListener) : null;`
-        if let Some(s) = signal_id {
-            let disposable = abort_listener::add_abort_listener(rt, s, abort_listener);
-            scope_mut(rt, scope).abort_listener_disposable = Some(disposable);
-        }
+        let disposable =
+            signal_id.map(|s| abort_listener::add_abort_listener(rt, s, abort_listener));
+        let s = scope_mut(rt, scope);
+        s.abort_listener_disposable = disposable;
+        s.abort_listener_disposable_initialized = true;
         // L1204: `return iterator;`
         Ok(Value::Object(iterator))
     })
@@ -259,8 +294,15 @@ fn event_handler(rt: &mut Runtime<Model>, scope: ObjectId, value: Value) -> Resu
     // L1211: `if (unconsumedPromises.isEmpty())`
     match s.unconsumed_promises.pop_front() {
         None => {
-            // L1212-L1216: `size++`; the high watermark is never passed.
+            // L1212: `size++;`
             s.size += 1;
+            // L1213-L1216: `if (!paused && size > highWatermark) { paused =
+            // true; emitter.pause(); }`: an EventEmitter has no `pause`, so
+            // the call throws, before the push.
+            if !s.paused && s.size as f64 > s.high_watermark {
+                s.paused = true;
+                return Err(no_method(rt, "pause"));
+            }
             // L1217: `unconsumedEvents.push(value);`
             s.unconsumed_events.push_back(value);
             Ok(())
@@ -297,8 +339,16 @@ fn error_handler(rt: &mut Runtime<Model>, scope: ObjectId, err: Value) -> Result
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1228-L1239>
 fn close_handler(rt: &mut Runtime<Model>, scope: ObjectId) -> Completion {
-    // L1229: `abortListenerDisposable?.[SymbolDispose]();`
-    if let Some(disposable) = scope_ref(rt, scope).abort_listener_disposable {
+    // L1229: `abortListenerDisposable?.[SymbolDispose]();`, a read of the
+    // `const` that throws before L1202 initialized it.
+    let s = scope_ref(rt, scope);
+    if !s.abort_listener_disposable_initialized {
+        return Err(rt.new_error(
+            "ReferenceError",
+            "Cannot access 'abortListenerDisposable' before initialization",
+        ));
+    }
+    if let Some(disposable) = s.abort_listener_disposable {
         abort_listener::dispose(rt, disposable);
     }
     // L1230: `removeAll();` (L1250-L1254): the entries are popped, the last
@@ -319,7 +369,11 @@ fn close_handler(rt: &mut Runtime<Model>, scope: ObjectId) -> Completion {
     let done_result = create_iter_result(rt, Value::Undefined, true);
     // L1234-L1236: every waiting `next()` resolves to it.
     while let Some((resolve, _)) = scope_mut(rt, scope).unconsumed_promises.pop_front() {
-        rt.call_function(resolve, Value::Undefined, std::slice::from_ref(&done_result))?;
+        rt.call_function(
+            resolve,
+            Value::Undefined,
+            std::slice::from_ref(&done_result),
+        )?;
     }
     // L1238: `return PromiseResolve(doneResult);`
     Ok(Value::Object(rt.promise_resolve(done_result)))
@@ -346,13 +400,17 @@ pub fn next(rt: &mut Runtime<Model>, iterator: Value) -> Completion {
     let s = scope_mut(rt, scope);
     // L1111: `if (size)`: "First, we consume all unread events".
     if s.size > 0 {
-        // L1112-L1113
-        let value = s
-            .unconsumed_events
-            .pop_front()
-            .expect("size counts the queue");
+        // L1112: `unconsumedEvents.shift()`: a FixedQueue gives null when
+        // it is empty (lib/internal/fixed_queue.js#L81-L88), which it is
+        // when `size` counted an event that a throwing `pause()` kept out.
+        let value = s.unconsumed_events.pop_front().unwrap_or(Value::Null);
+        // L1113: `size--;`
         s.size -= 1;
-        // L1114-L1117: never paused (see `OnScope::paused`).
+        // L1114-L1117: `if (paused && size < lowWatermark) {
+        // emitter.resume(); paused = false; }`: no `resume` either.
+        if s.paused && (s.size as f64) < s.low_watermark {
+            return Err(no_method(rt, "resume"));
+        }
         // L1118: `return PromiseResolve(createIterResult(value, false));`
         let result = create_iter_result(rt, value, false);
         return Ok(Value::Object(rt.promise_resolve(result)));
@@ -384,6 +442,60 @@ pub fn iterator_return(rt: &mut Runtime<Model>, iterator: Value) -> Completion {
     let scope = iterator_scope(rt, iterator, "return")?;
     let held = [Value::Object(scope)];
     rt.holding(&held, |rt| close_handler(rt, scope))
+}
+
+/// `iterator.throw(err)`: undefined.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L1144-L1150>
+/// `if (!err || !(err instanceof Error)) throw new
+/// ERR_INVALID_ARG_TYPE('EventEmitter.AsyncIterator', 'Error', err);
+/// errorHandler(err);`
+pub fn iterator_throw(rt: &mut Runtime<Model>, iterator: Value, err: Value) -> Completion {
+    let scope = iterator_scope(rt, iterator, "throw")?;
+    let is_error =
+        matches!(&err, Value::Object(id) if matches!(rt.heap.get(*id), ObjectData::Error { .. }));
+    if !err.to_boolean() || !is_error {
+        return Err(rt.err_invalid_arg_type("EventEmitter.AsyncIterator", "Error", &err));
+    }
+    let held = [Value::Object(scope), err.clone()];
+    rt.holding(&held, |rt| error_handler(rt, scope, err.clone()))?;
+    Ok(Value::Undefined)
+}
+
+/// `Number.MAX_SAFE_INTEGER`.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// A watermark option: its default for undefined or null (`??`), else
+/// `validateInteger(value, name, 1)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js#L97-L106>
+fn watermark(
+    rt: &mut Runtime<Model>,
+    value: Option<Value>,
+    default: f64,
+    name: &str,
+) -> Result<f64, Value> {
+    let n = match value {
+        None | Some(Value::Undefined | Value::Null) => default,
+        Some(Value::Number(n)) => n,
+        // L99-L100: `typeof value !== 'number'`.
+        Some(other) => return Err(rt.err_invalid_arg_type(name, "number", &other)),
+    };
+    // L101-L102: `NumberIsInteger(value)`.
+    if !n.is_finite() || n.fract() != 0.0 {
+        return Err(rt.err_out_of_range(name, "an integer", n));
+    }
+    // L103-L104: `value < min || value > max`.
+    if !(1.0..=MAX_SAFE_INTEGER).contains(&n) {
+        return Err(rt.err_out_of_range(name, ">= 1 && <= 9007199254740991", n));
+    }
+    Ok(n)
+}
+
+/// V8's TypeError for `emitter.pause()` or `emitter.resume()` on an
+/// EventEmitter, which has neither.
+fn no_method(rt: &mut Runtime<Model>, method: &str) -> Value {
+    rt.new_error("TypeError", &format!("emitter.{method} is not a function"))
 }
 
 /// The strong edges of an `events.on` iterator (its scope, which its

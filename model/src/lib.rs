@@ -524,9 +524,13 @@ impl Library for Model {
         rt: &mut Runtime<Self>,
         e: Value,
         name: Value,
-        signal: Option<Value>,
+        options: nodesem_runtime::EventsOnOptions,
     ) -> Completion {
-        events_on::on(rt, e, name, signal)
+        events_on::on(rt, e, name, options)
+    }
+
+    fn events_iterator_throw(rt: &mut Runtime<Self>, iterator: Value, value: Value) -> Completion {
+        events_on::iterator_throw(rt, iterator, value)
     }
 
     fn events_iterator_next(rt: &mut Runtime<Self>, iterator: Value) -> Completion {

@@ -1025,7 +1025,8 @@ impl<L: Library> Runtime<L> {
             | Op::EventsKeyCount { .. }
             | Op::SetDefaultMaxListeners { .. }
             | Op::OnceEvent { .. }
-            | Op::OnEvents { .. }
+            | Op::OnEvents(_)
+            | Op::IterThrow { .. }
             | Op::NewCapturingEmitter
             | Op::OnRejection { .. } => return self.exec_emitter_op(op, env),
             Op::NewAls { .. }
@@ -1517,23 +1518,37 @@ impl<L: Library> Runtime<L> {
                 L::emitter_set_rejection_handler(self, emitter, function.clone())?;
                 function
             }
-            Op::OnEvents {
-                emitter,
-                name,
-                signal,
-            } => {
-                // As `onceEvent`: E, NAME, S, then the charge for the walk
-                // of S's abort listeners that adding its abort listener
-                // makes.
+            Op::OnEvents(o) => {
+                let nodesem_lang::ast::OnEvents {
+                    emitter,
+                    name,
+                    signal,
+                    close,
+                    high_water_mark,
+                    low_water_mark,
+                } = &**o;
+                // As `onceEvent`: E, NAME, the options in order, then the
+                // charge for the walk of S's abort listeners that adding its
+                // abort listener makes.
                 let emitter = self.eval(emitter, env)?;
                 let name = self.eval(name, env)?;
-                let signal = self.eval_optional(signal, env)?;
-                if let Some(s) = &signal {
+                let options = crate::EventsOnOptions {
+                    signal: self.eval_optional(signal, env)?,
+                    close: self.eval_optional(close, env)?,
+                    high_water_mark: self.eval_optional(high_water_mark, env)?,
+                    low_water_mark: self.eval_optional(low_water_mark, env)?,
+                };
+                if let Some(s) = &options.signal {
                     if !self.charge_listeners(&[(s, "abort")]) {
                         return Ok(Value::Undefined);
                     }
                 }
-                L::events_on(self, emitter, name, signal)?
+                L::events_on(self, emitter, name, options)?
+            }
+            Op::IterThrow { iterator, value } => {
+                let iterator = self.receiver(iterator, "throw", env)?;
+                let value = self.eval(value, env)?;
+                L::events_iterator_throw(self, iterator, value)?
             }
             Op::EmitterAdd {
                 emitter,

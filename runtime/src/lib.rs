@@ -152,6 +152,21 @@ impl HostClass {
     }
 }
 
+/// The options of `events.on(emitter, name, options)` a scenario passes:
+/// each `None` when the object has no such member (all `None`: no options
+/// object, `kEmptyObject`).
+#[derive(Clone, Debug, Default)]
+pub struct EventsOnOptions {
+    /// `signal`.
+    pub signal: Option<Value>,
+    /// `close: [name]`.
+    pub close: Option<Value>,
+    /// `highWaterMark`.
+    pub high_water_mark: Option<Value>,
+    /// `lowWaterMark`.
+    pub low_water_mark: Option<Value>,
+}
+
 /// The underlying source of `new ReadableStream(source, strategy)`, as a
 /// scenario writes it: an object whose `start`, `pull` and `cancel`
 /// methods, each optional, are script functions. The library calls them
@@ -427,15 +442,19 @@ pub trait Library: Sized + 'static {
         function: Value,
     ) -> Result<(), Value>;
 
-    /// `events.on(emitter, name, { signal })` (`signal` is `None` without
-    /// options): an async iterator of the event's emits
-    /// ([`HostClass::EventEmitterAsyncIterator`]), or what validation throws.
+    /// `events.on(emitter, name, options)`: an async iterator of the
+    /// event's emits ([`HostClass::EventEmitterAsyncIterator`]), or what
+    /// validation throws.
     fn events_on(
         rt: &mut Runtime<Self>,
         emitter: Value,
         name: Value,
-        signal: Option<Value>,
+        options: EventsOnOptions,
     ) -> Completion;
+
+    /// `iterator.throw(value)` of an `events.on` iterator: undefined, or
+    /// the ERR_INVALID_ARG_TYPE of a value that is no Error.
+    fn events_iterator_throw(rt: &mut Runtime<Self>, iterator: Value, value: Value) -> Completion;
 
     /// `iterator.next()` of an `events.on` iterator: a promise of
     /// `{ value, done }`.

@@ -4,8 +4,9 @@
 //! library operation fails loudly.
 
 use nodesem_runtime::{
-    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, QueuingStrategy,
-    Runtime, StreamPipeOptions, Transformer, UnderlyingSink, UnderlyingSource, Value,
+    AddListenerOptions, Completion, EventInit, EventsOnOptions, HostClass, Library, ObjectId,
+    QueuingStrategy, Runtime, StreamPipeOptions, Transformer, UnderlyingSink, UnderlyingSource,
+    Value,
 };
 
 /// A library layer with no operations: only the runtime's own.
@@ -159,7 +160,10 @@ impl Library for NoLibrary {
     ) -> Result<(), Value> {
         Ok(())
     }
-    fn events_on(_: &mut Runtime<Self>, _: Value, _: Value, _: Option<Value>) -> Completion {
+    fn events_on(_: &mut Runtime<Self>, _: Value, _: Value, _: EventsOnOptions) -> Completion {
+        none()
+    }
+    fn events_iterator_throw(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
         none()
     }
     fn events_iterator_next(_: &mut Runtime<Self>, _: Value) -> Completion {
