@@ -694,6 +694,60 @@ impl Emitter {
 
             // ---- EventEmitter
             Op::NewEmitter => "new events.EventEmitter()".to_string(),
+            Op::NewCapturingEmitter => {
+                "new events.EventEmitter({ captureRejections: true })".to_string()
+            }
+            Op::OnRejection { emitter, function } => format!(
+                "({}[Symbol.for('nodejs.rejection')] = {})",
+                expr(emitter),
+                expr(function)
+            ),
+            Op::OnEvents(o) => {
+                let nodesem_lang::ast::OnEvents {
+                    emitter,
+                    name,
+                    signal,
+                    close,
+                    high_water_mark,
+                    low_water_mark,
+                } = &**o;
+                let mut members = Vec::new();
+                if let Some(signal) = signal {
+                    members.push(format!("signal: {}", expr(signal)));
+                }
+                if let Some(close) = close {
+                    members.push(format!("close: [{}]", expr(close)));
+                }
+                if let Some(n) = high_water_mark {
+                    members.push(format!("highWaterMark: {}", expr(n)));
+                }
+                if let Some(n) = low_water_mark {
+                    members.push(format!("lowWaterMark: {}", expr(n)));
+                }
+                let call = if members.is_empty() {
+                    format!("events.on({}, {})", expr(emitter), expr(name))
+                } else {
+                    format!(
+                        "events.on({}, {}, {{ {} }})",
+                        expr(emitter),
+                        expr(name),
+                        members.join(", ")
+                    )
+                };
+                match signal {
+                    // Adding the abort listener (`addAbortListener`) walks
+                    // the signal's abort listeners: charged as `onceEvent`
+                    // charges.
+                    Some(signal) => {
+                        let signal = expr(signal);
+                        format!("({}, {call})", charge(&[(&signal, "abort")]))
+                    }
+                    None => call,
+                }
+            }
+            Op::IterThrow { iterator, value } => {
+                format!("{}.throw({})", expr(iterator), expr(value))
+            }
             Op::EmitterAdd {
                 emitter,
                 name,

@@ -740,7 +740,7 @@ fn emit(rt: &mut Rt, e: u32, name: &Value, args: &[Value]) -> Result<bool, Value
     }
     let key = to_key(rt, name);
     let handler = rt.lib.emitters[e as usize].events.get(&key);
-    call_handler(rt, this, handler, args)
+    call_handler(rt, this, name, handler, args)
 }
 
 /// The 'error' path of `emit` (L490-L506), outlined: `events` is read once,
@@ -762,22 +762,26 @@ fn emit_error(rt: &mut Rt, e: u32, this: Value, args: &[Value]) -> Result<bool, 
         return Err(unhandled_error_exception(rt, args));
     }
     let handler = events.get(&Key::Str(Rc::from("error")));
-    call_handler(rt, this, handler, args)
+    call_handler(rt, this, &Value::string("error"), handler, args)
 }
 
 /// L508-L542: the calls of one `events[type]`.
 fn call_handler(
     rt: &mut Rt,
     this: Value,
+    name: &Value,
     handler: Option<Handler>,
     args: &[Value],
 ) -> Result<bool, Value> {
     match handler {
         None => Ok(false),
         Some(Handler::One(f)) => {
-            // A returned promise goes to `addCatch`, which does nothing
-            // without `captureRejections`.
-            rt.call_function(f, this, args)?;
+            // A result other than undefined or null goes to `addCatch`
+            // (`events_on`), which does nothing without `captureRejections`.
+            let result = rt.call_function(f, this.clone(), args)?;
+            if !matches!(result, Value::Undefined | Value::Null) {
+                crate::events_on::add_catch(rt, &this, &result, name, args)?;
+            }
             Ok(true)
         }
         Some(Handler::Many(array)) => {
@@ -796,29 +800,35 @@ fn call_handler(
                     (buffer, a.items.len())
                 })
             };
-            if let Some((buffer, len)) = few {
-                for &f in &buffer[..len] {
-                    if let Err(error) = rt.call_function(f, this.clone(), args) {
+            let mut i = 0;
+            loop {
+                let f = match &few {
+                    Some((buffer, len)) if i < *len => buffer[i],
+                    Some(_) => break,
+                    None => {
+                        let a = array.borrow();
+                        match a.items.get(i) {
+                            Some(&f) => f,
+                            None => break,
+                        }
+                    }
+                };
+                match rt.call_function(f, this.clone(), args) {
+                    Err(error) => {
                         result = Err(error);
                         break;
                     }
-                }
-                rt.lib.held_arrays.pop();
-                array.borrow_mut().emitting -= 1;
-                return result;
-            }
-            let mut i = 0;
-            loop {
-                let f = {
-                    let a = array.borrow();
-                    match a.items.get(i) {
-                        Some(&f) => f,
-                        None => break,
+                    Ok(Value::Undefined | Value::Null) => {}
+                    Ok(returned) => {
+                        let roots = [returned.clone()];
+                        let caught = rt.holding(&roots, |rt| {
+                            crate::events_on::add_catch(rt, &this, &returned, name, args)
+                        });
+                        if let Err(error) = caught {
+                            result = Err(error);
+                            break;
+                        }
                     }
-                };
-                if let Err(error) = rt.call_function(f, this.clone(), args) {
-                    result = Err(error);
-                    break;
                 }
                 i += 1;
             }

@@ -476,7 +476,11 @@ pub(crate) fn trace(rt: &Runtime<Impl>, obj: ObjectId, edges: &mut Vec<Value>) {
                 edges.push(Value::Object(e));
             }
         }
-        Slot::Emitter(e) => crate::emitter::trace(rt, e, edges),
+        Slot::Emitter(e) => {
+            crate::emitter::trace(rt, e, edges);
+            crate::events_on::trace_emitter(rt, e, edges);
+        }
+        slot @ (Slot::OnIterator(_) | Slot::OnState(_)) => crate::events_on::trace(rt, slot, edges),
         slot @ (Slot::Storage(_) | Slot::Frame(_) | Slot::Resource(_)) => {
             crate::async_context::trace(rt, slot, edges)
         }
@@ -511,6 +515,8 @@ fn is_stream_slot(slot: Slot) -> bool {
             | Slot::Remover(_)
             | Slot::Emitter(_)
             | Slot::OnceWrapper(_)
+            | Slot::OnIterator(_)
+            | Slot::OnState(_)
             | Slot::Storage(_)
             | Slot::Frame(_)
             | Slot::Resource(_)

@@ -39,6 +39,7 @@ mod async_context;
 mod emitter;
 mod event;
 mod event_target;
+mod events_on;
 mod gc;
 mod iterate;
 mod listeners;
@@ -134,6 +135,11 @@ pub(crate) enum Slot {
     /// A once wrapper function (`emitter`): the id of the listener it
     /// wraps, its `.listener`.
     OnceWrapper(u32),
+    /// The async iterator of `events.on` (`events_on`), its context's index.
+    OnIterator(u32),
+    /// The hidden object standing for the context `events.on`'s closures
+    /// share (its index), never handed to a script.
+    OnState(u32),
     /// An AsyncLocalStorage (`async_context`).
     Storage(u32),
     /// An async context frame, never handed to a script.
@@ -194,6 +200,11 @@ pub struct Impl {
     default_max_listeners: f64,
     /// `events.errorMonitor`, once a run read it.
     error_monitor: Option<nodesem_runtime::Symbol>,
+    /// The contexts of `events.on` calls.
+    on_states: Vec<events_on::OnState>,
+    /// Each emitter's `kCapture` and `kRejection`, by emitter index (grown
+    /// on demand).
+    emitter_extras: Vec<events_on::EmitterExtras>,
 }
 
 impl Impl {
@@ -333,6 +344,8 @@ impl Library for Impl {
             held_events: Vec::new(),
             default_max_listeners: emitter::DEFAULT_MAX_LISTENERS,
             error_monitor: None,
+            on_states: Vec::new(),
+            emitter_extras: Vec::new(),
         }
     }
 
@@ -362,6 +375,8 @@ impl Library for Impl {
             held_events,
             default_max_listeners,
             error_monitor,
+            on_states,
+            emitter_extras,
         } = self;
         *mutant = None;
         slots.clear();
@@ -387,6 +402,8 @@ impl Library for Impl {
         held_events.clear();
         *default_max_listeners = emitter::DEFAULT_MAX_LISTENERS;
         *error_monitor = None;
+        on_states.clear();
+        emitter_extras.clear();
     }
 
     fn new_abort_controller(rt: &mut Rt) -> Completion {
@@ -571,6 +588,44 @@ impl Library for Impl {
         rt.holding(&roots, |rt| {
             emitter::op_once(rt, &emitter, &name, signal.as_ref())
         })
+    }
+
+    fn new_capturing_event_emitter(rt: &mut Rt) -> Completion {
+        events_on::new_capturing_emitter(rt)
+    }
+
+    fn emitter_set_rejection_handler(
+        rt: &mut Rt,
+        emitter: Value,
+        function: Value,
+    ) -> Result<(), Value> {
+        events_on::set_rejection(rt, &emitter, function)
+    }
+
+    fn events_on(
+        rt: &mut Rt,
+        emitter: Value,
+        name: Value,
+        options: nodesem_runtime::EventsOnOptions,
+    ) -> Completion {
+        let mut roots = vec![emitter.clone(), name.clone()];
+        roots.extend(options.signal.iter().cloned());
+        roots.extend(options.close.iter().cloned());
+        rt.holding(&roots, |rt| events_on::op_on(rt, &emitter, &name, &options))
+    }
+
+    fn events_iterator_throw(rt: &mut Rt, iterator: Value, value: Value) -> Completion {
+        let roots = [iterator.clone()];
+        rt.holding(&roots, |rt| events_on::op_throw(rt, &iterator, &value))
+    }
+
+    fn events_iterator_next(rt: &mut Rt, iterator: Value) -> Completion {
+        events_on::op_next(rt, &iterator)
+    }
+
+    fn events_iterator_return(rt: &mut Rt, iterator: Value) -> Completion {
+        let roots = [iterator.clone()];
+        rt.holding(&roots, |rt| events_on::op_return(rt, &iterator))
     }
 
     fn new_event_target(rt: &mut Rt) -> Completion {
@@ -1010,6 +1065,7 @@ impl Library for Impl {
             Slot::ByobReader(_) => HostClass::ReadableStreamBYOBReader,
             Slot::ByobRequest(_) => HostClass::ReadableStreamBYOBRequest,
             Slot::Emitter(_) => HostClass::EventEmitter,
+            Slot::OnIterator(_) => HostClass::EventEmitterAsyncIterator,
             Slot::Storage(_) => HostClass::AsyncLocalStorage,
             Slot::Frame(_) => HostClass::AsyncContextFrame,
             Slot::Resource(_) => HostClass::AsyncResource,
@@ -1021,6 +1077,7 @@ impl Library for Impl {
             | Slot::PipeState(_)
             | Slot::FromState(_)
             | Slot::IteratorState(_)
+            | Slot::OnState(_)
             | Slot::None => HostClass::Disposable,
         }
     }

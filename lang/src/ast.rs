@@ -458,6 +458,25 @@ pub enum Handler {
     Callback(Callback),
 }
 
+/// The operands of `onEvents E NAME [signal S] [close C] [highWaterMark
+/// H] [lowWaterMark L]` ([`Op::OnEvents`], boxed: it would be the largest
+/// operation, and every frame of the recursion through blocks holds one).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct OnEvents {
+    /// The emitter.
+    pub emitter: Expr,
+    /// The event name.
+    pub name: Expr,
+    /// The `signal` option (any value: Node validates it).
+    pub signal: Option<Expr>,
+    /// `close C`: an event name that closes the iterator.
+    pub close: Option<Expr>,
+    /// The `highWaterMark` option (any value: Node validates it).
+    pub high_water_mark: Option<Expr>,
+    /// The `lowWaterMark` option (any value: Node validates it).
+    pub low_water_mark: Option<Expr>,
+}
+
 /// An operation: everything a script does to the APIs under test.
 ///
 /// Each variant documents its syntax and the JavaScript it stands for.
@@ -626,6 +645,31 @@ pub enum Op {
         name: Expr,
         /// The `signal` option (any value: Node validates it).
         signal: Option<Expr>,
+    },
+
+    /// `onEvents E NAME [signal S]`: `events.on(E, NAME, { signal: S })`,
+    /// an async iterator of the event's emits (`next` and `iterReturn`
+    /// read it): each `next()` a promise of `{ value, done }` whose value
+    /// is the array of one emit's arguments.
+    OnEvents(Box<OnEvents>),
+    /// `iterThrow I V`: `I.throw(V)` of an `events.on` iterator, whose
+    /// value is undefined.
+    IterThrow {
+        /// The iterator.
+        iterator: Expr,
+        /// The error (any value: Node validates it).
+        value: Expr,
+    },
+    /// `emitter captureRejections`: `new EventEmitter({ captureRejections:
+    /// true })`.
+    NewCapturingEmitter,
+    /// `onRejection E F`: `E[Symbol.for('nodejs.rejection')] = F`, whose
+    /// value is F.
+    OnRejection {
+        /// The emitter.
+        emitter: Expr,
+        /// The method (any value: Node calls it only if it is a function).
+        function: Expr,
     },
 
     // ---- async context -----------------------------------------------
@@ -2091,8 +2135,28 @@ macro_rules! op_exprs {
             Op::OnceEvent { emitter, name, signal } => {
                 vec![emitter, name].into_iter().chain(signal).collect()
             }
+            Op::OnEvents(o) => {
+                let OnEvents {
+                    emitter,
+                    name,
+                    signal,
+                    close,
+                    high_water_mark,
+                    low_water_mark,
+                } = & $($mutability)? **o;
+                vec![emitter, name]
+                .into_iter()
+                .chain(signal)
+                .chain(close)
+                .chain(high_water_mark)
+                .chain(low_water_mark)
+                .collect()
+            }
+            Op::IterThrow { iterator, value } => vec![iterator, value],
+            Op::OnRejection { emitter, function } => vec![emitter, function],
             Op::NewController
             | Op::NewEmitter
+            | Op::NewCapturingEmitter
             | Op::SignalTimeout { .. }
             | Op::NewTarget
             | Op::Function(_)

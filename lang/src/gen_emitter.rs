@@ -29,13 +29,22 @@
 //!   logs it and `eventsKeyCount`;
 //! - waits with `onceEvent` (`events.once`), with or without the signal of
 //!   its own controller `eeac`, which an overlay statement may abort, and
-//!   logs how the promise settles.
+//!   logs how the promise settles;
+//! - makes some emitters with `captureRejections`, adds an async listener
+//!   (`eea1`, which throws at once or after an `await`) among the others,
+//!   and sometimes gives an emitter a `Symbol.for('nodejs.rejection')`
+//!   method (`onRejection`), so that rejections meet `addCatch`'s tick;
+//! - iterates with `onEvents` (`events.on`), with or without the signal of
+//!   `eeac`, a `close` name and small watermarks: one to three `next`
+//!   reads whose reactions log how they settle, sometimes an emit between
+//!   them, an `iterThrow` and an `iterReturn` after them, so that later
+//!   emits, errors and aborts meet waiting reads.
 
 use std::sync::Arc;
 
 use arbitrary::Unstructured;
 
-use crate::ast::{Block, Callback, Expr, Op, Scenario, Stmt};
+use crate::ast::{Block, Callback, Expr, OnEvents, Op, Scenario, Stmt};
 
 /// Event names: two plain ones that meet often, the special ones, and a
 /// quoted one the printer has to escape.
@@ -56,6 +65,9 @@ const SYMBOL: &str = "ees";
 const CONTROLLER: &str = "eeac";
 
 use crate::gen::byte_chance as chance;
+
+/// The binding of the overlay's async listener.
+const ASYNC_LISTENER: &str = "eea1";
 
 /// What the overlay has made: emitters and listener functions.
 struct Made {
@@ -133,7 +145,9 @@ impl Made {
     fn add(&mut self, u: &mut Unstructured<'_>, depth: usize) -> Stmt {
         let emitter = self.emitter(u);
         let name = self.name(u);
-        let listener = if chance(u, 96) {
+        let listener = if chance(u, 32) {
+            Callback::Value(Expr::var(ASYNC_LISTENER))
+        } else if chance(u, 96) {
             Callback::Value(self.function(u))
         } else {
             Callback::Inline(self.listener_body(u, depth))
@@ -264,6 +278,96 @@ impl Made {
         ]))
     }
 
+    /// `let eeiN = onEvents E NAME [signal eeac.signal]`, then one to three
+    /// `next` reads whose reactions log how they settle, sometimes an emit
+    /// among them, and sometimes `iterReturn` at the end.
+    fn on_events(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        self.labels += 1;
+        let label = format!("eei{}", self.labels);
+        let emitter = self.emitter(u);
+        let name = self.name(u);
+        let signal = chance(u, 96).then(|| Expr::var(CONTROLLER).prop("signal"));
+        let close = chance(u, 48).then(|| self.name(u));
+        // Small watermarks: past the high one, `events.on` calls the
+        // `pause()` an EventEmitter does not have.
+        let high_water_mark = chance(u, 32).then(|| Expr::Int(u.int_in_range(0..=2).unwrap_or(1)));
+        let low_water_mark = chance(u, 32).then(|| Expr::Int(u.int_in_range(1..=3).unwrap_or(1)));
+        let mut body = vec![Stmt::Let {
+            name: Arc::from(label.as_str()),
+            op: Op::OnEvents(Box::new(OnEvents {
+                emitter,
+                name,
+                signal,
+                close,
+                high_water_mark,
+                low_water_mark,
+            })),
+        }];
+        let logged = |shown: String, promise: &str| {
+            Stmt::Do(Op::Then {
+                promise: Expr::var(promise),
+                on_fulfilled: Some(Block::new(vec![Stmt::Log(vec![
+                    Expr::Str(shown.clone()),
+                    Expr::var("value"),
+                ])])),
+                on_rejected: Some(Block::new(vec![Stmt::Log(vec![
+                    Expr::Str(format!("{shown} rejected")),
+                    Expr::var("reason"),
+                ])])),
+            })
+        };
+        for k in 1..=u.int_in_range(1..=3).unwrap_or(1) {
+            if chance(u, 64) {
+                body.push(self.emit(u));
+            }
+            let read = format!("{label}n{k}");
+            body.push(Stmt::Let {
+                name: Arc::from(read.as_str()),
+                op: Op::Next {
+                    iterator: Expr::var(label.as_str()),
+                },
+            });
+            body.push(logged(read.clone(), &read));
+        }
+        if chance(u, 32) {
+            let value = if chance(u, 200) {
+                Expr::NewError("thrown in".into())
+            } else {
+                Expr::Str("no error".into())
+            };
+            body.push(Stmt::Do(Op::IterThrow {
+                iterator: Expr::var(label.as_str()),
+                value,
+            }));
+        }
+        if chance(u, 80) {
+            let ret = format!("{label}r");
+            body.push(Stmt::Let {
+                name: Arc::from(ret.as_str()),
+                op: Op::IterReturn {
+                    iterator: Expr::var(label.as_str()),
+                    value: None,
+                },
+            });
+            body.push(logged(ret.clone(), &ret));
+        }
+        Stmt::Try(Block::new(body))
+    }
+
+    /// `onRejection E F`, F a listener function or a value.
+    fn on_rejection(&mut self, u: &mut Unstructured<'_>) -> Stmt {
+        let emitter = self.emitter(u);
+        let function = if chance(u, 200) {
+            self.function(u)
+        } else {
+            Expr::Int(1)
+        };
+        Stmt::Try(Block::new(vec![Stmt::Do(Op::OnRejection {
+            emitter,
+            function,
+        })]))
+    }
+
     /// `setDefaultMaxListeners N`, N sometimes one the setter refuses.
     fn set_default(u: &mut Unstructured<'_>) -> Stmt {
         let n = match u.int_in_range(0..=5).unwrap_or(0) {
@@ -276,7 +380,7 @@ impl Made {
 
     /// One statement of the overlay.
     fn statement(&mut self, u: &mut Unstructured<'_>) -> Stmt {
-        match u.int_in_range(0..=13).unwrap_or(0) {
+        match u.int_in_range(0..=16).unwrap_or(0) {
             0..=3 => self.add(u, 0),
             4..=6 => self.emit(u),
             7 => self.remove(u),
@@ -286,6 +390,8 @@ impl Made {
                 reason: Some(Expr::Str("stop".into())),
             }),
             11 => Made::set_default(u),
+            12 | 13 => self.on_events(u),
+            14 => self.on_rejection(u),
             _ => self.count(u),
         }
     }
@@ -316,9 +422,14 @@ pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
     });
     for i in 1..=made.emitters {
         let name = format!("ee{i}");
+        let op = if chance(u, 96) {
+            Op::NewCapturingEmitter
+        } else {
+            Op::NewEmitter
+        };
         out.push(Stmt::Let {
             name: Arc::from(name.as_str()),
-            op: Op::NewEmitter,
+            op,
         });
         if chance(u, 48) {
             out.push(Stmt::Do(Op::SetMaxListeners {
@@ -342,6 +453,20 @@ pub fn add_emitters(scenario: &Scenario, u: &mut Unstructured<'_>) -> Scenario {
             ])])),
         });
     }
+    // An async listener: it logs, then rejects at once or after an
+    // `await` (its promise is what `addCatch` sees).
+    let mut body = vec![Stmt::Log(vec![
+        Expr::Str(ASYNC_LISTENER.into()),
+        Expr::var("event"),
+    ])];
+    if chance(u, 128) {
+        body.push(Stmt::Do(Op::Await(Expr::Null)));
+    }
+    body.push(Stmt::Throw(Expr::NewError("rejected".into())));
+    out.push(Stmt::Let {
+        name: Arc::from(ASYNC_LISTENER),
+        op: Op::AsyncFunction(Block::new(body)),
+    });
     for _ in 0..u.int_in_range(1..=4).unwrap_or(2) {
         let stmt = made.add(u, 0);
         out.push(stmt);

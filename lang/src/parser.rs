@@ -20,8 +20,8 @@ use std::fmt;
 
 use crate::ast::{
     Block, BuiltinError, BytesInit, Callback, Class, Combinator, Directive, EventAttribute, Expr,
-    Handler, ListenerOptions, Name, Number, Op, PipeOptions, ProcessEvent, RunMode, Scenario, Stmt,
-    Strategy, Temporary, EMITTER_ADD_FORMS,
+    Handler, ListenerOptions, Name, Number, OnEvents, Op, PipeOptions, ProcessEvent, RunMode,
+    Scenario, Stmt, Strategy, Temporary, EMITTER_ADD_FORMS,
 };
 use crate::limits::{
     MAX_BYTES, MAX_LIST, MAX_NESTING, MAX_PROPERTY_CHAIN, MAX_REPEAT, MAX_RULER, MAX_SOURCE_BYTES,
@@ -126,6 +126,8 @@ pub enum Kind {
     TransformController,
     /// A ReadableStream's async iterator, from `values`.
     Iterator,
+    /// The async iterator of `events.on`, from `onEvents`.
+    EmitterIterator,
     /// A Uint8Array.
     Bytes,
     /// A ReadableByteStreamController (`controller` in a byte source's
@@ -175,6 +177,7 @@ impl Kind {
             Kind::Transform => "a TransformStream",
             Kind::TransformController => "a TransformStreamDefaultController",
             Kind::Iterator => "a ReadableStream's async iterator",
+            Kind::EmitterIterator => "an events.on async iterator",
             Kind::Bytes => "a Uint8Array",
             Kind::ByteController => "a ReadableByteStreamController",
             Kind::ByobRequest => "a ReadableStreamBYOBRequest",
@@ -405,6 +408,9 @@ pub const KEYWORDS: &[&str] = &[
     "eventsKeyCount",
     "setDefaultMaxListeners",
     "onceEvent",
+    "onEvents",
+    "onRejection",
+    "iterThrow",
     "errorMonitor",
     "defaultMaxListeners",
     "arg1",
@@ -1880,12 +1886,13 @@ impl<'a> Parser<'a> {
             }
             "next" => (
                 Op::Next {
-                    iterator: self.expr_of(line, Kind::Iterator)?,
+                    iterator: self.expr_of_kinds(line, &[Kind::Iterator, Kind::EmitterIterator])?,
                 },
                 Kind::Promise,
             ),
             "iterReturn" => {
-                let iterator = self.expr_of(line, Kind::Iterator)?;
+                let iterator =
+                    self.expr_of_kinds(line, &[Kind::Iterator, Kind::EmitterIterator])?;
                 let value = self.opt_expr(line)?;
                 (Op::IterReturn { iterator, value }, Kind::Promise)
             }
@@ -1963,7 +1970,14 @@ impl<'a> Parser<'a> {
                 (Op::Cancel { target, reason }, Kind::Promise)
             }
             "target" => (Op::NewTarget, Kind::Target),
-            "emitter" => (Op::NewEmitter, Kind::Emitter),
+            "emitter" => match line.peek_word() {
+                Some("captureRejections") => {
+                    line.bump();
+                    (Op::NewCapturingEmitter, Kind::Emitter)
+                }
+                _ if line.at_end() => (Op::NewEmitter, Kind::Emitter),
+                _ => return Err(self.expected(line, "`captureRejections` or the end of the line")),
+            },
             "als" => {
                 let default = if line.peek_word() == Some("default") {
                     line.bump();
@@ -2131,6 +2145,35 @@ impl<'a> Parser<'a> {
                     },
                     Kind::Promise,
                 )
+            }
+            "onEvents" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                let name = self.expr(line)?.0;
+                let [signal, close, high_water_mark, low_water_mark] =
+                    self.events_on_options(line)?;
+                (
+                    Op::OnEvents(Box::new(OnEvents {
+                        emitter,
+                        name,
+                        signal,
+                        close,
+                        high_water_mark,
+                        low_water_mark,
+                    })),
+                    Kind::EmitterIterator,
+                )
+            }
+            "iterThrow" => {
+                let iterator = self.expr_of(line, Kind::EmitterIterator)?;
+                // Any value: `throw` validates it.
+                let value = self.expr(line)?.0;
+                (Op::IterThrow { iterator, value }, Kind::Value)
+            }
+            "onRejection" => {
+                let emitter = self.expr_of(line, Kind::Emitter)?;
+                // Any value: the emit calls it only if it is a function.
+                let (function, kind) = self.expr(line)?;
+                (Op::OnRejection { emitter, function }, kind)
             }
             w @ ("listeners" | "rawListeners") => {
                 let raw = w == "rawListeners";
@@ -3282,6 +3325,34 @@ impl<'a> Parser<'a> {
             ));
         };
         Ok((e, fit))
+    }
+
+    /// The options of `onEvents`: `[signal V] [close V] [highWaterMark V]
+    /// [lowWaterMark V]`, in that order, each any value (`events.on`
+    /// validates them). Apart from the operation's arm, so that the frame
+    /// of the parser's recursion through blocks does not grow with them.
+    #[inline(never)]
+    fn events_on_options(&mut self, line: &mut Line) -> PResult<[Option<Expr>; 4]> {
+        const WORDS: [&str; 4] = ["signal", "close", "highWaterMark", "lowWaterMark"];
+        let mut options: [Option<Expr>; 4] = [None, None, None, None];
+        let mut next = 0;
+        while !line.at_end() && next < WORDS.len() {
+            let at = line
+                .peek_word()
+                .and_then(|w| WORDS[next..].iter().position(|o| *o == w));
+            let Some(at) = at else {
+                let wanted = WORDS[next..]
+                    .iter()
+                    .map(|w| format!("`{w} V`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(self.expected(line, &format!("{wanted} or the end of the line")));
+            };
+            line.bump();
+            options[next + at] = Some(self.expr(line)?.0);
+            next += at + 1;
+        }
+        Ok(options)
     }
 
     /// The options of `pipeTo` and `pipeThrough`: `[preventClose]

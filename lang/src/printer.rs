@@ -388,6 +388,7 @@ impl Printer {
                 self.callback(callback);
             }
             Op::NewEmitter => self.out.push_str("emitter"),
+            Op::NewCapturingEmitter => self.out.push_str("emitter captureRejections"),
             Op::EmitterAdd {
                 emitter,
                 name,
@@ -472,6 +473,40 @@ impl Printer {
                     self.out.push_str(" signal");
                     self.expr(signal);
                 }
+            }
+            Op::OnEvents(o) => {
+                let crate::ast::OnEvents {
+                    emitter,
+                    name,
+                    signal,
+                    close,
+                    high_water_mark,
+                    low_water_mark,
+                } = &**o;
+                self.out.push_str("onEvents");
+                self.expr(emitter);
+                self.expr(name);
+                for (word, option) in [
+                    (" signal", signal),
+                    (" close", close),
+                    (" highWaterMark", high_water_mark),
+                    (" lowWaterMark", low_water_mark),
+                ] {
+                    if let Some(value) = option {
+                        self.out.push_str(word);
+                        self.expr(value);
+                    }
+                }
+            }
+            Op::IterThrow { iterator, value } => {
+                self.out.push_str("iterThrow");
+                self.expr(iterator);
+                self.expr(value);
+            }
+            Op::OnRejection { emitter, function } => {
+                self.out.push_str("onRejection");
+                self.expr(emitter);
+                self.expr(function);
             }
             Op::NewAbortSignal => self.out.push_str("new AbortSignal"),
             Op::WithResolvers => self.out.push_str("withResolvers"),

@@ -816,3 +816,62 @@ fn emitter_extras_check_their_kinds_and_words() {
     let found = errors("setDefaultMaxListeners\n");
     assert!(found[0].contains("expected a value"), "{found:?}");
 }
+
+#[test]
+fn events_on_and_capture_rejections_round_trip() {
+    assert_round_trips(
+        "let e = emitter captureRejections\nlet c = controller\nlet it = onEvents e \"a\"\n\
+         let jt = onEvents e errorMonitor signal c.signal\nlet p = next it\nlet q = iterReturn jt 5\n\
+         let r = iterReturn it\nlet f = fn async {\n  throw Error(\"x\")\n}\nonRejection e f\n\
+         let g = onRejection e 5\nlet k = onEvents e \"a\" signal 5\n\
+         let l = onEvents e \"a\" close \"b\" highWaterMark 2 lowWaterMark 1\n\
+         let m = onEvents e \"a\" signal c.signal lowWaterMark null\nlet t = iterThrow l Error(\"x\")\n\
+         iterThrow m 5\n",
+    );
+}
+
+#[test]
+fn events_on_and_capture_rejections_check_their_kinds_and_words() {
+    assert_eq!(
+        errors("let t = target\nlet it = onEvents t \"a\"\n"),
+        vec!["bad.scn:2:19: expected an EventEmitter, found `t`, which is an EventTarget"]
+    );
+    assert_eq!(
+        errors("let e = emitter\nlet it = onEvents e \"a\" signl 5\n"),
+        vec![
+            "bad.scn:2:25: expected `signal V`, `close V`, `highWaterMark V`, `lowWaterMark V` \
+             or the end of the line, found `signl`"
+        ]
+    );
+    assert_eq!(
+        errors("let e = emitter\nlet it = onEvents e \"a\" close \"b\" signal 5\n"),
+        vec![
+            "bad.scn:2:35: expected `highWaterMark V`, `lowWaterMark V` or the end of the \
+             line, found `signal`"
+        ]
+    );
+    assert_eq!(
+        errors("let s = readable\nlet it = values s\niterThrow it 1\n"),
+        vec![
+            "bad.scn:3:11: expected an events.on async iterator, found `it`, which is a \
+             ReadableStream's async iterator"
+        ]
+    );
+    assert_eq!(
+        errors("let e = emitter capture\n"),
+        vec!["bad.scn:1:17: expected `captureRejections` or the end of the line, found `capture`"]
+    );
+    assert_eq!(
+        errors("let c = controller\nonRejection c 5\n"),
+        vec!["bad.scn:2:13: expected an EventEmitter, found `c`, which is an AbortController"]
+    );
+    assert_eq!(
+        errors("let e = emitter\nlet p = next e\n"),
+        vec![
+            "bad.scn:2:14: expected a ReadableStream's async iterator or an events.on async \
+             iterator, found `e`, which is an EventEmitter"
+        ]
+    );
+    let found = errors("let onEvents = 1\n");
+    assert!(found[0].contains("onEvents"), "{found:?}");
+}

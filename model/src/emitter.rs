@@ -236,6 +236,12 @@ pub struct EmitterState {
     /// The identity of the emitter's `_events` object, which Node replaces
     /// by a fresh one when the last listener goes ([`HeldEvents`]).
     object: u64,
+    /// `this[kCapture]`: `captureRejections` (L346-L353), which
+    /// `emitUnhandledRejectionOrErr` turns off while it emits.
+    capture: bool,
+    /// `this[Symbol.for('nodejs.rejection')]` (`kRejection`), `None` while
+    /// it was never set (undefined: the prototype has none).
+    rejection: Option<Value>,
 }
 
 impl EmitterState {
@@ -319,6 +325,50 @@ pub fn new_event_emitter(rt: &mut Runtime<Model>) -> Value {
     let id = rt.heap.alloc(ObjectData::Host);
     rt.lib.emitters.insert(id, EmitterState::default());
     Value::Object(id)
+}
+
+/// `new EventEmitter({ captureRejections: true })`: "It enables automatic
+/// capturing of promise rejection".
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L346-L348>
+/// `validateBoolean(opts.captureRejections, ...)`, then
+/// `this[kCapture] = Boolean(opts.captureRejections)`.
+pub fn new_capturing_event_emitter(rt: &mut Runtime<Model>) -> Value {
+    let id = rt.heap.alloc(ObjectData::Host);
+    rt.lib.emitters.insert(
+        id,
+        EmitterState {
+            capture: true,
+            ..EmitterState::default()
+        },
+    );
+    Value::Object(id)
+}
+
+/// `emitter[Symbol.for('nodejs.rejection')] = function`: an own property
+/// that `emitUnhandledRejectionOrErr` reads (L379).
+pub fn set_rejection_handler(
+    rt: &mut Runtime<Model>,
+    emitter: Value,
+    function: Value,
+) -> Result<(), Value> {
+    // The parser's kinds allow only emitters; a dropped binding
+    // (undefined) throws as V8's assignment to a property of undefined
+    // does.
+    let e = match emitter {
+        Value::Object(id) if rt.lib.emitters.contains_key(&id) => id,
+        Value::Undefined | Value::Null => {
+            let shown = rt.fmt(&emitter);
+            return Err(rt.new_error(
+                "TypeError",
+                &format!("Cannot set properties of {shown} (setting 'Symbol(nodejs.rejection)')"),
+            ));
+        }
+        // MODEL: another object would take the property; the kinds rule it out.
+        _ => return Ok(()),
+    };
+    state_mut(rt, e).rejection = Some(function);
+    Ok(())
 }
 
 /// The emitter a method is called on, or the TypeError V8 throws for
@@ -817,14 +867,14 @@ fn emit_algorithm(rt: &mut Runtime<Model>, e: ObjectId, ty: &Value, args: &[Valu
     let Some(handler) = handler else {
         return Ok(Value::Bool(false));
     };
-    call_listeners(rt, e, handler, args)
+    call_listeners(rt, e, ty, handler, args)
 }
 
 /// The calls of an emit to a name of this emitter as its listeners are
 /// now (what `emit(type)` does for a type other than `'error'`).
 fn emit_steps(rt: &mut Runtime<Model>, e: ObjectId, key: &EventName, args: &[Value]) -> Completion {
     match state(rt, e).handler(key) {
-        Some(handler) => call_listeners(rt, e, handler, args),
+        Some(handler) => call_listeners(rt, e, &key.to_value(), handler, args),
         None => Ok(Value::Bool(false)),
     }
 }
@@ -836,12 +886,13 @@ fn emit_steps(rt: &mut Runtime<Model>, e: ObjectId, key: &EventName, args: &[Val
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L513-L542>
 /// a single listener is called as it is; an array is walked while its
 /// `kEmitting` count makes every change during the emit go to a copy
-/// (L907-L914): the walk sees the list as it was. What a listener returns
-/// is looked at only with `captureRejections` (L356-L359), which scenarios
-/// cannot set.
+/// (L907-L914): the walk sees the list as it was. What a listener returns,
+/// unless it is undefined or null, goes to `addCatch` (L519-L521,
+/// L533-L535), which looks at it only with `captureRejections`.
 fn call_listeners(
     rt: &mut Runtime<Model>,
     e: ObjectId,
+    ty: &Value,
     (snapshot, array): Handler,
     args: &[Value],
 ) -> Completion {
@@ -851,7 +902,11 @@ fn call_listeners(
     }
     let result = rt.holding(&held, |rt| {
         for f in &snapshot {
-            rt.call_function(*f, Value::Object(e), args)?;
+            let result = rt.call_function(*f, Value::Object(e), args)?;
+            if !matches!(result, Value::Undefined | Value::Null) {
+                let held = [result.clone()];
+                rt.holding(&held, |rt| add_catch(rt, e, result.clone(), ty, args))?;
+            }
         }
         Ok(Value::Bool(true))
     });
@@ -862,6 +917,142 @@ fn call_listeners(
         }
     }
     result
+}
+
+/// `addCatch(that, promise, type, args)`.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L356-L376>
+fn add_catch(
+    rt: &mut Runtime<Model>,
+    that: ObjectId,
+    promise: Value,
+    ty: &Value,
+    args: &[Value],
+) -> Result<(), Value> {
+    // L357-L359: `if (!that[kCapture]) return;`
+    if !state(rt, that).capture {
+        return Ok(());
+    }
+    // L363-L372: `const then = promise.then; if (typeof then ===
+    // 'function') then.call(promise, undefined, function(err) { ... });`
+    let attempt = add_catch_then(rt, that, &promise, ty, args);
+    // L373-L375: `catch (err) { that.emit('error', err); }`
+    if let Err(err) = attempt {
+        let held = [err.clone()];
+        rt.holding(&held, |rt| {
+            emit_algorithm(
+                rt,
+                that,
+                &Value::string("error"),
+                std::slice::from_ref(&err),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The `try` block of `addCatch`: `promise.then` read, and called when it
+/// is a function.
+fn add_catch_then(
+    rt: &mut Runtime<Model>,
+    that: ObjectId,
+    promise: &Value,
+    ty: &Value,
+    args: &[Value],
+) -> Result<(), Value> {
+    let Value::Object(p) = *promise else {
+        // A primitive's `then` (its prototype's) is undefined.
+        return Ok(());
+    };
+    let is_promise = matches!(rt.heap.get(p), ObjectData::Promise(_));
+    let thenable_body = match rt.heap.get(p) {
+        ObjectData::Thenable { then, .. } => Some(*then),
+        _ => None,
+    };
+    if !is_promise && thenable_body.is_none() {
+        // No other object of a scenario has a `then`.
+        return Ok(());
+    }
+    // L367-L371: the rejection handler, a closure over `that`, `type` and
+    // `args`.
+    let args_array = rt.create_array_from_list(args.to_vec());
+    let captures = Captures::values(vec![Value::Object(that), ty.clone(), args_array.clone()]);
+    let ty = ty.clone();
+    let on_rejected = rt.native_function_capturing(captures, move |rt, _, rejection| {
+        let err = rejection.first().cloned().unwrap_or(Value::Undefined);
+        // L368-L370: `process.nextTick(emitUnhandledRejectionOrErr, that,
+        // err, type, args);`
+        let (ty, args_array) = (ty.clone(), args_array.clone());
+        let captures = Captures::values(vec![
+            Value::Object(that),
+            err.clone(),
+            ty.clone(),
+            args_array.clone(),
+        ]);
+        rt.next_tick(nodesem_runtime::Task::Captured(
+            Box::new(move |rt: &mut Runtime<Model>| {
+                emit_unhandled_rejection_or_err(rt, that, err, ty, args_array)
+            }),
+            captures,
+        ));
+        Ok(Value::Undefined)
+    });
+    match thenable_body {
+        // `Promise.prototype.then.call(promise, undefined, onRejected)`.
+        None => {
+            rt.promise_then(p, None, Some(on_rejected));
+        }
+        // A `thenable V` is `{ then(resolve) { ...; resolve(V); } }`: its
+        // body runs on the thenable, and then `resolve`, here undefined,
+        // is no function.
+        Some(body) => {
+            let held = [Value::Object(on_rejected)];
+            rt.holding(&held, |rt| {
+                if let Some(body) = body {
+                    rt.call_function(body, Value::Object(p), &[])?;
+                }
+                Err(rt.new_error("TypeError", "resolve is not a function"))
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// `emitUnhandledRejectionOrErr(ee, err, type, args)`, a next tick.
+///
+/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L378-L397>
+fn emit_unhandled_rejection_or_err(
+    rt: &mut Runtime<Model>,
+    ee: ObjectId,
+    err: Value,
+    ty: Value,
+    args: Value,
+) -> Completion {
+    // MODEL: a collected emitter is unreachable here: the tick holds it.
+    let rejection = state(rt, ee).rejection.clone();
+    // L379-L380: `if (typeof ee[kRejection] === 'function')
+    // ee[kRejection](err, type, ...args);`
+    if let Some(Value::Object(f)) = rejection.filter(|r| rt.is_function(r)) {
+        let mut call_args = vec![err, ty];
+        if let Value::Object(a) = args {
+            if let ObjectData::Array(items) = rt.heap.get(a) {
+                call_args.extend(items.iter().cloned());
+            }
+        }
+        rt.call_function(f, Value::Object(ee), &call_args)?;
+        return Ok(Value::Undefined);
+    }
+    // L384: `const prev = ee[kCapture];`
+    let prev = state(rt, ee).capture;
+    // L390-L392: `ee[kCapture] = false; ee.emit('error', err);`
+    state_mut(rt, ee).capture = false;
+    let result = emit_algorithm(rt, ee, &Value::string("error"), &[err]);
+    // L393-L395: `finally { ee[kCapture] = prev; }`
+    if let Some(st) = rt.lib.emitters.get_mut(&ee) {
+        st.capture = prev;
+    }
+    result?;
+    Ok(Value::Undefined)
 }
 
 /// The emitter replaces its `_events` object by a fresh one (the callers

@@ -324,6 +324,8 @@ pub(crate) fn trace(rt: &Runtime<Model>, obj: ObjectId, edges: &mut Vec<Value>) 
     // EventEmitter: its listener records (functions, once wrappers and
     // their originals).
     crate::emitter::trace(rt, obj, edges);
+    // events.on: an iterator's scope, and what the scope holds.
+    crate::events_on::trace(rt, obj, edges);
     crate::streams::trace(rt, obj, edges);
     crate::writable::trace(rt, obj, edges);
     crate::transform::trace(rt, obj, edges);
@@ -403,6 +405,9 @@ pub(crate) fn collected(rt: &mut Runtime<Model>, dead: &[ObjectId]) {
             lib.once_wrappers.remove(id);
             lib.async_context.forget(id);
         }
+        for id in dead {
+            crate::events_on::forget(rt, id);
+        }
     }
     check_no_strong_reference_to(rt, &dead_set);
     check_weak_sets_are_cleaned(rt);
@@ -422,6 +427,8 @@ fn check_no_strong_reference_to(rt: &Runtime<Model>, dead: &HashSet<ObjectId>) {
     objects.extend(rt.lib.transform.ids());
     objects.extend(rt.lib.pipes.ids());
     objects.extend(rt.lib.emitters.ids());
+    objects.extend(rt.lib.on_iterators.ids());
+    objects.extend(rt.lib.on_scopes.ids());
     objects.extend(rt.lib.async_context.ids());
     for obj in objects {
         let mut edges = Vec::new();

@@ -61,6 +61,7 @@ pub mod byte_streams;
 pub mod emitter;
 pub mod event;
 pub mod event_target;
+pub mod events_on;
 pub mod gc;
 pub mod iterate;
 pub mod pipe;
@@ -129,6 +130,10 @@ pub struct Model {
     /// `kErrorMonitor`, the `_events` objects running emits hold, the
     /// scopes of `events.once` ([`emitter::EventsModule`]).
     events_module: emitter::EventsModule,
+    /// The iterators of `events.on`, to their scopes.
+    on_iterators: Slots<ObjectId>,
+    /// The scopes of `events.on` calls ([`events_on::OnScope`]).
+    on_scopes: Slots<events_on::OnScope>,
 }
 
 /// The TypeError V8 throws for `value.method(...)` on undefined or null, or
@@ -192,6 +197,8 @@ impl Library for Model {
             list_arrays,
             async_context,
             events_module,
+            on_iterators,
+            on_scopes,
         } = self;
         controllers.clear();
         targets.clear();
@@ -212,6 +219,8 @@ impl Library for Model {
         *list_arrays = emitter::ListArrays::default();
         async_context.clear();
         *events_module = emitter::EventsModule::default();
+        on_iterators.clear();
+        on_scopes.clear();
     }
 
     // ---- abort ----
@@ -497,6 +506,39 @@ impl Library for Model {
         signal: Option<Value>,
     ) -> Completion {
         emitter::once(rt, e, name, signal)
+    }
+
+    fn new_capturing_event_emitter(rt: &mut Runtime<Self>) -> Completion {
+        Ok(emitter::new_capturing_event_emitter(rt))
+    }
+
+    fn emitter_set_rejection_handler(
+        rt: &mut Runtime<Self>,
+        e: Value,
+        function: Value,
+    ) -> Result<(), Value> {
+        emitter::set_rejection_handler(rt, e, function)
+    }
+
+    fn events_on(
+        rt: &mut Runtime<Self>,
+        e: Value,
+        name: Value,
+        options: nodesem_runtime::EventsOnOptions,
+    ) -> Completion {
+        events_on::on(rt, e, name, options)
+    }
+
+    fn events_iterator_throw(rt: &mut Runtime<Self>, iterator: Value, value: Value) -> Completion {
+        events_on::iterator_throw(rt, iterator, value)
+    }
+
+    fn events_iterator_next(rt: &mut Runtime<Self>, iterator: Value) -> Completion {
+        events_on::next(rt, iterator)
+    }
+
+    fn events_iterator_return(rt: &mut Runtime<Self>, iterator: Value) -> Completion {
+        events_on::iterator_return(rt, iterator)
     }
 
     // ---- dispatch ----
@@ -916,6 +958,8 @@ impl Library for Model {
             HostClass::EventTarget
         } else if m.emitters.contains_key(&obj) {
             HostClass::EventEmitter
+        } else if m.on_iterators.contains_key(&obj) {
+            HostClass::EventEmitterAsyncIterator
         } else if let Some(class) = m.async_context.host_class(obj) {
             class
         } else if let Some(e) = m.events.get(&obj) {

@@ -1024,7 +1024,11 @@ impl<L: Library> Runtime<L> {
             | Op::EmitterListeners { .. }
             | Op::EventsKeyCount { .. }
             | Op::SetDefaultMaxListeners { .. }
-            | Op::OnceEvent { .. } => return self.exec_emitter_op(op, env),
+            | Op::OnceEvent { .. }
+            | Op::OnEvents(_)
+            | Op::IterThrow { .. }
+            | Op::NewCapturingEmitter
+            | Op::OnRejection { .. } => return self.exec_emitter_op(op, env),
             Op::NewAls { .. }
             | Op::GetStore { .. }
             | Op::EnterWith { .. }
@@ -1506,6 +1510,46 @@ impl<L: Library> Runtime<L> {
     fn exec_emitter_op(&mut self, op: &Op, env: &Env) -> Completion {
         Ok(match op {
             Op::NewEmitter => L::new_event_emitter(self)?,
+            Op::NewCapturingEmitter => L::new_capturing_event_emitter(self)?,
+            Op::OnRejection { emitter, function } => {
+                // `(E[Symbol.for('nodejs.rejection')] = F)`: E, then F.
+                let emitter = self.eval(emitter, env)?;
+                let function = self.eval(function, env)?;
+                L::emitter_set_rejection_handler(self, emitter, function.clone())?;
+                function
+            }
+            Op::OnEvents(o) => {
+                let nodesem_lang::ast::OnEvents {
+                    emitter,
+                    name,
+                    signal,
+                    close,
+                    high_water_mark,
+                    low_water_mark,
+                } = &**o;
+                // As `onceEvent`: E, NAME, the options in order, then the
+                // charge for the walk of S's abort listeners that adding its
+                // abort listener makes.
+                let emitter = self.eval(emitter, env)?;
+                let name = self.eval(name, env)?;
+                let options = crate::EventsOnOptions {
+                    signal: self.eval_optional(signal, env)?,
+                    close: self.eval_optional(close, env)?,
+                    high_water_mark: self.eval_optional(high_water_mark, env)?,
+                    low_water_mark: self.eval_optional(low_water_mark, env)?,
+                };
+                if let Some(s) = &options.signal {
+                    if !self.charge_listeners(&[(s, "abort")]) {
+                        return Ok(Value::Undefined);
+                    }
+                }
+                L::events_on(self, emitter, name, options)?
+            }
+            Op::IterThrow { iterator, value } => {
+                let iterator = self.receiver(iterator, "throw", env)?;
+                let value = self.eval(value, env)?;
+                L::events_iterator_throw(self, iterator, value)?
+            }
             Op::EmitterAdd {
                 emitter,
                 name,
@@ -1734,12 +1778,20 @@ impl<L: Library> Runtime<L> {
             }
             Op::Next { iterator } => {
                 let iterator = self.receiver(iterator, "next", env)?;
-                L::async_iterator_next(self, iterator)?
+                if self.is_host(&iterator, HostClass::EventEmitterAsyncIterator) {
+                    L::events_iterator_next(self, iterator)?
+                } else {
+                    L::async_iterator_next(self, iterator)?
+                }
             }
             Op::IterReturn { iterator, value } => {
                 let iterator = self.receiver(iterator, "return", env)?;
                 let value = self.eval_optional(value, env)?;
-                L::async_iterator_return(self, iterator, value)?
+                if self.is_host(&iterator, HostClass::EventEmitterAsyncIterator) {
+                    L::events_iterator_return(self, iterator)?
+                } else {
+                    L::async_iterator_return(self, iterator, value)?
+                }
             }
             Op::NewWritable {
                 strategy,

@@ -86,6 +86,9 @@ pub enum HostClass {
     ReadableStreamBYOBReader,
     /// A ReadableStreamBYOBRequest.
     ReadableStreamBYOBRequest,
+    /// The async iterator of `events.on(emitter, name)`: an object whose
+    /// prototype is %AsyncIteratorPrototype%.
+    EventEmitterAsyncIterator,
     /// An AsyncLocalStorage.
     AsyncLocalStorage,
     /// An AsyncResource.
@@ -113,6 +116,8 @@ impl HostClass {
             // Its prototype inherits `constructor` from Object.prototype
             // (through %AsyncIteratorPrototype%).
             HostClass::ReadableStreamAsyncIterator => "Object",
+            // An object literal whose prototype is %AsyncIteratorPrototype%.
+            HostClass::EventEmitterAsyncIterator => "Object",
             HostClass::WritableStream => "WritableStream",
             HostClass::WritableStreamDefaultController => "WritableStreamDefaultController",
             HostClass::WritableStreamDefaultWriter => "WritableStreamDefaultWriter",
@@ -137,6 +142,7 @@ impl HostClass {
             // No `Symbol.toStringTag`: `[object Object]`.
             HostClass::Disposable
             | HostClass::EventEmitter
+            | HostClass::EventEmitterAsyncIterator
             | HostClass::AsyncLocalStorage
             | HostClass::AsyncResource => Some("Object"),
             HostClass::AsyncContextFrame => Some("Map"),
@@ -144,6 +150,21 @@ impl HostClass {
             other => other.constructor_name(),
         }
     }
+}
+
+/// The options of `events.on(emitter, name, options)` a scenario passes:
+/// each `None` when the object has no such member (all `None`: no options
+/// object, `kEmptyObject`).
+#[derive(Clone, Debug, Default)]
+pub struct EventsOnOptions {
+    /// `signal`.
+    pub signal: Option<Value>,
+    /// `close: [name]`.
+    pub close: Option<Value>,
+    /// `highWaterMark`.
+    pub high_water_mark: Option<Value>,
+    /// `lowWaterMark`.
+    pub low_water_mark: Option<Value>,
 }
 
 /// The underlying source of `new ReadableStream(source, strategy)`, as a
@@ -408,6 +429,40 @@ pub trait Library: Sized + 'static {
         name: Value,
         signal: Option<Value>,
     ) -> Completion;
+
+    /// `new EventEmitter({ captureRejections: true })`.
+    fn new_capturing_event_emitter(rt: &mut Runtime<Self>) -> Completion;
+
+    /// `emitter[Symbol.for('nodejs.rejection')] = function`: the method a
+    /// capturing emitter calls with a listener's rejection instead of
+    /// emitting `'error'` (any value; only a function is called).
+    fn emitter_set_rejection_handler(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        function: Value,
+    ) -> Result<(), Value>;
+
+    /// `events.on(emitter, name, options)`: an async iterator of the
+    /// event's emits ([`HostClass::EventEmitterAsyncIterator`]), or what
+    /// validation throws.
+    fn events_on(
+        rt: &mut Runtime<Self>,
+        emitter: Value,
+        name: Value,
+        options: EventsOnOptions,
+    ) -> Completion;
+
+    /// `iterator.throw(value)` of an `events.on` iterator: undefined, or
+    /// the ERR_INVALID_ARG_TYPE of a value that is no Error.
+    fn events_iterator_throw(rt: &mut Runtime<Self>, iterator: Value, value: Value) -> Completion;
+
+    /// `iterator.next()` of an `events.on` iterator: a promise of
+    /// `{ value, done }`.
+    fn events_iterator_next(rt: &mut Runtime<Self>, iterator: Value) -> Completion;
+
+    /// `iterator.return(value)` of an `events.on` iterator (which ignores
+    /// `value`): a promise of `{ value: undefined, done: true }`.
+    fn events_iterator_return(rt: &mut Runtime<Self>, iterator: Value) -> Completion;
 
     // ---- EventTarget and Event -----------------------------------------
 

@@ -4,8 +4,9 @@
 //! library operation fails loudly.
 
 use nodesem_runtime::{
-    AddListenerOptions, Completion, EventInit, HostClass, Library, ObjectId, QueuingStrategy,
-    Runtime, StreamPipeOptions, Transformer, UnderlyingSink, UnderlyingSource, Value,
+    AddListenerOptions, Completion, EventInit, EventsOnOptions, HostClass, Library, ObjectId,
+    QueuingStrategy, Runtime, StreamPipeOptions, Transformer, UnderlyingSink, UnderlyingSource,
+    Value,
 };
 
 /// A library layer with no operations: only the runtime's own.
@@ -147,6 +148,28 @@ impl Library for NoLibrary {
         none()
     }
     fn events_once(_: &mut Runtime<Self>, _: Value, _: Value, _: Option<Value>) -> Completion {
+        none()
+    }
+    fn new_capturing_event_emitter(_: &mut Runtime<Self>) -> Completion {
+        none()
+    }
+    fn emitter_set_rejection_handler(
+        _: &mut Runtime<Self>,
+        _: Value,
+        _: Value,
+    ) -> Result<(), Value> {
+        Ok(())
+    }
+    fn events_on(_: &mut Runtime<Self>, _: Value, _: Value, _: EventsOnOptions) -> Completion {
+        none()
+    }
+    fn events_iterator_throw(_: &mut Runtime<Self>, _: Value, _: Value) -> Completion {
+        none()
+    }
+    fn events_iterator_next(_: &mut Runtime<Self>, _: Value) -> Completion {
+        none()
+    }
+    fn events_iterator_return(_: &mut Runtime<Self>, _: Value) -> Completion {
         none()
     }
     fn new_event_target(_: &mut Runtime<Self>) -> Completion {
