@@ -426,12 +426,17 @@ fn add_listener(
 ) -> Result<(), Value> {
     if rt.lib.emitters[e as usize].events.has("newListener") {
         let announced = unwrapped(rt, listener).unwrap_or(listener);
-        emit(
-            rt,
-            e,
-            &special_name(NEW_LISTENER),
-            &[name.clone(), Value::Object(announced)],
-        )?;
+        // The listener being added (a once wrapper is in no argument) is
+        // only this code's while 'newListener' listeners run.
+        let roots = [Value::Object(listener)];
+        rt.holding(&roots, |rt| {
+            emit(
+                rt,
+                e,
+                &special_name(NEW_LISTENER),
+                &[name.clone(), Value::Object(announced)],
+            )
+        })?;
     }
     let key = to_key(rt, name);
     let existing = rt.lib.emitters[e as usize].events.get(&key);

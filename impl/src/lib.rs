@@ -514,10 +514,9 @@ impl Library for Impl {
         prepend: bool,
         once: bool,
     ) -> Completion {
-        let roots = [emitter.clone(), name.clone(), listener.clone()];
-        rt.holding(&roots, |rt| {
-            emitter::op_add_listener(rt, &emitter, &name, &listener, prepend, once)
-        })
+        // Script code runs inside only through the 'newListener' emit,
+        // which roots what it needs (`emitter::add_listener`).
+        emitter::op_add_listener(rt, &emitter, &name, &listener, prepend, once)
     }
 
     fn emitter_remove_listener(
@@ -526,10 +525,9 @@ impl Library for Impl {
         name: Value,
         listener: Value,
     ) -> Completion {
-        let roots = [emitter.clone(), name.clone(), listener.clone()];
-        rt.holding(&roots, |rt| {
-            emitter::op_remove_listener(rt, &emitter, &name, &listener)
-        })
+        // Script code runs inside only through the 'removeListener' emit,
+        // after the removal, whose calls root their receiver and arguments.
+        emitter::op_remove_listener(rt, &emitter, &name, &listener)
     }
 
     fn emitter_remove_all_listeners(
