@@ -1485,8 +1485,32 @@ pub fn set_default_max_listeners(rt: &mut Runtime<Model>, arg: Value) -> Result<
 ///
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L980-L989>
 /// MODEL: the `cause` (the signal's reason) is not readable in scenarios.
-fn abort_error(rt: &mut Runtime<Model>) -> Value {
+pub(crate) fn abort_error(rt: &mut Runtime<Model>) -> Value {
     rt.node_error("AbortError", "ABORT_ERR", "The operation was aborted")
+}
+
+/// The `signal` option of `events.once` and `events.on`, as both read it:
+/// `validateAbortSignal(signal, 'options.signal')`
+/// (<https://github.com/nodejs/node/blob/v26.12.1/lib/internal/validators.js#L454-L461>:
+/// undefined, or an object with `aborted`, which of the values a scenario
+/// makes only an AbortSignal has), then `if (signal?.aborted) throw new
+/// AbortError(undefined, { cause: signal.reason })`. The signal, if any.
+pub(crate) fn signal_option(
+    rt: &mut Runtime<Model>,
+    signal: &Value,
+) -> Result<Option<ObjectId>, Value> {
+    let signal_id = match signal {
+        Value::Undefined => None,
+        Value::Object(id) if rt.lib.signals.contains_key(id) => Some(*id),
+        other => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", other)),
+    };
+    if let Some(s) = signal_id {
+        if abort::aborted(rt, s) {
+            let _cause = abort::reason(rt, s);
+            return Err(abort_error(rt));
+        }
+    }
+    Ok(signal_id)
 }
 
 /// The executor's scope of `events.once`, which its three closures share
@@ -1561,23 +1585,9 @@ fn once_body(
     // 'options')` holds for `{ signal }` and for kEmptyObject alike.
     // L1003: `const { signal } = options;`
     let signal = signal.unwrap_or(Value::Undefined);
-    // L1004: `validateAbortSignal(signal, 'options.signal')`
-    // (lib/internal/validators.js#L454-L461): undefined, or an object with
-    // `aborted`, which of the values a scenario makes only an AbortSignal
-    // has.
-    let signal_id = match &signal {
-        Value::Undefined => None,
-        Value::Object(id) if rt.lib.signals.contains_key(id) => Some(*id),
-        other => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", other)),
-    };
-    // L1005-L1006: `if (signal?.aborted) throw new AbortError(undefined,
-    // { cause: signal.reason });`
-    if let Some(s) = signal_id {
-        if abort::aborted(rt, s) {
-            let _cause = abort::reason(rt, s);
-            return Err(abort_error(rt));
-        }
-    }
+    // L1004-L1006: `validateAbortSignal(signal, 'options.signal')`, then
+    // the AbortError of an aborted signal.
+    let signal_id = signal_option(rt, &signal)?;
     // L1007: `return new Promise((resolve, reject) => { ... })`.
     let inner = rt.new_promise();
     let (resolve, reject) = rt.create_resolving_functions(inner);

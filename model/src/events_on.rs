@@ -106,13 +106,7 @@ fn scope_ref(rt: &Runtime<Model>, scope: ObjectId) -> &OnScope {
         .expect("a live events.on scope")
 }
 
-/// `new AbortError(undefined, { cause })`.
-///
-/// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/internal/errors.js#L980-L989>
-/// MODEL: the `cause` (the signal's reason) is not readable in scenarios.
-fn abort_error(rt: &mut Runtime<Model>) -> Value {
-    rt.node_error("AbortError", "ABORT_ERR", "The operation was aborted")
-}
+use crate::emitter::abort_error;
 
 /// `createIterResult(value, done)`: `{ done, value }`.
 ///
@@ -134,23 +128,9 @@ pub fn on(
     // scenario writes and for kEmptyObject alike.
     // L1088: `const signal = options.signal;`
     let signal = options.signal.unwrap_or(Value::Undefined);
-    // L1089: `validateAbortSignal(signal, 'options.signal')`
-    // (lib/internal/validators.js#L454-L461): undefined, or an object with
-    // `aborted`, which of the values a scenario makes only an AbortSignal
-    // has.
-    let signal_id = match &signal {
-        Value::Undefined => None,
-        Value::Object(id) if rt.lib.signals.contains_key(id) => Some(*id),
-        other => return Err(rt.err_invalid_arg_type("options.signal", "AbortSignal", other)),
-    };
-    // L1090-L1091: `if (signal?.aborted) throw new AbortError(undefined,
-    // { cause: signal.reason });`
-    if let Some(s) = signal_id {
-        if abort::aborted(rt, s) {
-            let _cause = abort::reason(rt, s);
-            return Err(abort_error(rt));
-        }
-    }
+    // L1089-L1091: `validateAbortSignal(signal, 'options.signal')`, then
+    // the AbortError of an aborted signal.
+    let signal_id = crate::emitter::signal_option(rt, &signal)?;
     // L1093: `options.highWaterMark ?? options.highWatermark ??
     // NumberMAX_SAFE_INTEGER` (no scenario writes the old spelling), then
     // L1094: `validateInteger(highWatermark, 'options.highWaterMark', 1)`.
