@@ -22,7 +22,7 @@ use nodesem_runtime::gc::Captures;
 use nodesem_runtime::interp::same_value;
 use nodesem_runtime::{Completion, ObjectId, Runtime, Value};
 
-use crate::{Impl, Mutant, Slot};
+use crate::{no_method, Impl, Mutant, Slot};
 
 type Rt = Runtime<Impl>;
 
@@ -62,14 +62,6 @@ pub(crate) fn trace(rt: &Rt, slot: Slot, edges: &mut Vec<Value>) {
 }
 
 /// V8's TypeError for `value.method(...)` on a value without the method.
-fn no_method(rt: &mut Rt, value: &Value, method: &str) -> Value {
-    if matches!(value, Value::Undefined | Value::Null) {
-        return rt.cannot_read_properties(value, method);
-    }
-    let shown = rt.fmt(value);
-    rt.new_error("TypeError", &format!("{shown}.{method} is not a function"))
-}
-
 fn storage_index(rt: &mut Rt, value: &Value, method: &str) -> Result<u32, Value> {
     match value.as_object().map(|o| rt.lib.slot(o)) {
         Some(Slot::Storage(s)) => Ok(s),

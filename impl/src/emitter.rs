@@ -28,7 +28,7 @@ use std::rc::Rc;
 
 use nodesem_runtime::{Captures, Completion, FunctionData, ObjectData, ObjectId, Symbol, Value};
 
-use crate::{Mutant, Rt, Slot};
+use crate::{no_method, Mutant, Rt, Slot};
 
 /// NODE: <https://github.com/nodejs/node/blob/v26.12.1/lib/events.js#L262>
 /// `defaultMaxListeners`, as a run starts (the setter at L269-L279 changes
@@ -275,15 +275,7 @@ pub(crate) fn new_emitter(rt: &mut Rt) -> Completion {
 fn emitter_of(rt: &mut Rt, value: &Value, method: &str) -> Result<u32, Value> {
     match value.as_object().map(|o| rt.lib.slot(o)) {
         Some(Slot::Emitter(e)) => Ok(e),
-        _ if matches!(value, Value::Undefined | Value::Null) => {
-            Err(rt.cannot_read_properties(value, method))
-        }
-        _ => {
-            // (V8 names the receiver by its source text, which generated
-            // ASTs alone reach: the parser refuses such receivers.)
-            let shown = rt.fmt(value);
-            Err(rt.new_error("TypeError", &format!("{shown}.{method} is not a function")))
-        }
+        _ => Err(no_method(rt, value, method)),
     }
 }
 

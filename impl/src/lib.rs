@@ -315,6 +315,18 @@ pub(crate) fn type_error(rt: &mut Rt, what: &str) -> Value {
     rt.new_error("TypeError", what)
 }
 
+/// V8's TypeError for calling `method` on a receiver that lacks it: reading
+/// a property of undefined or null, else "`<value>.<method>` is not a
+/// function". (V8 names the receiver by its source text, which generated
+/// ASTs alone reach: the parser refuses such receivers.)
+pub(crate) fn no_method(rt: &mut Rt, value: &Value, method: &str) -> Value {
+    if matches!(value, Value::Undefined | Value::Null) {
+        return rt.cannot_read_properties(value, method);
+    }
+    let shown = rt.fmt(value);
+    rt.new_error("TypeError", &format!("{shown}.{method} is not a function"))
+}
+
 impl Library for Impl {
     fn new() -> Self {
         // Room for a typical scenario's objects up front: growing these
