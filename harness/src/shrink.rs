@@ -29,6 +29,13 @@
 //! order), so the finding is as small as the bug allows and says `use
 //! module` only when the bug needs it.
 //!
+//! Against an engine that is not deterministic (real Node), a candidate
+//! that keeps the divergence is rerun before it is kept
+//! ([`crate::check::rerun_instability`]): a log that changes from run to run
+//! could otherwise lead the shrinker from a real divergence to a flaky one,
+//! which would then be the finding. An unstable candidate counts as not
+//! keeping it.
+//!
 //! Every candidate is validated (printed and parsed back) before it runs,
 //! so the result is always a valid scenario. Candidates run in batches
 //! through [`Engine::run_batch`], so that shrinking against a Node engine
@@ -74,6 +81,9 @@ pub struct Shrunk {
     pub signature: Signature,
     /// How many candidates ran.
     pub candidates: usize,
+    /// How many of those kept the divergence on a first run and were run
+    /// again to see that it held (none between deterministic engines).
+    pub reruns: usize,
     /// Statements (all blocks included, comments not) before and after.
     pub statements: (usize, usize),
     /// How long it took.
@@ -137,6 +147,7 @@ pub fn shrink(
         config,
         start,
         candidates: 0,
+        reruns: 0,
     };
     let mut current = scenario.clone();
     strip_comments(current.body_mut());
@@ -164,6 +175,7 @@ pub fn shrink(
         scenario: current,
         signature: signature.clone(),
         candidates: search.candidates,
+        reruns: search.reruns,
         elapsed: start.elapsed(),
     }
 }
@@ -176,6 +188,7 @@ struct Search<'a> {
     config: &'a ShrinkConfig,
     start: Instant,
     candidates: usize,
+    reruns: usize,
 }
 
 impl Search<'_> {
@@ -184,8 +197,18 @@ impl Search<'_> {
             || self.start.elapsed() >= self.config.max_time
     }
 
+    /// Whether a candidate that kept the divergence keeps it when rerun
+    /// (always, between deterministic engines).
+    fn stable(&mut self, candidate: &Scenario) -> bool {
+        if self.engines.iter().all(|e| e.deterministic()) {
+            return true;
+        }
+        self.reruns += 1;
+        crate::check::rerun_instability(self.engines, candidate, &self.config.run).is_none()
+    }
+
     /// The first candidate, in order, that is valid and keeps the
-    /// divergence.
+    /// divergence, stably.
     fn first_keeping(&mut self, candidates: Vec<Scenario>) -> Option<Scenario> {
         // Each candidate is an edited tree: resolved again, so that the
         // engines find its bindings by the quick path.
@@ -203,11 +226,14 @@ impl Search<'_> {
             }
             self.candidates += batch.len();
             let found = divergences(self.engines, batch, &self.config.run);
-            if let Some(i) = found
+            let keeping = found
                 .iter()
-                .position(|s| s.as_ref() == Some(self.signature))
-            {
-                return Some(batch[i].clone());
+                .enumerate()
+                .filter(|(_, s)| s.as_ref() == Some(self.signature));
+            for (i, _) in keeping {
+                if self.stable(&batch[i]) {
+                    return Some(batch[i].clone());
+                }
             }
         }
         None
@@ -684,4 +710,85 @@ fn rename_op(op: &mut Op, names: &std::collections::HashMap<String, String>) {
 /// The statements of a scenario, comments not counted, blocks included.
 pub fn statements(scenario: &Scenario) -> usize {
     count_statements(&scenario.body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nodesem_lang::{EngineError, Log};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Real Node's part in a flaky divergence: a scenario of two or more
+    /// statements always logs `b`; one of a single statement logs `b` and
+    /// `a` in turn, so it diverges from the model on every other run.
+    struct Flaky {
+        runs: AtomicUsize,
+    }
+
+    impl Engine for Flaky {
+        fn name(&self) -> String {
+            "node".into()
+        }
+
+        fn deterministic(&self) -> bool {
+            false
+        }
+
+        fn run(&self, scenario: &Scenario, _: &RunConfig) -> Result<Log, EngineError> {
+            let run = self.runs.fetch_add(1, Ordering::SeqCst);
+            let line = if statements(scenario) >= 2 || run.is_multiple_of(2) {
+                "b"
+            } else {
+                "a"
+            };
+            Ok(Log {
+                lines: vec![line.to_string()],
+            })
+        }
+    }
+
+    /// The model's part: always `a`.
+    struct Steady;
+
+    impl Engine for Steady {
+        fn name(&self) -> String {
+            "model".into()
+        }
+
+        fn run(&self, _: &Scenario, _: &RunConfig) -> Result<Log, EngineError> {
+            Ok(Log {
+                lines: vec!["a".to_string()],
+            })
+        }
+    }
+
+    #[test]
+    fn a_candidate_whose_divergence_comes_and_goes_is_not_kept() {
+        let scenario = nodesem_lang::parse("s.scn", "log 1\nlog 2\n").expect("parses");
+        let (model, node) = (
+            Steady,
+            Flaky {
+                runs: AtomicUsize::new(0),
+            },
+        );
+        let engines: [&dyn Engine; 2] = [&model, &node];
+        let signature = divergence(engines, &scenario, &RunConfig::default()).expect("diverges");
+        let shrunk = shrink(engines, &scenario, &signature, &ShrinkConfig::default());
+        // Each one-statement candidate diverged on its first run and
+        // agreed when rerun, so both statements stay.
+        assert_eq!(shrunk.statements, (2, 2), "{shrunk:?}");
+        assert!(shrunk.reruns >= 2, "{shrunk:?}");
+    }
+
+    #[test]
+    fn deterministic_engines_are_not_rerun_while_shrinking() {
+        let scenario = nodesem_lang::parse("s.scn", "log 1\nlog 2\n").expect("parses");
+        let model = Steady;
+        let other = crate::engines::Guarded(nodesem_model::ModelEngine);
+        let engines: [&dyn Engine; 2] = [&model, &other];
+        let signature = divergence(engines, &scenario, &RunConfig::default()).expect("diverges");
+        let shrunk = shrink(engines, &scenario, &signature, &ShrinkConfig::default());
+        assert_eq!(shrunk.reruns, 0);
+        assert!(shrunk.statements.1 < 2, "{shrunk:?}");
+    }
 }
