@@ -183,7 +183,9 @@ pub fn bisect_many(
             .unwrap_or_else(|| Outcome::Error("the release gave no result".into()))
     };
     let mut searches: Vec<Option<Search>> = (0..scenarios)
-        .map(|s| (outcome(&seen, 0, s) != outcome(&seen, last, s)).then_some(Search { lo: 0, hi: last }))
+        .map(|s| {
+            (outcome(&seen, 0, s) != outcome(&seen, last, s)).then_some(Search { lo: 0, hi: last })
+        })
         .collect();
     loop {
         let mut by_release: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -455,10 +457,7 @@ impl<'a> ReleaseRunner<'a> {
             );
         }
         let path = installed.node.display().to_string();
-        results
-            .into_iter()
-            .map(|r| Outcome::of(r, &path))
-            .collect()
+        results.into_iter().map(|r| Outcome::of(r, &path)).collect()
     }
 }
 
@@ -553,7 +552,12 @@ mod tests {
                 bad: log("new"),
             }
         );
-        assert_eq!(answers[1].answer, Answer::Same { outcome: log("same") });
+        assert_eq!(
+            answers[1].answer,
+            Answer::Same {
+                outcome: log("same")
+            }
+        );
         match &answers[2].answer {
             Answer::Changed {
                 last_good,
@@ -633,12 +637,20 @@ mod tests {
             which.iter().map(|&s| synthetic(release, s)).collect()
         });
         let text = render_bisection("x.scn", v(0, 0), v(7, 0), &answers[2]);
-        assert!(text.starts_with("x.scn: the log changes in Node 3.0.0"), "{text}");
+        assert!(
+            text.starts_with("x.scn: the log changes in Node 3.0.0"),
+            "{text}"
+        );
         assert!(text.contains("== node@2.0.0 (last good)\nerror: the engine failed"));
         assert!(text.contains("== node@3.0.0 (first changed)\nruns\n"));
         assert!(text.contains("+runs"));
-        assert!(text.contains("could not run the scenario (engine error, shown as its own outcome): 0.0.0"));
+        assert!(text.contains(
+            "could not run the scenario (engine error, shown as its own outcome): 0.0.0"
+        ));
         let same = render_bisection("y.scn", v(0, 0), v(7, 0), &answers[1]);
-        assert!(same.contains("give the same log: nothing to bisect"), "{same}");
+        assert!(
+            same.contains("give the same log: nothing to bisect"),
+            "{same}"
+        );
     }
 }

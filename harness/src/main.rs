@@ -258,7 +258,11 @@ enum Command {
         #[arg(long)]
         finding: Option<PathBuf>,
         /// An option for every Node binary, such as --no-async-context-frame (repeatable).
-        #[arg(long = "node-option", value_name = "OPTION", allow_hyphen_values = true)]
+        #[arg(
+            long = "node-option",
+            value_name = "OPTION",
+            allow_hyphen_values = true
+        )]
         node_options: Vec<String>,
         #[command(flatten)]
         limits: Limits,
@@ -278,7 +282,11 @@ enum Command {
         #[arg(long)]
         diff: bool,
         /// An option for every Node binary, such as --no-async-context-frame (repeatable).
-        #[arg(long = "node-option", value_name = "OPTION", allow_hyphen_values = true)]
+        #[arg(
+            long = "node-option",
+            value_name = "OPTION",
+            allow_hyphen_values = true
+        )]
         node_options: Vec<String>,
         #[command(flatten)]
         limits: Limits,
@@ -527,7 +535,9 @@ fn bisect_command(
     );
     let scenarios: Vec<_> = cases.iter().map(|c| c.scenario.clone()).collect();
     let mut runner = ReleaseRunner::new(&releases, &scenarios, config, node_options);
-    let answers = bisect_many(&range, scenarios.len(), &mut |v, which| runner.run(v, which));
+    let answers = bisect_many(&range, scenarios.len(), &mut |v, which| {
+        runner.run(v, which)
+    });
     if let Some(e) = runner.failed.take() {
         return Err(bad(e));
     }

@@ -104,7 +104,9 @@ pub enum ReleaseError {
     #[error("cannot run npm (is it on PATH?): {0}")]
     NoNpm(std::io::Error),
     /// The registry could not be reached or answered badly.
-    #[error("cannot reach the npm registry to {what} (tried {ATTEMPTS} times); npm said:\n{stderr}")]
+    #[error(
+        "cannot reach the npm registry to {what} (tried {ATTEMPTS} times); npm said:\n{stderr}"
+    )]
     Registry {
         /// What was being done.
         what: String,
@@ -378,7 +380,9 @@ impl Releases {
     /// Fetches the release list from the registry and caches it.
     pub fn fetch_list(&self) -> Result<Vec<Version>, ReleaseError> {
         let started = Instant::now();
-        self.progress(&format!("listing the releases of {PACKAGE} on the npm registry"));
+        self.progress(&format!(
+            "listing the releases of {PACKAGE} on the npm registry"
+        ));
         let stdout = npm(
             &["view", PACKAGE, "versions", "--json"],
             "list the Node releases",
@@ -571,8 +575,10 @@ fn check_runs(node: &Path, version: Version) -> Result<(), ReleaseError> {
 /// Writes a file through a temporary file beside it and a rename.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReleaseError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io_error("cannot write in", dir))?;
-    file.write_all(bytes).map_err(io_error("cannot write", path))?;
+    let mut file =
+        tempfile::NamedTempFile::new_in(dir).map_err(io_error("cannot write in", dir))?;
+    file.write_all(bytes)
+        .map_err(io_error("cannot write", path))?;
     file.persist(path)
         .map_err(|e| io_error("cannot write", path)(e.error))?;
     Ok(())
@@ -696,7 +702,17 @@ mod tests {
             "22.12".parse::<VersionReq>().unwrap(),
             VersionReq::Minor(22, 12)
         );
-        for bad in ["", "x", "22.", ".1", "1.2.3.4", "22.1a", "-1", "1e3", "99999999999"] {
+        for bad in [
+            "",
+            "x",
+            "22.",
+            ".1",
+            "1.2.3.4",
+            "22.1a",
+            "-1",
+            "1e3",
+            "99999999999",
+        ] {
             let err = bad.parse::<VersionReq>().unwrap_err().to_string();
             assert!(err.contains("is not a Node version"), "{bad}: {err}");
         }
@@ -733,9 +749,15 @@ mod tests {
             .resolve(&releases)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("21.x") && err.contains("20.20.2, 22.3.0"), "{err}");
+        assert!(
+            err.contains("21.x") && err.contains("20.20.2, 22.3.0"),
+            "{err}"
+        );
         let err = "99".parse::<VersionReq>().unwrap().resolve(&releases);
-        assert!(err.unwrap_err().to_string().ends_with("(nearest: 22.22.0, 24.0.0, 26.12.1)"));
+        assert!(err
+            .unwrap_err()
+            .to_string()
+            .ends_with("(nearest: 22.22.0, 24.0.0, 26.12.1)"));
     }
 
     #[test]

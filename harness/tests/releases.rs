@@ -56,7 +56,9 @@ fn bisect_finds_the_release_that_changed_a_log() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("== node@26.10.0 (last good)\nsync after addAbortListener\ntick\nuncaught TypeError"),
+        stdout.contains(
+            "== node@26.10.0 (last good)\nsync after addAbortListener\ntick\nuncaught TypeError"
+        ),
         "{stdout}"
     );
     assert!(
@@ -181,8 +183,9 @@ fn an_unknown_release_names_the_nearest_ones() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("cannot use `node@26.11.0`: no Node release 26.11.0 on the npm registry (nearest: ")
-            && stderr.contains("26.10.0, 26.12.1"),
+        stderr.contains(
+            "cannot use `node@26.11.0`: no Node release 26.11.0 on the npm registry (nearest: "
+        ) && stderr.contains("26.10.0, 26.12.1"),
         "{stderr}"
     );
     let out = nodesem_cached(&["run", SCENARIO, "--engine", "node@twenty"]);
