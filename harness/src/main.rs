@@ -257,6 +257,9 @@ enum Command {
         /// A finding of nodesem fuzz (DIR/ID.scn): its scenario, and its engines if they are node@VERSION.
         #[arg(long)]
         finding: Option<PathBuf>,
+        /// Also bisect over the releases between --good and --bad that cannot run the prelude (no process.getBuiltinModule: 21.x, 22.0 to 22.2, 20.15 and before); each gives every scenario an engine error.
+        #[arg(long)]
+        all_releases: bool,
         /// An option for every Node binary, such as --no-async-context-frame (repeatable).
         #[arg(
             long = "node-option",
@@ -479,13 +482,14 @@ fn bisect_command(
     good: Option<String>,
     bad_release: Option<String>,
     finding: Option<PathBuf>,
+    all_releases: bool,
     node_options: Vec<String>,
     limits: Limits,
 ) -> Result<ExitCode, BadInput> {
     use nodesem_harness::bisect::{
         bisect_many, finding_engines, release_of_engine, render_bisection, Answer, ReleaseRunner,
     };
-    use nodesem_harness::releases::{between, Releases};
+    use nodesem_harness::releases::{between, runs_the_prelude, Releases};
     let started = std::time::Instant::now();
     let config = limits.config()?;
     let node_options = checked_node_options(node_options)?;
@@ -523,8 +527,19 @@ fn bisect_command(
         )));
     }
     let list = releases.list().map_err(bad)?;
+    let (inner, left_out): (Vec<_>, Vec<_>) = between(&list, good_v, bad_v)
+        .into_iter()
+        .partition(|v| all_releases || runs_the_prelude(*v));
+    if !left_out.is_empty() {
+        eprintln!(
+            "nodesem: leaving out {} releases that cannot run the prelude (no process.getBuiltinModule): {} to {} (--all-releases keeps them)",
+            left_out.len(),
+            left_out[0],
+            left_out[left_out.len() - 1]
+        );
+    }
     let mut range = vec![good_v];
-    range.extend(between(&list, good_v, bad_v));
+    range.extend(inner);
     range.push(bad_v);
     eprintln!(
         "nodesem: bisecting {} scenario{} over {} releases from {good_v} to {bad_v} (cache {})",
@@ -978,9 +993,18 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             good,
             bad,
             finding,
+            all_releases,
             node_options,
             limits,
-        } => bisect_command(paths, good, bad, finding, node_options, limits),
+        } => bisect_command(
+            paths,
+            good,
+            bad,
+            finding,
+            all_releases,
+            node_options,
+            limits,
+        ),
         Command::Versions {
             files,
             versions,

@@ -254,6 +254,19 @@ fn nearest(req: &VersionReq, releases: &[Version]) -> String {
         .join(", ")
 }
 
+/// Whether a release has `process.getBuiltinModule`, which nodesem's
+/// prelude needs: added in 22.3.0 and backported to 20.16.0 (never to
+/// 21.x, nor to 18.x and before). A release without it cannot run any
+/// scenario (`bisect` leaves such releases out of its range unless asked).
+pub fn runs_the_prelude(v: Version) -> bool {
+    let since = |major, minor| Version {
+        major,
+        minor,
+        patch: 0,
+    };
+    (v.major == 20 && v >= since(20, 16)) || v >= since(22, 3)
+}
+
 /// The releases strictly between `a` and `b` in version order, of a sorted list.
 pub fn between(releases: &[Version], a: Version, b: Version) -> Vec<Version> {
     releases
@@ -758,6 +771,17 @@ mod tests {
             .unwrap_err()
             .to_string()
             .ends_with("(nearest: 22.22.0, 24.0.0, 26.12.1)"));
+    }
+
+    #[test]
+    fn the_prelude_runs_from_20_16_and_22_3() {
+        let runs: Vec<bool> = [
+            "18.20.4", "20.15.1", "20.16.0", "20.20.2", "21.7.3", "22.2.0", "22.3.0", "26.12.1",
+        ]
+        .iter()
+        .map(|s| runs_the_prelude(v(s)))
+        .collect();
+        assert_eq!(runs, [false, false, true, true, false, false, true, true]);
     }
 
     #[test]
