@@ -475,7 +475,7 @@ impl Releases {
             .map_err(io_error("cannot create a folder in", &self.dir))?;
         let started = Instant::now();
         self.progress(&format!(
-            "installing Node {version} ({PACKAGE}@{version}, about 30 MB) into {}",
+            "installing Node {version} ({PACKAGE}@{version}, about 50 MB) into {}",
             self.dir.display()
         ));
         let prefix = temp.path().to_string_lossy().into_owned();

@@ -3,7 +3,7 @@
 //!
 //! The releases are installed into a cache under the target folder
 //! (`CARGO_TARGET_TMPDIR`), shared by these tests and kept between runs:
-//! three releases of about 30 MB each to download on a fresh machine.
+//! three releases of about 50 MB each to download on a fresh machine.
 //! The scenario is one whose log changed between Node 26.10.0 and 26.12.1
 //! (found with `nodesem bisect --good 20 --bad 26`): `events.addAbortListener`
 //! on an already aborted signal passes its listener an abort event in
