@@ -75,7 +75,7 @@ impl fmt::Display for Version {
 }
 
 /// What a user wrote for a release: a major, a major and minor, or an exact
-/// version (a leading `v` is allowed).
+/// version (a leading `v` or `node@` is allowed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VersionReq {
     /// `20`: the newest 20.x.y.
@@ -159,7 +159,9 @@ impl FromStr for VersionReq {
 
     fn from_str(text: &str) -> Result<VersionReq, ReleaseError> {
         let bad = || ReleaseError::BadVersion(text.to_string());
+        // `node@22` (an engine's name, as a finding spells it) means `22`.
         let trimmed = text.trim();
+        let trimmed = trimmed.strip_prefix("node@").unwrap_or(trimmed);
         let digits = trimmed.strip_prefix('v').unwrap_or(trimmed);
         let parts = digits
             .split('.')
@@ -708,6 +710,7 @@ mod tests {
             }
         );
         assert_eq!(v("v8.9.10").to_string(), "8.9.10");
+        assert_eq!(v("node@22.12.0"), v("22.12.0"));
         assert!(v("22.9.0") < v("22.10.0"));
         assert!(v("9.0.0") < v("10.0.0"));
         assert_eq!("20".parse::<VersionReq>().unwrap(), VersionReq::Major(20));
