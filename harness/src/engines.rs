@@ -4,7 +4,9 @@
 //! on first use) and `node:<path>` (any Node binary; nothing is downloaded).
 //! A Node engine may end with options for the binary, each after a `+`:
 //! `node+--no-async-context-frame` is the pinned Node started with that
-//! option (the seed's stress ran streams both ways).
+//! option (the seed's stress ran streams both ways). `node@VERSION` (`20`,
+//! `22.12`, `22.12.0`) is any release from the npm registry, installed once
+//! into a shared cache ([`crate::releases`]), and takes options the same way.
 //! Engines are adapted to the one [`Engine`] trait, so every command can
 //! compare any two of them.
 
@@ -18,7 +20,7 @@ use crate::node::NodeEngine;
 #[derive(Debug, thiserror::Error)]
 pub enum EngineSpecError {
     /// The name is not one of the known forms.
-    #[error("unknown engine `{0}` (expected model, impl, impl+<mutant>, node or node:<path>, a Node engine optionally followed by +--option ...)")]
+    #[error("unknown engine `{0}` (expected model, impl, impl+<mutant>, node, node:<path> or node@<version>, a Node engine optionally followed by +--option ...)")]
     Unknown(String),
     /// `impl+<mutant>` names no mutant.
     #[error("unknown mutant `{name}` (known: {known})")]
@@ -161,6 +163,8 @@ pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
             })?
         } else if let Some(path) = base.strip_prefix("node:") {
             node_at(spec, path)?
+        } else if let Some(version) = base.strip_prefix("node@") {
+            node_release(spec, version)?
         } else {
             return Err(EngineSpecError::Unknown(spec.into()));
         };
@@ -192,6 +196,9 @@ pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
     if let Some(path) = spec.strip_prefix("node:") {
         return Ok(Box::new(node_at(spec, path)?));
     }
+    if let Some(version) = spec.strip_prefix("node@") {
+        return Ok(Box::new(node_release(spec, version)?));
+    }
     Err(EngineSpecError::Unknown(spec.into()))
 }
 
@@ -205,6 +212,22 @@ fn node_at(spec: &str, path: &str) -> Result<NodeEngine, EngineSpecError> {
         });
     }
     Ok(NodeEngine::at(path))
+}
+
+/// `node@VERSION`: that release from the npm registry, installed into the
+/// shared cache on first use ([`crate::releases`]); named `node@X.Y.Z`
+/// (the resolved release) with the options the name had.
+fn node_release(spec: &str, version: &str) -> Result<NodeEngine, EngineSpecError> {
+    let error = |e: crate::releases::ReleaseError| EngineSpecError::Node {
+        spec: spec.into(),
+        reason: e.to_string(),
+    };
+    let installed = crate::releases::Releases::from_env()
+        .and_then(|r| r.get(version))
+        .map_err(error)?;
+    let options = spec.find("+--").map_or("", |at| &spec[at..]);
+    let name = format!("node@{}{options}", installed.version);
+    Ok(NodeEngine::at(installed.node).with_options(Vec::new(), name))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! by name, the runner, the differ and the reports. Engines know nothing of
 //! this crate; it adapts each of them to the [`nodesem_lang::Engine`] trait.
 
+pub mod bisect;
 pub mod check;
 pub mod deviations;
 pub mod emit;
@@ -16,5 +17,6 @@ pub mod mutants;
 pub mod native;
 pub mod node;
 pub mod oracle;
+pub mod releases;
 pub mod shrink;
 pub mod signature;

@@ -1,4 +1,5 @@
-//! The `nodesem` command line: run, diff, check, emit-js and fmt.
+//! The `nodesem` command line: run, diff, check, fuzz, shrink, bisect,
+//! versions, emit-js and fmt.
 //!
 //! Exit status: 0 when everything agrees, 1 when logs differ (a divergence)
 //! or an engine failed, 2 for bad input (an unreadable or malformed scenario,
@@ -238,6 +239,61 @@ enum Command {
         #[command(flatten)]
         limits: Limits,
     },
+    /// Finds the first Node release between two where a scenario's log changes, by bisection over the registry's releases.
+    ///
+    /// Exit status: 0 when a change was found for every scenario, 1 when
+    /// some scenario gives the same log (or the same engine error) on both
+    /// releases, 2 for bad input or when a release cannot be listed or
+    /// installed.
+    Bisect {
+        /// Scenario files or folders (one answer per scenario).
+        paths: Vec<PathBuf>,
+        /// The release that gives the old log, such as 20, 22.12 or 22.12.0 (default: a --finding's first engine).
+        #[arg(long)]
+        good: Option<String>,
+        /// The release that gives the new log (default: a --finding's second engine); newer than --good.
+        #[arg(long)]
+        bad: Option<String>,
+        /// A finding of nodesem fuzz (DIR/ID.scn): its scenario, and its engines if they are node@VERSION.
+        #[arg(long)]
+        finding: Option<PathBuf>,
+        /// Also bisect over the releases between --good and --bad that cannot run the prelude (no process.getBuiltinModule: 21.x, 22.0 to 22.2, 20.15 and before); each gives every scenario an engine error.
+        #[arg(long)]
+        all_releases: bool,
+        /// An option for every Node binary, such as --no-async-context-frame (repeatable).
+        #[arg(
+            long = "node-option",
+            value_name = "OPTION",
+            allow_hyphen_values = true
+        )]
+        node_options: Vec<String>,
+        #[command(flatten)]
+        limits: Limits,
+    },
+    /// Runs scenarios on several Node releases and groups the releases that give identical logs.
+    ///
+    /// Exit status: 0 when every release agrees on every scenario, 1 when
+    /// some differ, 2 for bad input or when a release cannot be installed.
+    Versions {
+        /// Scenario files or folders.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The releases, comma-separated, such as 20,22,24,26 or 22.12.0.
+        #[arg(long, required = true, value_delimiter = ',')]
+        versions: Vec<String>,
+        /// Also print a diff from the first group's log to each other group's.
+        #[arg(long)]
+        diff: bool,
+        /// An option for every Node binary, such as --no-async-context-frame (repeatable).
+        #[arg(
+            long = "node-option",
+            value_name = "OPTION",
+            allow_hyphen_values = true
+        )]
+        node_options: Vec<String>,
+        #[command(flatten)]
+        limits: Limits,
+    },
     /// Prints a scenario as a standalone JavaScript (ESM) program for Node.
     EmitJs {
         /// The scenario file.
@@ -407,6 +463,195 @@ fn fuzz_command(
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    })
+}
+
+/// The options for every Node binary, each of which must start with `--`.
+fn checked_node_options(options: Vec<String>) -> Result<Vec<String>, BadInput> {
+    match options.iter().find(|o| !o.starts_with("--") || o.len() < 3) {
+        Some(o) => Err(bad(anyhow::anyhow!(
+            "--node-option `{o}` is not an option of the form --name or --name=value"
+        ))),
+        None => Ok(options),
+    }
+}
+
+/// `nodesem bisect`.
+fn bisect_command(
+    paths: Vec<PathBuf>,
+    good: Option<String>,
+    bad_release: Option<String>,
+    finding: Option<PathBuf>,
+    all_releases: bool,
+    node_options: Vec<String>,
+    limits: Limits,
+) -> Result<ExitCode, BadInput> {
+    use nodesem_harness::bisect::{
+        bisect_many, finding_engines, release_of_engine, render_bisection, Answer, ReleaseRunner,
+    };
+    use nodesem_harness::releases::{between, runs_the_prelude, Releases};
+    let started = std::time::Instant::now();
+    let config = limits.config()?;
+    let node_options = checked_node_options(node_options)?;
+    let mut cases = Vec::new();
+    let (mut good, mut bad_release) = (good, bad_release);
+    if let Some(finding) = &finding {
+        let text = std::fs::read_to_string(finding)
+            .with_context(|| format!("cannot read {}", finding.display()))
+            .map_err(bad)?;
+        if let Some((a, b)) = finding_engines(&text) {
+            good = good.or_else(|| release_of_engine(&a).map(str::to_string));
+            bad_release = bad_release.or_else(|| release_of_engine(&b).map(str::to_string));
+        }
+        cases.extend(load(std::slice::from_ref(finding))?);
+    }
+    if !paths.is_empty() {
+        cases.extend(load(&paths)?);
+    }
+    if cases.is_empty() {
+        return Err(bad(anyhow::anyhow!(
+            "nothing to bisect: give scenario files, a folder or --finding DIR/ID.scn"
+        )));
+    }
+    let (Some(good), Some(bad_release)) = (good, bad_release) else {
+        return Err(bad(anyhow::anyhow!(
+            "--good and --bad are needed (a --finding supplies them only when its engines are node@VERSION)"
+        )));
+    };
+    let releases = Releases::from_env().map_err(bad)?;
+    let good_v = releases.resolve(&good).map_err(bad)?;
+    let bad_v = releases.resolve(&bad_release).map_err(bad)?;
+    if good_v >= bad_v {
+        return Err(bad(anyhow::anyhow!(
+            "--good ({good} = {good_v}) must be an older release than --bad ({bad_release} = {bad_v})"
+        )));
+    }
+    let list = releases.list().map_err(bad)?;
+    let (inner, left_out): (Vec<_>, Vec<_>) = between(&list, good_v, bad_v)
+        .into_iter()
+        .partition(|v| all_releases || runs_the_prelude(*v));
+    if !left_out.is_empty() {
+        eprintln!(
+            "nodesem: leaving out {} releases that cannot run the prelude (no process.getBuiltinModule): {} to {} (--all-releases keeps them)",
+            left_out.len(),
+            left_out[0],
+            left_out[left_out.len() - 1]
+        );
+    }
+    let mut range = vec![good_v];
+    range.extend(inner);
+    range.push(bad_v);
+    eprintln!(
+        "nodesem: bisecting {} scenario{} over {} releases from {good_v} to {bad_v} (cache {})",
+        cases.len(),
+        if cases.len() == 1 { "" } else { "s" },
+        range.len(),
+        releases.dir().display()
+    );
+    let scenarios: Vec<_> = cases.iter().map(|c| c.scenario.clone()).collect();
+    let mut runner = ReleaseRunner::new(&releases, &scenarios, config, node_options);
+    let answers = bisect_many(&range, scenarios.len(), &mut |v, which| {
+        runner.run(v, which)
+    });
+    if let Some(e) = runner.failed.take() {
+        return Err(bad(e));
+    }
+    let mut stdout = std::io::stdout().lock();
+    let mut unchanged = 0;
+    for (case, answer) in cases.iter().zip(&answers) {
+        if matches!(answer.answer, Answer::Same { .. }) {
+            unchanged += 1;
+        }
+        let _ = write!(
+            stdout,
+            "{}",
+            render_bisection(&case.name, good_v, bad_v, answer)
+        );
+    }
+    let _ = writeln!(
+        stdout,
+        "bisected {} scenario{} over {} releases ({good_v} to {bad_v}) in {:.1} s: {} releases run, {} installed now ({:.1} s installing, {:.1} s running)",
+        cases.len(),
+        if cases.len() == 1 { "" } else { "s" },
+        range.len(),
+        started.elapsed().as_secs_f64(),
+        runner.releases_run,
+        runner.downloaded,
+        runner.install_time.as_secs_f64(),
+        runner.run_time.as_secs_f64(),
+    );
+    Ok(if unchanged == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `nodesem versions`.
+fn versions_command(
+    files: Vec<PathBuf>,
+    versions: Vec<String>,
+    diff: bool,
+    node_options: Vec<String>,
+    limits: Limits,
+) -> Result<ExitCode, BadInput> {
+    use nodesem_harness::bisect::{group_outcomes, render_diff, render_groups, ReleaseRunner};
+    use nodesem_harness::releases::Releases;
+    let config = limits.config()?;
+    let node_options = checked_node_options(node_options)?;
+    let cases = load(&files)?;
+    let releases = Releases::from_env().map_err(bad)?;
+    let mut resolved = Vec::new();
+    for spec in &versions {
+        let v = releases.resolve(spec).map_err(bad)?;
+        if !resolved.contains(&v) {
+            resolved.push(v);
+        }
+    }
+    let scenarios: Vec<_> = cases.iter().map(|c| c.scenario.clone()).collect();
+    let all: Vec<usize> = (0..scenarios.len()).collect();
+    let mut runner = ReleaseRunner::new(&releases, &scenarios, config, node_options);
+    let mut outcomes = Vec::new();
+    for &v in &resolved {
+        outcomes.push(runner.run(v, &all));
+        if let Some(e) = runner.failed.take() {
+            return Err(bad(e));
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let mut differ = false;
+    for (s, case) in cases.iter().enumerate() {
+        let row: Vec<_> = resolved
+            .iter()
+            .zip(&outcomes)
+            .map(|(v, o)| (*v, o[s].clone()))
+            .collect();
+        let groups = group_outcomes(&row);
+        differ |= groups.len() > 1;
+        let _ = writeln!(stdout, "{}: {}", case.name, render_groups(&groups));
+        if diff {
+            for (i, g) in groups.iter().enumerate().skip(1) {
+                let _ = write!(
+                    stdout,
+                    "{}",
+                    render_diff(
+                        &format!("A node@{}", groups[0].versions[0]),
+                        &groups[0].outcome,
+                        &format!(
+                            "{} node@{}",
+                            nodesem_harness::bisect::group_label(i),
+                            g.versions[0]
+                        ),
+                        &g.outcome
+                    )
+                );
+            }
+        }
+    }
+    Ok(if differ {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -743,6 +988,30 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bisect {
+            paths,
+            good,
+            bad,
+            finding,
+            all_releases,
+            node_options,
+            limits,
+        } => bisect_command(
+            paths,
+            good,
+            bad,
+            finding,
+            all_releases,
+            node_options,
+            limits,
+        ),
+        Command::Versions {
+            files,
+            versions,
+            diff,
+            node_options,
+            limits,
+        } => versions_command(files, versions, diff, node_options, limits),
         Command::EmitJs { file } => {
             let scenario = check::load_file(&file).map_err(bad)?;
             let _ = write!(
