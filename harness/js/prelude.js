@@ -692,7 +692,7 @@ const createScenario = (() => {
       const entry = { real, slot };
       realTimeouts.add(entry);
       // Unref'd, like Node's own AbortSignal.timeout timer: it never keeps the loop alive.
-      addTimer(ms, () => {
+      (realClock ? (d, f) => realTimeout(d, f, false, false) : addTimer)(ms, () => {
         try {
           // When the signal was garbage-collected, Node's own FinalizationRegistry for timeout
           // signals has already cleared the real timer (clearTimeout sets _onTimeout to null):
@@ -1228,8 +1228,10 @@ const createScenario = (() => {
         stopped = true;
         return;
       }
-      drainMaybeDeferred = true;
       log(`uncaught ${fmt(error)}${from}`);
+      // On the real clock, Node queues its own setImmediate(noop).
+      if (realClock) return;
+      drainMaybeDeferred = true;
       if (!stopped) setImmediateV(noop);
     }
 
@@ -1300,6 +1302,11 @@ const createScenario = (() => {
       started = true;
       if (typeof callback === 'function') onDone = callback;
       getRunNextTicks(); // fails here, clearly, without --expose-internals
+      if (realClock) {
+        anyScenarioStarted = true;
+        startReal();
+        return;
+      }
       const first = !anyScenarioStarted;
       anyScenarioStarted = true;
       if (onDone !== null && realGc !== undefined && (first || programCollects)) {
@@ -1351,19 +1358,343 @@ const createScenario = (() => {
       if (moduleState === 'evaluating') moduleState = 'evaluated';
     }
 
+    // ---- the real clock (createScenario({ clock: 'real', scale })) --------------------------------
+    //
+    // The same scenario on libuv's real loop instead of the virtual one, to check the virtual loop
+    // against Node's own timers (harness/js/NODE_FACTS.md, "the real clock"). The rule: virtual
+    // time v is real loop time base + v * scale, where base is the loop time when the main script
+    // begins (inside a real setImmediate, the check phase, as in the virtual loop). A timer made
+    // at virtual time v for d ms is a real Timeout of duration d * scale, inserted into Node's own
+    // per-duration list with the start base + v * scale (internal/timers insert), whatever the
+    // real time of the insertion: so its real expiry is exactly base + (v + d) * scale, Node's
+    // lists keep their own order (FIFO in a list; across lists by expiry, then list id), and
+    // lateness of the machine cannot reorder two timers whose virtual deadlines differ, unless
+    // the loop is a whole virtual millisecond (scale ms) late, which the driver detects: a timer
+    // that runs scale ms or more after its expiry, or finds an immediate of an earlier turn still
+    // waiting, ends the scenario with a "late" error instead of a log (the engine retries it with
+    // a larger scale). `run advance N` is a real driver timer due half a virtual millisecond after
+    // the target; `run idle` and the end of the scenario are decided in a real "probe" immediate
+    // queued after each scenario callback, which sees the loop idle when no ref'd timer and no
+    // immediate of the scenario is pending. `run turn` is mapped only when no immediate is pending
+    // (the turn then runs nothing); otherwise the scenario is refused: a real loop gives the start
+    // of the next iteration only to a timer, due at least 1 ms later, after a poll phase that
+    // waits for nothing while immediates are pending, a race.
+    const realClock = options.clock === 'real';
+    const scale = realClock ? (options.scale ?? 20) : 0;
+    // The longest real time a scenario may wait for (ms); beyond it the scenario is refused.
+    const REAL_CAP = options.realCap ?? 20000;
+    let realTimers;      // internal/timers
+    let libuvNow;        // () => the loop's cached time (internalBinding('timers').getLibuvNow)
+    let scheduleTimer;   // (ms) => re-arms Node's one libuv timer
+    let base = 0;
+    let nowV = 0;        // the virtual time of the callback now running
+    let lastDeadline = 0;
+    const realHandles = new Set(); // live real Timeouts and Immediates of this scenario
+    const handleState = new WeakMap(); // real handle -> { active, ref, deadline, repeat }
+    let probeQueued = false;
+    let realGoal = null; // like `goal`: null, { mode, target, index }
+    let runIndex = 0;    // how many `run` items were reached
+    let driver = null;   // the driver timer of `run advance`
+    let segmentThrew = false; // the exception leaving a real callback is a segment's
+
+    function getRealBindings() {
+      if (realTimers !== undefined) return;
+      const emitWarning = process.emitWarning;
+      let binding;
+      try {
+        process.emitWarning = () => {};
+        binding = process.getBuiltinModule('internal/test/binding').internalBinding('timers');
+      } finally {
+        process.emitWarning = emitWarning;
+      }
+      realTimers = getInternalTimers();
+      libuvNow = () => binding.getLibuvNow();
+      scheduleTimer = (ms) => binding.scheduleTimer(ms);
+    }
+
+    function refuse(what) {
+      if (internalError === null) internalError = new Error(`cannot run on a real clock: ${what}`);
+      stopped = true;
+    }
+    function late(what) {
+      if (internalError === null) internalError = new Error(`real clock late: ${what} (scale ${scale} ms per virtual ms)`);
+      stopped = true;
+    }
+
+    // Inserts a real Timeout into Node's list for `ms * scale`, started at virtual time `startV`.
+    function realInsert(t, ms, startV) {
+      const msecs = ms * scale;
+      const start = base + startV * scale;
+      const expiry = start + msecs;
+      if (expiry - base > REAL_CAP && t[realTimers.kRefed]) {
+        refuse(`a timer due at virtual ${startV + ms} ms would take ${expiry - base} ms of real time (at most ${REAL_CAP})`);
+        return;
+      }
+      realTimers.insert(t, msecs, start);
+      // insert arms libuv's timer `msecs` after the real now, later than `expiry` when the start is
+      // in the past: re-arm it for the expiry when this list is now the earliest.
+      const first = realTimers.timerListQueue.peek();
+      if (first != null && first.expiry === expiry) scheduleTimer(Math.max(1, expiry - libuvNow()));
+    }
+
+    function queueProbe() {
+      if (probeQueued || finished) return;
+      probeQueued = true;
+      const im = setImmediate(probe);
+      realHandles.add(im);
+    }
+
+    // Runs a scenario callback of a real timer or immediate.
+    function realCall(fn, handle) {
+      current = self;
+      try {
+        Reflect.apply(fn, handle, []);
+      } finally {
+        queueProbe();
+      }
+    }
+
+    function realTimeout(ms, fn, ref, repeat) {
+      const d = clampDelay(ms);
+      const t = new realTimers.Timeout(null, d * scale, undefined, false, true);
+      const state = { active: true, ref: true, deadline: nowV + d, repeat };
+      handleState.set(t, state);
+      t._onTimeout = function () {
+        realHandles.delete(t);
+        if (stopped || current !== self && current !== null) return;
+        state.active = false;
+        if (state.ref) refTimers--;
+        const lag = libuvNow() - (base + state.deadline * scale);
+        if (lag >= scale) {
+          late(`a timer due at virtual ${state.deadline} ms ran ${lag} ms late`);
+          queueProbe();
+          return;
+        }
+        if (state.deadline > lastDeadline && pendingImmediates > 0) {
+          late(`a timer due at virtual ${state.deadline} ms ran before an immediate of an earlier turn`);
+          queueProbe();
+          return;
+        }
+        lastDeadline = state.deadline;
+        nowV = state.deadline;
+        if (!repeat) {
+          realCall(fn, t);
+          return;
+        }
+        try {
+          realCall(fn, t);
+        } finally {
+          // Node re-inserts an interval in listOnTimeout's `finally`, after its callback, with the
+          // start it read before the callback: here that start is the virtual deadline's.
+          if (!state.cleared && !stopped) {
+            state.deadline = nowV + d;
+            state.active = true;
+            if (state.ref) refTimers++;
+            realHandles.add(t);
+            realInsert(t, d, nowV);
+          }
+        }
+      };
+      if (!ref) {
+        t.unref();
+        state.ref = false;
+      } else {
+        refTimers++;
+      }
+      realHandles.add(t);
+      realInsert(t, d, nowV);
+      return t;
+    }
+
+    function realClearTimeout(h) {
+      const state = h == null ? undefined : handleState.get(h);
+      if (state === undefined) return;
+      state.cleared = true;
+      if (state.active) {
+        state.active = false;
+        if (state.ref) refTimers--;
+      }
+      realHandles.delete(h);
+      clearTimeout(h);
+    }
+    function realRef(h, on) {
+      const state = handleState.get(h);
+      if (state === undefined) return h;
+      if (state.ref !== on) {
+        state.ref = on;
+        if (state.active) refTimers += on ? 1 : -1;
+        if (on) h.ref(); else h.unref();
+      }
+      return h;
+    }
+
+    function realSetImmediate(fn) {
+      const state = { active: true };
+      const im = setImmediate(() => {
+        realHandles.delete(im);
+        if (!state.active) return;
+        state.active = false;
+        pendingImmediates--;
+        if (stopped) return;
+        realCall(fn, im);
+      });
+      handleState.set(im, state);
+      realHandles.add(im);
+      pendingImmediates++;
+      return im;
+    }
+    function realClearImmediate(h) {
+      const state = h == null ? undefined : handleState.get(h);
+      if (state === undefined || !state.active || h.constructor.name !== 'Immediate') return;
+      state.active = false;
+      pendingImmediates--;
+      realHandles.delete(h);
+      clearImmediate(h);
+    }
+
+    // The program's next items, from where the loop reached its goal: segments run here (inside
+    // the probe, a check-phase callback, or the driver timer, a timers-phase one, each a macrotask
+    // of its own as in the virtual loop), until a `run` sets a new goal or the program ends.
+    function realProgram() {
+      for (;;) {
+        if (stopped) return finishReal();
+        if (realGoal !== null) return;
+        if (pc >= program.length) {
+          realGoal = { mode: 'final' };
+          return realCheckGoal();
+        }
+        const item = program[pc++];
+        if (item.segment !== undefined) {
+          if (segmentsSkipped) continue;
+          current = self;
+          try {
+            item.segment();
+          } catch (e) {
+            segmentsSkipped = true;
+            // Thrown as a real callback would throw: Node reports it through 'uncaughtException'.
+            queueProbe();
+            segmentThrew = true;
+            throw e;
+          }
+          queueProbe();
+          // The segment's drain comes first (the close of this real callback): decide in the probe.
+          realGoal = { mode: 'segment' };
+          return;
+        }
+        runIndex++;
+        if (item.mode === 'advance') {
+          const target = nowV + item.n;
+          realGoal = { mode: 'advance', target };
+          const half = scale / 2;
+          const t = new realTimers.Timeout(null, item.n * scale + half, undefined, false, true);
+          t._onTimeout = () => {
+            realHandles.delete(t);
+            driver = null;
+            if (stopped) return finishReal();
+            const lag = libuvNow() - (base + target * scale + half);
+            if (lag >= half) return late(`run advance to virtual ${target} ms ran ${lag} ms late`), finishReal();
+            if (pendingImmediates > 0) return late(`run advance to virtual ${target} ms found immediates still pending`), finishReal();
+            nowV = target;
+            lastDeadline = target;
+            realGoal = null;
+            realProgram();
+          };
+          driver = t;
+          realHandles.add(t);
+          if (target * scale + half > REAL_CAP) {
+            refuse(`run advance ${item.n} (run statement ${runIndex}) would take ${target * scale} ms of real time (at most ${REAL_CAP})`);
+            return finishReal();
+          }
+          realTimers.insert(t, item.n * scale + half, base + nowV * scale);
+          const first = realTimers.timerListQueue.peek();
+          if (first != null && first.expiry === base + target * scale + half) {
+            scheduleTimer(Math.max(1, base + target * scale + half - libuvNow()));
+          }
+          return;
+        }
+        realGoal = { mode: item.mode, index: runIndex };
+        return realCheckGoal();
+      }
+    }
+
+    // Whether the goal of a `run turn`, `run idle` or the end is reached, with the loop where it is
+    // (all the scenario's callbacks and drains so far done).
+    function realCheckGoal() {
+      if (stopped) return finishReal();
+      const goalNow = realGoal;
+      if (goalNow === null) return realProgram();
+      switch (goalNow.mode) {
+        case 'segment':
+          realGoal = null;
+          return realProgram();
+        case 'turn':
+          if (pendingImmediates > 0) {
+            refuse(`run turn (run statement ${goalNow.index}): immediates are pending when the turn begins, and libuv starts the next loop iteration for a timer only once a millisecond has passed, a race with them`);
+            return finishReal();
+          }
+          realGoal = null;
+          return realProgram();
+        case 'advance':
+          return undefined; // the driver timer decides
+        default: // 'idle', 'final'
+          if (pendingImmediates > 0 || refTimers > 0) return undefined;
+          if (goalNow.mode === 'final') return finishReal();
+          realGoal = null;
+          return realProgram();
+      }
+    }
+
+    function probe() {
+      probeQueued = false;
+      current = self;
+      try {
+        realCheckGoal();
+      } catch (e) {
+        if (segmentThrew) {
+          segmentThrew = false;
+          throw e;
+        }
+        internalError = e;
+        finishReal();
+      }
+    }
+
+    function finishReal() {
+      if (finished) return;
+      stopped = true;
+      for (const h of realHandles) {
+        if (h.constructor.name === 'Immediate') clearImmediate(h);
+        else clearTimeout(h);
+      }
+      realHandles.clear();
+      finish();
+    }
+
+    function startReal() {
+      getRealBindings();
+      realImmediateDriver = setImmediate(() => {
+        current = self;
+        looping = true;
+        base = libuvNow();
+        segmentThrew = false;
+        realProgram();
+      });
+    }
+    let realImmediateDriver = null;
+
     const self = {
       lines,
       log,
       fmt,
       cb,
       try: tryRun,
-      setTimeout: setTimeoutV,
-      clearTimeout: clearTimeoutV,
-      setInterval: setIntervalV,
-      ref: refV,
-      unref: unrefV,
-      setImmediate: setImmediateV,
-      clearImmediate: clearImmediateV,
+      setTimeout: realClock ? (ms, fn) => realTimeout(ms, fn, true, false) : setTimeoutV,
+      clearTimeout: realClock ? realClearTimeout : clearTimeoutV,
+      setInterval: realClock ? (ms, fn) => realTimeout(ms, fn, true, true) : setIntervalV,
+      ref: realClock ? (h) => realRef(h, true) : refV,
+      unref: realClock ? (h) => realRef(h, false) : unrefV,
+      setImmediate: realClock ? realSetImmediate : setImmediateV,
+      clearImmediate: realClock ? realClearImmediate : clearImmediateV,
       timeoutSignal,
       native: nativeV,
       get asyncHooks() { return process.getBuiltinModule('node:async_hooks'); },
@@ -1407,7 +1738,7 @@ const createScenario = (() => {
       evaluate,
       evaluated,
       uncaught,
-      get now() { return now; },
+      get now() { return realClock ? nowV : now; },
       get finished() { return finished; },
       get stopped() { return stopped; },
     };

@@ -180,7 +180,7 @@ function execute(id, req) {
     return true;
   }
   const options = {};
-  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes']) {
+  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes', 'clock', 'scale']) {
     if (req[name] != null) options[name] = req[name];
   }
   const $ = makeScenario(options);
@@ -221,7 +221,7 @@ let runEntryPoint;
 // prelude). The URL is data:, so no file is written; the body imports node:events itself.
 function runModule(id, req) {
   const options = {};
-  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes']) {
+  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes', 'clock', 'scale']) {
     if (req[name] != null) options[name] = req[name];
   }
   const $ = makeScenario(options);

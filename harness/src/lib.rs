@@ -16,5 +16,6 @@ pub mod mutants;
 pub mod native;
 pub mod node;
 pub mod oracle;
+pub mod realclock;
 pub mod shrink;
 pub mod signature;

@@ -151,6 +151,9 @@ enum Command {
         /// The reviewed list of accepted differences with Node (default: deviations.toml, if present).
         #[arg(long)]
         deviations: Option<PathBuf>,
+        /// Only the scenario files that use timers, intervals, immediates, timeout signals or `run advance` (for node?clock=real).
+        #[arg(long)]
+        only_timers: bool,
         #[command(flatten)]
         limits: Limits,
     },
@@ -519,6 +522,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             family,
             format,
             deviations,
+            only_timers,
             limits,
         } => {
             let paths = if paths.is_empty() {
@@ -532,8 +536,12 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                     check::MAX_GENERATED
                 )));
             }
+            let mut files = load(&paths)?;
+            if only_timers {
+                files.retain(|case| nodesem_harness::realclock::uses_clock(&case.scenario));
+            }
             let cases = check::Cases {
-                files: load(&paths)?,
+                files,
                 generated,
                 seed,
                 family: family.into(),

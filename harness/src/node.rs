@@ -119,6 +119,15 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// before it is killed (so that its own exit status is reported).
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 
+/// The real clock's default scale: real milliseconds per virtual one
+/// ([`NodeEngine::with_real_clock`]). A timer must not run a whole scale
+/// late, so it is well above a loaded machine's scheduling delays.
+pub const DEFAULT_REAL_SCALE: u32 = 20;
+
+/// How many times larger the scale of the one retry of a scenario that ran
+/// late on the real clock is.
+pub const REAL_RETRY_FACTOR: u32 = 4;
+
 /// How many failed worker starts in a row stop a batch.
 const MAX_FAILED_STARTS: usize = 2;
 
@@ -349,6 +358,8 @@ pub struct NodeEngine {
     node: PathBuf,
     /// Options for the binary after nodesem's own ([`NodeEngine::with_options`]).
     options: Vec<String>,
+    /// The real clock's scale, when the engine runs on it ([`NodeEngine::with_real_clock`]).
+    real_scale: Option<u32>,
     name: String,
     timeout: Duration,
     startup_timeout: Duration,
@@ -406,6 +417,7 @@ impl NodeEngine {
         NodeEngine {
             node,
             options: Vec::new(),
+            real_scale: None,
             name,
             timeout: DEFAULT_TIMEOUT,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
@@ -438,6 +450,11 @@ impl NodeEngine {
         scenarios
             .iter()
             .map(|scenario| {
+                if self.real_scale.is_some() {
+                    if let Some(why) = crate::realclock::refusal(scenario) {
+                        return Err(EngineError::Failed(why));
+                    }
+                }
                 if crate::emit::uses_native_callbacks(&scenario.body) {
                     if let Err(why) = self.addon() {
                         return Err(EngineError::Failed(format!(
@@ -466,13 +483,31 @@ impl NodeEngine {
         let mut ran = self.run_bodies(&runnable, config).into_iter();
         bodies
             .into_iter()
-            .map(|body| match body {
-                Ok(_) => ran
-                    .next()
-                    .unwrap_or_else(|| Err(EngineError::Failed("no result".into()))),
+            .zip(scenarios)
+            .map(|(body, scenario)| match body {
+                Ok(_) => match ran.next() {
+                    Some(Err(EngineError::Failed(e))) if self.real_scale.is_some() => {
+                        Err(EngineError::Failed(crate::realclock::explain(scenario, e)))
+                    }
+                    Some(result) => result,
+                    None => Err(EngineError::Failed("no result".into())),
+                },
                 Err(e) => Err(e),
             })
             .collect()
+    }
+
+    /// Runs the scenarios' timers, intervals, immediates and timeout signals
+    /// on libuv's real loop, `scale` real milliseconds per virtual one
+    /// (even), instead of the prelude's virtual clock; the engine is then
+    /// named `name`. See [`crate::realclock`] for the rule and what is
+    /// refused. A scenario that ran late (the machine stalled for a whole
+    /// virtual millisecond) runs once more at [`REAL_RETRY_FACTOR`] times the
+    /// scale; a second late run is its error.
+    pub fn with_real_clock(mut self, scale: u32, name: String) -> NodeEngine {
+        self.real_scale = Some(scale);
+        self.name = name;
+        self
     }
 
     /// Starts the binary with `options` too (such as
@@ -637,7 +672,7 @@ impl NodeEngine {
         last: Option<usize>,
         done: &mut Done,
     ) -> Option<Server> {
-        match s.run("", false, batch.config, self.timeout) {
+        match s.run("", false, batch.config, self.timeout, None) {
             Outcome::Ran(Ok(_), true) => Some(s),
             Outcome::Ran(..) => None,
             Outcome::NotStarted(fault) => {
@@ -668,6 +703,8 @@ impl NodeEngine {
         // is reported, as its own kind of failure.
         let mut timeout = self.timeout;
         let mut retried = false;
+        let mut scale = self.real_scale;
+        let mut late_retried = false;
         loop {
             let body = &batch.bodies[index];
             let mut current = match server.take() {
@@ -677,7 +714,17 @@ impl NodeEngine {
                     self.fresh_or_idle(batch, body.module)?
                 }
             };
-            match current.run(&body.code, body.module, batch.config, timeout) {
+            match current.run(&body.code, body.module, batch.config, timeout, scale) {
+                Outcome::Ran(Err(EngineError::Failed(e)), alive)
+                    if !late_retried && crate::realclock::is_late(&e) =>
+                {
+                    late_retried = true;
+                    scale = scale.map(|s| s.saturating_mul(REAL_RETRY_FACTOR));
+                    if alive {
+                        *server = Some(current);
+                    }
+                    continue;
+                }
                 Outcome::Ran(Err(EngineError::TimedOut(_)), false) if !retried => {
                     drop(current);
                     retried = true;
@@ -811,6 +858,12 @@ struct Request<'a> {
     /// Sent only when true, so a CommonJS request is what it always was.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     module: bool,
+    /// `"real"` on the real clock, else not sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clock: Option<&'static str>,
+    /// The real clock's scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -1072,7 +1125,14 @@ impl Server {
     }
 
     /// Sends one body and reads what happens to it, all within `timeout`.
-    fn run(&mut self, code: &str, module: bool, config: &RunConfig, timeout: Duration) -> Outcome {
+    fn run(
+        &mut self,
+        code: &str,
+        module: bool,
+        config: &RunConfig,
+        timeout: Duration,
+        scale: Option<u32>,
+    ) -> Outcome {
         let id = self.next_id;
         self.next_id += 1;
         self.modules += usize::from(module);
@@ -1084,6 +1144,8 @@ impl Server {
             work: config.work,
             max_log_bytes: config.max_log_bytes,
             module,
+            clock: scale.map(|_| "real"),
+            scale,
         };
         let mut line = match serde_json::to_vec(&request) {
             Ok(line) => line,
