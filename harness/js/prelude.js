@@ -1222,6 +1222,17 @@ const createScenario = (() => {
         return;
       }
       activity++;
+      if (realClock && error instanceof TypeError && error.message.includes("reading '_idleNext'")) {
+        // NODE: processImmediate, re-entered after a nextTick threw in its drain between two
+        // immediates, meets the next immediate cleared by an earlier tick of that drain and reads
+        // `prevImmediate._idleNext` of undefined, again on every re-entry (26.12.1, lib/internal/
+        // timers.js; NODE_FACTS.md). The virtual loop has no such bug to copy.
+        refuse('a tick cleared the next immediate and a later tick threw: real Node then fails in processImmediate for ever (TypeError reading _idleNext)');
+        // The process cannot run another immediate: the worker answers and exits (server.js).
+        internalError.fatal = true;
+        finishReal();
+        return;
+      }
       const from = origin === 'unhandledRejection' ? ' from unhandledRejection' : '';
       if (uncaughtHandlerOff) {
         log(`exit 1 after uncaught ${fmt(error)}${from}`);
@@ -1230,7 +1241,10 @@ const createScenario = (() => {
       }
       log(`uncaught ${fmt(error)}${from}`);
       // On the real clock, Node queues its own setImmediate(noop).
-      if (realClock) return;
+      if (realClock) {
+        uncaughtSeen = true;
+        return;
+      }
       drainMaybeDeferred = true;
       if (!stopped) setImmediateV(noop);
     }
@@ -1396,6 +1410,7 @@ const createScenario = (() => {
     let runIndex = 0;    // how many `run` items were reached
     let driver = null;   // the driver timer of `run advance`
     let segmentThrew = false; // the exception leaving a real callback is a segment's
+    let uncaughtSeen = false; // an exception was reported since the last probe
 
     function getRealBindings() {
       if (realTimers !== undefined) return;
@@ -1450,8 +1465,21 @@ const createScenario = (() => {
       try {
         Reflect.apply(fn, handle, []);
       } finally {
-        queueProbe();
+        maybeProbe();
       }
+    }
+
+    // A probe is a real immediate of its own, so it is queued only where it cannot change the
+    // order of the scenario's callbacks: when none of the scenario's immediates is pending (it
+    // then comes before every immediate queued later, and a batch that ends in a throwing
+    // immediate still ends there: Node re-enters processImmediate for the immediates queued
+    // since only when the one that threw was the batch's last), and only when the goal is
+    // decided by one (`run advance` is decided by its driver timer, and a ref'd timer pending
+    // means the loop is not idle: that timer's callback looks again).
+    function maybeProbe() {
+      if (realGoal === null || realGoal.mode === 'advance' || pendingImmediates > 0) return;
+      if (refTimers > 0 && (realGoal.mode === 'idle' || realGoal.mode === 'final')) return;
+      queueProbe();
     }
 
     function realTimeout(ms, fn, ref, repeat) {
@@ -1516,6 +1544,8 @@ const createScenario = (() => {
       }
       realHandles.delete(h);
       clearTimeout(h);
+      // The loop may be idle now (a tick cleared the last timer): a probe looks.
+      maybeProbe();
     }
     function realRef(h, on) {
       const state = handleState.get(h);
@@ -1524,6 +1554,7 @@ const createScenario = (() => {
         state.ref = on;
         if (state.active) refTimers += on ? 1 : -1;
         if (on) h.ref(); else h.unref();
+        maybeProbe();
       }
       return h;
     }
@@ -1550,6 +1581,7 @@ const createScenario = (() => {
       pendingImmediates--;
       realHandles.delete(h);
       clearImmediate(h);
+      maybeProbe();
     }
 
     // The program's next items, from where the loop reached its goal: segments run here (inside
@@ -1561,24 +1593,36 @@ const createScenario = (() => {
         if (realGoal !== null) return;
         if (pc >= program.length) {
           realGoal = { mode: 'final' };
-          return realCheckGoal();
+          return maybeProbe();
         }
         const item = program[pc++];
         if (item.segment !== undefined) {
           if (segmentsSkipped) continue;
           current = self;
+          // A part of the main script goes on in the frame the previous part left (runTask).
+          const prior = exchangeFrame(mainFrame);
+          let error = null;
           try {
             item.segment();
           } catch (e) {
             segmentsSkipped = true;
-            // Thrown as a real callback would throw: Node reports it through 'uncaughtException'.
-            queueProbe();
-            segmentThrew = true;
-            throw e;
+            error = { value: e };
+          } finally {
+            mainFrame = currentFrame();
+            setFrame(prior);
           }
-          queueProbe();
-          // The segment's drain comes first (the close of this real callback): decide in the probe.
-          realGoal = { mode: 'segment' };
+          // What comes next is decided now, before the segment's drain: a driver timer, a goal.
+          if (pc < program.length && program[pc].segment !== undefined) {
+            realGoal = { mode: 'segment' };
+            queueProbe();
+          } else {
+            realProgram();
+          }
+          if (error !== null) {
+            // Thrown as a real callback would throw: Node reports it through 'uncaughtException'.
+            segmentThrew = true;
+            throw error.value;
+          }
           return;
         }
         runIndex++;
@@ -1613,8 +1657,15 @@ const createScenario = (() => {
           return;
         }
         realGoal = { mode: item.mode, index: runIndex };
-        return realCheckGoal();
+        if (item.mode === 'turn' && pendingImmediates > 0) return refuseTurn();
+        // Decided after the drain now due, in a probe (when one cannot reorder anything).
+        return maybeProbe();
       }
+    }
+
+    function refuseTurn() {
+      refuse(`run turn (run statement ${realGoal.index}): immediates are pending when the turn begins, and libuv starts the next loop iteration for a timer only once a millisecond has passed, a race with them`);
+      return finishReal();
     }
 
     // Whether the goal of a `run turn`, `run idle` or the end is reached, with the loop where it is
@@ -1628,10 +1679,7 @@ const createScenario = (() => {
           realGoal = null;
           return realProgram();
         case 'turn':
-          if (pendingImmediates > 0) {
-            refuse(`run turn (run statement ${goalNow.index}): immediates are pending when the turn begins, and libuv starts the next loop iteration for a timer only once a millisecond has passed, a race with them`);
-            return finishReal();
-          }
+          if (pendingImmediates > 0) return refuseTurn();
           realGoal = null;
           return realProgram();
         case 'advance':
@@ -1647,6 +1695,13 @@ const createScenario = (() => {
     function probe() {
       probeQueued = false;
       current = self;
+      if (uncaughtSeen) {
+        // Node queued its own setImmediate(noop) after the exception, and the ticks a throwing
+        // tick left drain around it: decide after it.
+        uncaughtSeen = false;
+        queueProbe();
+        return;
+      }
       try {
         realCheckGoal();
       } catch (e) {

@@ -191,6 +191,12 @@ function execute(id, req) {
     return true;
   }
   $.start((lines, internalError) => {
+    if (internalError && internalError.fatal === true) {
+      // This process is broken for good (the prelude says why): the answer is written at once,
+      // as the loop may never turn again, and the worker exits; nodesem starts another.
+      require('node:fs').writeSync(1, JSON.stringify({ id, status: 'error', error: `nodesem prelude: ${describeError(internalError)}`, log: lines }) + '\n');
+      process.exit(70);
+    }
     if (internalError) {
       send({ id, status: 'error', error: `nodesem prelude: ${describeError(internalError)}`, log: lines });
     } else {

@@ -677,7 +677,9 @@ impl NodeEngine {
             Outcome::Ran(..) => None,
             Outcome::NotStarted(fault) => {
                 if let Some(prev) = last {
-                    done[prev].1 = Err(fault.after_log_complete());
+                    if !is_refused(&done[prev].1) {
+                        done[prev].1 = Err(fault.after_log_complete());
+                    }
                 }
                 None
             }
@@ -740,7 +742,9 @@ impl NodeEngine {
                 Outcome::NotStarted(fault) => {
                     drop(current);
                     if let Some(prev) = last.take() {
-                        done[prev].1 = Err(fault.after_log_complete());
+                        if !is_refused(&done[prev].1) {
+                            done[prev].1 = Err(fault.after_log_complete());
+                        }
                         continue;
                     }
                     match fault {
@@ -1281,6 +1285,12 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Whether a result is the real clock's refusal, which a worker that then
+/// exits (a Node bug left it unable to go on) does not turn into a crash.
+fn is_refused(result: &Result<Log, EngineError>) -> bool {
+    matches!(result, Err(EngineError::Failed(e)) if crate::realclock::is_refusal(e))
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -126,7 +126,11 @@ pub fn is_refusal(error: &str) -> bool {
 /// they are.
 pub fn explain(scenario: &Scenario, error: String) -> String {
     let Some(at) = error.find("(run statement ") else {
-        return error;
+        // The prelude's refusal, without the prelude's own prefix.
+        return match error.find(REFUSAL) {
+            Some(i) => error[i..].to_string(),
+            None => error,
+        };
     };
     let rest = &error[at + "(run statement ".len()..];
     let Some(k) = rest.split(')').next().and_then(|k| k.parse::<usize>().ok()) else {
