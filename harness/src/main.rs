@@ -278,8 +278,14 @@ fn bad<E: Into<anyhow::Error>>(e: E) -> BadInput {
     BadInput(e.into())
 }
 
+/// The engine named `spec`, once it has shown it can run scenarios at all
+/// ([`Engine::preflight`]): a broken one is reported here, once.
 fn engine(spec: &str) -> Result<Box<dyn Engine>, BadInput> {
-    engine_by_name(spec).map_err(bad)
+    let engine = engine_by_name(spec).map_err(bad)?;
+    engine
+        .preflight()
+        .map_err(|e| bad(anyhow::anyhow!("engine `{spec}` cannot run scenarios: {e}")))?;
+    Ok(engine)
 }
 
 fn load(files: &[PathBuf]) -> Result<Vec<Case>, BadInput> {

@@ -832,6 +832,24 @@ impl Engine for NodeEngine {
         self.name.clone()
     }
 
+    /// Starts a worker (kept for the run that follows): a binary that
+    /// cannot start one, such as a Node whose internals moved (the worker
+    /// names what is missing), fails here, once.
+    fn preflight(&self) -> Result<(), EngineError> {
+        if let Some(server) = self.take_idle(false) {
+            self.put_idle(server);
+            return Ok(());
+        }
+        let addon = self.addon().ok();
+        match Server::start(&self.node, &self.options, self.startup_timeout, addon) {
+            Ok(server) => {
+                self.put_idle(server);
+                Ok(())
+            }
+            Err(error) => Err(EngineError::Failed(error)),
+        }
+    }
+
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
         self.run_scenarios(std::slice::from_ref(scenario), config)
             .pop()
@@ -1087,6 +1105,10 @@ impl Server {
         match server.lines.recv_timeout(startup_timeout) {
             Ok(line) => match serde_json::from_str::<Response>(&line) {
                 Ok(response) if response.ready => Ok(server),
+                // The worker's probe of Node's internals failed: it says what is missing.
+                Ok(Response {
+                    error: Some(error), ..
+                }) => Err(format!("{error} (the binary is {})", node.display())),
                 _ => Err(format!(
                     "node at {} did not start nodesem's server; it printed: {}",
                     node.display(),
