@@ -1318,6 +1318,21 @@ const createScenario = (() => {
       getRunNextTicks(); // fails here, clearly, without --expose-internals
       if (realClock) {
         anyScenarioStarted = true;
+        if (realGc !== undefined) {
+          // Whatever the scenarios before left for the collector has FinalizationRegistry cells
+          // (Node's own registries), whose cleanup tasks run as callback scopes that drain, in
+          // whichever real loop turn V8 posts them: on the real clock, between two of this
+          // scenario's phases. Collect now and let those tasks run first (as start does for the
+          // virtual clock's first scenario).
+          realGc();
+          let left = POLL_HOPS;
+          const settle = () => {
+            if (--left > 0) setImmediate(settle);
+            else startReal();
+          };
+          setImmediate(settle);
+          return;
+        }
         startReal();
         return;
       }
