@@ -1400,8 +1400,7 @@ const createScenario = (() => {
     // lateness of the machine cannot reorder two timers whose virtual deadlines differ, unless
     // the loop is a whole virtual millisecond (scale ms) late, which the driver detects: a timer
     // that runs scale ms or more after its expiry, or finds an immediate of an earlier turn still
-    // waiting, ends the scenario with a "late" error instead of a log (the engine retries it with
-    // a larger scale). `run advance N` is a real driver timer due half a virtual millisecond after
+    // waiting, ends the scenario with a "late" error instead of a log (the engine retries it). `run advance N` is a real driver timer due half a virtual millisecond after
     // the target; `run idle` and the end of the scenario are decided in a real "probe" immediate
     // queued after each scenario callback, which sees the loop idle when no ref'd timer and no
     // immediate of the scenario is pending. `run turn` is mapped only when no immediate is pending

@@ -124,12 +124,10 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// late, so it is well above a loaded machine's scheduling delays.
 pub const DEFAULT_REAL_SCALE: u32 = 20;
 
-/// How many times larger the scale of the retries of a scenario that ran
-/// late on the real clock is.
-pub const REAL_RETRY_FACTOR: u32 = 4;
-
-/// How many times a scenario that ran late on the real clock runs again
-/// (a loaded machine stalls a process for 100 ms and more at times).
+/// How many times a scenario that ran late on the real clock runs again, at
+/// the same scale (a loaded machine stalls a process for 100 ms and more at
+/// times, not for long; a larger scale would take a scenario's long virtual
+/// spans past the real-time cap, and refuse it, instead).
 pub const REAL_RETRIES: u32 = 3;
 
 /// How many failed worker starts in a row stop a batch.
@@ -506,8 +504,8 @@ impl NodeEngine {
     /// (even), instead of the prelude's virtual clock; the engine is then
     /// named `name`. See [`crate::realclock`] for the rule and what is
     /// refused. A scenario that ran late (the machine stalled for a whole
-    /// virtual millisecond) runs again, up to [`REAL_RETRIES`] times, at
-    /// [`REAL_RETRY_FACTOR`] times the scale; a late last run is its error.
+    /// virtual millisecond) runs again, up to [`REAL_RETRIES`] times; a late
+    /// last run is its error.
     pub fn with_real_clock(mut self, scale: u32, name: String) -> NodeEngine {
         self.real_scale = Some(scale);
         self.name = name;
@@ -709,7 +707,7 @@ impl NodeEngine {
         // is reported, as its own kind of failure.
         let mut timeout = self.timeout;
         let mut retried = false;
-        let mut scale = self.real_scale;
+        let scale = self.real_scale;
         let mut late_retries = 0;
         loop {
             let body = &batch.bodies[index];
@@ -724,9 +722,6 @@ impl NodeEngine {
                 Outcome::Ran(Err(EngineError::Failed(e)), alive)
                     if late_retries < REAL_RETRIES && crate::realclock::is_late(&e) =>
                 {
-                    if late_retries == 0 {
-                        scale = scale.map(|s| s.saturating_mul(REAL_RETRY_FACTOR));
-                    }
                     late_retries += 1;
                     if alive {
                         *server = Some(current);

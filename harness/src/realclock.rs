@@ -20,7 +20,7 @@ use crate::emit::emit_body;
 pub const REFUSAL: &str = "cannot run on a real clock: ";
 
 /// The prelude's words for a scenario whose real loop ran a whole virtual
-/// millisecond late (the engine retries it with a larger scale).
+/// millisecond late (the engine retries it).
 const LATE: &str = "real clock late: ";
 
 /// The calls of an emitted body that use the event loop's clock.
