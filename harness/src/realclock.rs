@@ -154,7 +154,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Scenario {
-        nodesem_lang::parse(text).expect("a valid scenario")
+        nodesem_lang::parse("test.scn", text).expect("a valid scenario")
     }
 
     #[test]
