@@ -1403,10 +1403,9 @@ const createScenario = (() => {
     // waiting, ends the scenario with a "late" error instead of a log (the engine retries it). `run advance N` is a real driver timer due half a virtual millisecond after
     // the target; `run idle` and the end of the scenario are decided in a real "probe" immediate
     // queued after each scenario callback, which sees the loop idle when no ref'd timer and no
-    // immediate of the scenario is pending. `run turn` is mapped only when no immediate is pending
-    // (the turn then runs nothing); otherwise the scenario is refused: a real loop gives the start
-    // of the next iteration only to a timer, due at least 1 ms later, after a poll phase that
-    // waits for nothing while immediates are pending, a race.
+    // immediate of the scenario is pending. `run turn` ends in a real immediate linked after the
+    // last immediate of the next check phase's batch (appendTurnEnd), or at once when nothing is
+    // pending.
     const realClock = options.clock === 'real';
     const scale = realClock ? (options.scale ?? 20) : 0;
     // The longest real time a scenario may wait for (ms); beyond it the scenario is refused.
@@ -1581,7 +1580,10 @@ const createScenario = (() => {
         state.active = false;
         pendingImmediates--;
         if (stopped) return;
+        if (turnPending) appendTurnEnd(im);
+        lastImmediateThrew = true;
         realCall(fn, im);
+        lastImmediateThrew = false;
       });
       handleState.set(im, state);
       realHandles.add(im);
@@ -1660,7 +1662,7 @@ const createScenario = (() => {
           driver = t;
           realHandles.add(t);
           if (target * scale + half > REAL_CAP) {
-            refuse(`run advance ${item.n} (run statement ${runIndex}) would take ${target * scale} ms of real time (at most ${REAL_CAP})`);
+            refuse(`run advance ${item.n} (run statement ${runIndex}): it would take ${target * scale} ms of real time (at most ${REAL_CAP}; idle gaps are not compressed)`);
             return finishReal();
           }
           realTimers.insert(t, item.n * scale + half, base + nowV * scale);
@@ -1671,15 +1673,57 @@ const createScenario = (() => {
           return;
         }
         realGoal = { mode: item.mode, index: runIndex };
-        if (item.mode === 'turn' && pendingImmediates > 0) return refuseTurn();
+        if (item.mode === 'turn' && pendingImmediates > 0) {
+          turnPending = true;
+          return undefined;
+        }
         // Decided after the drain now due, in a probe (when one cannot reorder anything).
         return maybeProbe();
       }
     }
 
-    function refuseTurn() {
-      refuse(`run turn (run statement ${realGoal.index}): immediates are pending when the turn begins, and libuv starts the next loop iteration for a timer only once a millisecond has passed, a race with them`);
-      return finishReal();
+    // `run turn` with immediates pending: the turn is the next check phase's batch, which is
+    // every immediate queued before that phase begins, the ones the drain after the segment
+    // queued included. The first of the scenario's immediates to run in it sees the batch whole
+    // (processImmediate has detached it from the queue): the turn's end, a real immediate, is
+    // linked after the batch's last one, so the next part of the main script runs after the batch
+    // and its drains, and before any immediate the batch queued.
+    let turnPending = false;
+    let lastImmediateThrew = false;
+    function appendTurnEnd(first) {
+      turnPending = false;
+      let last = first;
+      while (last._idleNext != null) last = last._idleNext;
+      const end = setImmediate(turnEnd);
+      realHandles.add(end);
+      realTimers.immediateQueue.remove(end);
+      last._idleNext = end;
+      end._idlePrev = last;
+      end._idleNext = null;
+      function turnEnd() {
+        realHandles.delete(end);
+        if (stopped) return finishReal();
+        if (lastImmediateThrew && pendingImmediates > 0) {
+          // NODE: the batch's last immediate threw: Node re-enters processImmediate, which takes the
+          // immediates queued since as a new batch of the same check phase (the virtual loop's
+          // check phase does the same): the turn ends after them.
+          lastImmediateThrew = false;
+          const again = setImmediate(turnEnd2);
+          realHandles.add(again);
+          function turnEnd2() {
+            realHandles.delete(again);
+            endTurn();
+          }
+          return undefined;
+        }
+        return endTurn();
+      }
+    }
+    function endTurn() {
+      if (stopped) return finishReal();
+      realGoal = null;
+      current = self;
+      return realProgram();
     }
 
     // Whether the goal of a `run turn`, `run idle` or the end is reached, with the loop where it is
@@ -1693,7 +1737,12 @@ const createScenario = (() => {
           realGoal = null;
           return realProgram();
         case 'turn':
-          if (pendingImmediates > 0) return refuseTurn();
+          if (pendingImmediates > 0) {
+            // Queued by the drain after the segment: the turn ends after the batch they form.
+            turnPending = true;
+            return undefined;
+          }
+          turnPending = false;
           realGoal = null;
           return realProgram();
         case 'advance':

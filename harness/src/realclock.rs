@@ -173,13 +173,13 @@ mod tests {
             "{why}"
         );
         assert_eq!(refusal(&parse("setTimeout 1 {\n  log \"t\"\n}\n")), None);
-        let turn = explain(
-            &parse("setImmediate {\n  log \"i\"\n}\nrun turn\nlog \"b\"\n"),
-            "nodesem prelude: Error: cannot run on a real clock: run turn (run statement 1): a race".into(),
+        let advance = explain(
+            &parse("log \"a\"\nrun turn\nlog \"b\"\nrun advance 9000\nlog \"c\"\n"),
+            "nodesem prelude: Error: cannot run on a real clock: run advance 9000 (run statement 2): too long".into(),
         );
         assert_eq!(
-            turn,
-            "cannot run on a real clock: run turn at line 4: a race"
+            advance,
+            "cannot run on a real clock: run advance 9000 at line 4: too long"
         );
     }
 }

@@ -1,8 +1,9 @@
 //! The real-clock Node engine (`node?clock=real`) and the worker's probe of
 //! Node's internals, on the pinned Node 26.12.1 as a user runs them: curated
 //! timer scenarios give on libuv's real loop the logs the model gives; a
-//! construct whose real order is a race is refused with its line and counted
-//! apart; a Node that lacks an internal the prelude needs is reported once,
+//! construct the real loop cannot order (a collection, a wait of 20,000 s) is
+//! refused with its line and counted apart, and a `run turn` with immediates
+//! pending runs; a Node that lacks an internal the prelude needs is reported once,
 //! naming it, and nothing runs.
 
 mod common;
@@ -67,43 +68,60 @@ fn only_timers_selects_the_scenarios_that_use_the_clock() {
 }
 
 #[test]
-fn a_turn_with_immediates_pending_is_refused_with_its_line() {
+fn what_the_real_loop_cannot_order_is_refused_with_its_line() {
     let dir = tempfile::Builder::new()
         .prefix("nodesem-realclock-")
         .tempdir()
         .unwrap();
-    let racy = dir.path().join("racy_turn.scn");
-    std::fs::write(
-        &racy,
-        "setImmediate {\n  log \"immediate\"\n}\nrun turn\nlog \"after the turn\"\n",
-    )
-    .unwrap();
-    let collects = dir.path().join("collects.scn");
-    std::fs::write(&collects, "setTimeout 1 {\n  log \"t\"\n}\ngc\n").unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // A collection: when a FinalizationRegistry's cleanup runs is V8's choice.
+    let collects = write("collects.scn", "setTimeout 1 {\n  log \"t\"\n}\ngc\n");
+    // A wait of 10^6 virtual ms: 20,000 s of real time.
+    let long = write(
+        "long.scn",
+        "setTimeout 1 {\n  log \"t\"\n}\nrun turn\nrun advance 1000000\nlog \"late\"\n",
+    );
+    // A turn with immediates pending runs: its end follows the batch.
+    let turn = write(
+        "turn.scn",
+        "setImmediate {\n  log \"i1\"\n  setImmediate {\n    log \"i2\"\n  }\n}\nrun turn\nlog \"after the turn\"\n",
+    );
     let out = nodesem(&[
         "check",
         "--engines",
         "model,node?clock=real",
         "--deviations",
         "/dev/null",
-        racy.to_str().unwrap(),
-        collects.to_str().unwrap(),
+        &collects,
+        &long,
+        &turn,
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     // Refusals are counted apart: the check passes.
     assert!(out.status.success(), "{stdout}");
     assert!(
-        stdout.contains("2 scenarios refused by a real-clock engine"),
+        stdout.contains("checked 3 scenarios") && stdout.contains(": 0 divergences"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("cannot run on a real clock: run turn at line 4: immediates are pending"),
+        stdout.contains("2 scenarios refused by a real-clock engine"),
         "{stdout}"
     );
     assert!(
         stdout.contains("cannot run on a real clock: gc at line 4: "),
         "{stdout}"
     );
+    assert!(
+        stdout.contains(
+            "cannot run on a real clock: run advance 1000000 at line 5: it would take 20000000 ms of real time"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("turn.scn:"), "{stdout}");
 }
 
 #[test]
