@@ -1704,9 +1704,13 @@ const createScenario = (() => {
         realHandles.delete(end);
         if (stopped) return finishReal();
         if (lastImmediateThrew && pendingImmediates > 0) {
-          // NODE: the batch's last immediate threw: Node re-enters processImmediate, which takes the
-          // immediates queued since as a new batch of the same check phase (the virtual loop's
-          // check phase does the same): the turn ends after them.
+          // NODE: when the batch's last immediate throws, Node re-enters processImmediate, which
+          // takes the immediates queued since as a new batch of the same check phase (and so does
+          // the virtual loop's check phase), and the turn ends after them. Here this immediate was
+          // the batch's last: the re-entry ran only it, and the immediates queued since run in the
+          // next iteration's check phase, this immediate's successor after them. Only a timer
+          // due in between could tell the difference, and it finds those immediates pending: the
+          // run is reported late.
           lastImmediateThrew = false;
           const again = setImmediate(turnEnd2);
           realHandles.add(again);

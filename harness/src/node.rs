@@ -124,11 +124,15 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// late, so it is well above a loaded machine's scheduling delays.
 pub const DEFAULT_REAL_SCALE: u32 = 20;
 
-/// How many times a scenario that ran late on the real clock runs again, at
-/// the same scale (a loaded machine stalls a process for 100 ms and more at
-/// times, not for long; a larger scale would take a scenario's long virtual
-/// spans past the real-time cap, and refuse it, instead).
+/// How many times a scenario that ran late on the real clock runs again (a
+/// loaded machine stalls a process for 100 ms and more at times): first at
+/// [`REAL_RETRY_FACTOR`] times the scale, then, as a larger scale takes a
+/// long virtual span past the real-time cap (a refusal, which a retry does
+/// not keep), at the scale again.
 pub const REAL_RETRIES: u32 = 3;
+
+/// How many times larger the scale of the first retry of a late scenario is.
+pub const REAL_RETRY_FACTOR: u32 = 4;
 
 /// How many failed worker starts in a row stop a batch.
 const MAX_FAILED_STARTS: usize = 2;
@@ -505,7 +509,8 @@ impl NodeEngine {
     /// named `name`. See [`crate::realclock`] for the rule and what is
     /// refused. A scenario that ran late (the machine stalled for a whole
     /// virtual millisecond) runs again, up to [`REAL_RETRIES`] times; a late
-    /// last run is its error.
+    /// last run is its error, which `check` counts apart (it compared
+    /// nothing).
     pub fn with_real_clock(mut self, scale: u32, name: String) -> NodeEngine {
         self.real_scale = Some(scale);
         self.name = name;
@@ -707,7 +712,7 @@ impl NodeEngine {
         // is reported, as its own kind of failure.
         let mut timeout = self.timeout;
         let mut retried = false;
-        let scale = self.real_scale;
+        let mut scale = self.real_scale;
         let mut late_retries = 0;
         loop {
             let body = &batch.bodies[index];
@@ -720,9 +725,18 @@ impl NodeEngine {
             };
             match current.run(&body.code, body.module, batch.config, timeout, scale) {
                 Outcome::Ran(Err(EngineError::Failed(e)), alive)
-                    if late_retries < REAL_RETRIES && crate::realclock::is_late(&e) =>
+                    if late_retries < REAL_RETRIES
+                        && (crate::realclock::is_late(&e)
+                            || (late_retries > 0 && crate::realclock::is_over_cap(&e))) =>
                 {
                     late_retries += 1;
+                    scale = self.real_scale.map(|s| {
+                        if late_retries == 1 {
+                            s.saturating_mul(REAL_RETRY_FACTOR)
+                        } else {
+                            s
+                        }
+                    });
                     if alive {
                         *server = Some(current);
                     }

@@ -10,7 +10,8 @@
 //! clock"). Some constructs have no deterministic real-loop counterpart:
 //! such a scenario is refused with one engine error,
 //! `cannot run on a real clock: <construct> at line N: <why>`, which `check`
-//! counts apart instead of reporting a difference ([`is_refusal`]).
+//! counts apart instead of reporting a difference ([`not_compared`]), as it
+//! does a scenario that ran late each time it was tried.
 
 use nodesem_lang::{print, Scenario};
 
@@ -119,6 +120,19 @@ pub fn is_late(error: &str) -> bool {
 /// Whether an engine error is a refusal of the real clock.
 pub fn is_refusal(error: &str) -> bool {
     error.contains(REFUSAL)
+}
+
+/// Whether an engine error is the refusal of a wait longer than the real
+/// clock's cap (which a retry at a larger scale can meet).
+pub fn is_over_cap(error: &str) -> bool {
+    is_refusal(error) && error.contains("of real time (at most")
+}
+
+/// Whether an engine error means the real clock compared nothing: a
+/// refusal, or a run late on a loaded machine however often it was tried.
+/// `check` counts these apart from differences.
+pub fn not_compared(error: &str) -> bool {
+    is_refusal(error) || is_late(error)
 }
 
 /// The prelude's refusal of a `run` statement (it says `run statement K`)
