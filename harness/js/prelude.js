@@ -692,7 +692,7 @@ const createScenario = (() => {
       const entry = { real, slot };
       realTimeouts.add(entry);
       // Unref'd, like Node's own AbortSignal.timeout timer: it never keeps the loop alive.
-      addTimer(ms, () => {
+      (realClock ? (d, f) => realTimeout(d, f, false, false) : addTimer)(ms, () => {
         try {
           // When the signal was garbage-collected, Node's own FinalizationRegistry for timeout
           // signals has already cleared the real timer (clearTimeout sets _onTimeout to null):
@@ -1222,14 +1222,30 @@ const createScenario = (() => {
         return;
       }
       activity++;
+      if (realClock && error instanceof TypeError && error.message.includes("reading '_idleNext'")) {
+        // NODE: processImmediate, re-entered after a nextTick threw in its drain between two
+        // immediates, meets the next immediate cleared by an earlier tick of that drain and reads
+        // `prevImmediate._idleNext` of undefined, again on every re-entry (26.12.1, lib/internal/
+        // timers.js; NODE_FACTS.md). The virtual loop has no such bug to copy.
+        refuse('a tick cleared the next immediate and a later tick threw: real Node then fails in processImmediate for ever (TypeError reading _idleNext)');
+        // The process cannot run another immediate: the worker answers and exits (server.js).
+        internalError.fatal = true;
+        finishReal();
+        return;
+      }
       const from = origin === 'unhandledRejection' ? ' from unhandledRejection' : '';
       if (uncaughtHandlerOff) {
         log(`exit 1 after uncaught ${fmt(error)}${from}`);
         stopped = true;
         return;
       }
-      drainMaybeDeferred = true;
       log(`uncaught ${fmt(error)}${from}`);
+      // On the real clock, Node queues its own setImmediate(noop).
+      if (realClock) {
+        uncaughtSeen = true;
+        return;
+      }
+      drainMaybeDeferred = true;
       if (!stopped) setImmediateV(noop);
     }
 
@@ -1300,6 +1316,26 @@ const createScenario = (() => {
       started = true;
       if (typeof callback === 'function') onDone = callback;
       getRunNextTicks(); // fails here, clearly, without --expose-internals
+      if (realClock) {
+        anyScenarioStarted = true;
+        if (realGc !== undefined) {
+          // Whatever the scenarios before left for the collector has FinalizationRegistry cells
+          // (Node's own registries), whose cleanup tasks run as callback scopes that drain, in
+          // whichever real loop turn V8 posts them: on the real clock, between two of this
+          // scenario's phases. Collect now and let those tasks run first (as start does for the
+          // virtual clock's first scenario).
+          realGc();
+          let left = POLL_HOPS;
+          const settle = () => {
+            if (--left > 0) setImmediate(settle);
+            else startReal();
+          };
+          setImmediate(settle);
+          return;
+        }
+        startReal();
+        return;
+      }
       const first = !anyScenarioStarted;
       anyScenarioStarted = true;
       if (onDone !== null && realGc !== undefined && (first || programCollects)) {
@@ -1351,19 +1387,436 @@ const createScenario = (() => {
       if (moduleState === 'evaluating') moduleState = 'evaluated';
     }
 
+    // ---- the real clock (createScenario({ clock: 'real', scale })) --------------------------------
+    //
+    // The same scenario on libuv's real loop instead of the virtual one, to check the virtual loop
+    // against Node's own timers (harness/js/NODE_FACTS.md, "the real clock"). The rule: virtual
+    // time v is real loop time base + v * scale, where base is the loop time when the main script
+    // begins (inside a real setImmediate, the check phase, as in the virtual loop). A timer made
+    // at virtual time v for d ms is a real Timeout of duration d * scale, inserted into Node's own
+    // per-duration list with the start base + v * scale (internal/timers insert), whatever the
+    // real time of the insertion: so its real expiry is exactly base + (v + d) * scale, Node's
+    // lists keep their own order (FIFO in a list; across lists by expiry, then list id), and
+    // lateness of the machine cannot reorder two timers whose virtual deadlines differ, unless
+    // the loop is a whole virtual millisecond (scale ms) late, which the driver detects: a timer
+    // that runs scale ms or more after its expiry, or finds an immediate of an earlier turn still
+    // waiting, ends the scenario with a "late" error instead of a log (the engine retries it). `run advance N` is a real driver timer due half a virtual millisecond after
+    // the target; `run idle` and the end of the scenario are decided in a real "probe" immediate
+    // queued after each scenario callback, which sees the loop idle when no ref'd timer and no
+    // immediate of the scenario is pending. `run turn` ends in a real immediate linked after the
+    // last immediate of the next check phase's batch (appendTurnEnd), or at once when nothing is
+    // pending.
+    const realClock = options.clock === 'real';
+    const scale = realClock ? (options.scale ?? 20) : 0;
+    // The longest real time a scenario may wait for (ms); beyond it the scenario is refused.
+    const REAL_CAP = options.realCap ?? 20000;
+    let realTimers;      // internal/timers
+    let libuvNow;        // () => the loop's cached time (internalBinding('timers').getLibuvNow)
+    let scheduleTimer;   // (ms) => re-arms Node's one libuv timer
+    let base = 0;
+    let nowV = 0;        // the virtual time of the callback now running
+    let lastDeadline = 0;
+    const realHandles = new Set(); // live real Timeouts and Immediates of this scenario
+    const handleState = new WeakMap(); // real handle -> { active, ref, deadline, repeat }
+    let probeQueued = false;
+    let realGoal = null; // like `goal`: null, { mode, target, index }
+    let runIndex = 0;    // how many `run` items were reached
+    let driver = null;   // the driver timer of `run advance`
+    let segmentThrew = false; // the exception leaving a real callback is a segment's
+    let uncaughtSeen = false; // an exception was reported since the last probe
+
+    function getRealBindings() {
+      if (realTimers !== undefined) return;
+      const emitWarning = process.emitWarning;
+      let binding;
+      try {
+        process.emitWarning = () => {};
+        binding = process.getBuiltinModule('internal/test/binding').internalBinding('timers');
+      } finally {
+        process.emitWarning = emitWarning;
+      }
+      realTimers = getInternalTimers();
+      libuvNow = () => binding.getLibuvNow();
+      scheduleTimer = (ms) => binding.scheduleTimer(ms);
+    }
+
+    function refuse(what) {
+      if (internalError === null) internalError = new Error(`cannot run on a real clock: ${what}`);
+      stopped = true;
+    }
+    function late(what) {
+      if (internalError === null) internalError = new Error(`real clock late: ${what} (scale ${scale} ms per virtual ms)`);
+      stopped = true;
+    }
+
+    // Inserts a real Timeout into Node's list for `ms * scale`, started at virtual time `startV`.
+    function realInsert(t, ms, startV) {
+      const msecs = ms * scale;
+      const start = base + startV * scale;
+      const expiry = start + msecs;
+      if (expiry - base > REAL_CAP && t[realTimers.kRefed]) {
+        refuse(`a timer due at virtual ${startV + ms} ms would take ${expiry - base} ms of real time (at most ${REAL_CAP})`);
+        return;
+      }
+      realTimers.insert(t, msecs, start);
+      // insert arms libuv's timer `msecs` after the real now, later than `expiry` when the start is
+      // in the past: re-arm it for the expiry when this list is now the earliest.
+      const first = realTimers.timerListQueue.peek();
+      if (first != null && first.expiry === expiry) scheduleTimer(Math.max(1, expiry - libuvNow()));
+    }
+
+    function queueProbe() {
+      if (probeQueued || finished) return;
+      probeQueued = true;
+      const im = setImmediate(probe);
+      realHandles.add(im);
+    }
+
+    // Runs a scenario callback of a real timer or immediate.
+    function realCall(fn, handle) {
+      current = self;
+      try {
+        Reflect.apply(fn, handle, []);
+      } finally {
+        maybeProbe();
+      }
+    }
+
+    // A probe is a real immediate of its own, so it is queued only where it cannot change the
+    // order of the scenario's callbacks: when none of the scenario's immediates is pending (it
+    // then comes before every immediate queued later, and a batch that ends in a throwing
+    // immediate still ends there: Node re-enters processImmediate for the immediates queued
+    // since only when the one that threw was the batch's last), and only when the goal is
+    // decided by one (`run advance` is decided by its driver timer, and a ref'd timer pending
+    // means the loop is not idle: that timer's callback looks again).
+    function maybeProbe() {
+      if (realGoal === null || realGoal.mode === 'advance' || pendingImmediates > 0) return;
+      if (refTimers > 0 && (realGoal.mode === 'idle' || realGoal.mode === 'final')) return;
+      queueProbe();
+    }
+
+    function realTimeout(ms, fn, ref, repeat) {
+      const d = clampDelay(ms);
+      const t = new realTimers.Timeout(null, d * scale, undefined, false, true);
+      const state = { active: true, ref: true, deadline: nowV + d, repeat };
+      handleState.set(t, state);
+      t._onTimeout = function () {
+        realHandles.delete(t);
+        if (stopped || current !== self && current !== null) return;
+        state.active = false;
+        if (state.ref) refTimers--;
+        const lag = libuvNow() - (base + state.deadline * scale);
+        if (lag >= scale) {
+          late(`a timer due at virtual ${state.deadline} ms ran ${lag} ms late`);
+          queueProbe();
+          return;
+        }
+        if (state.deadline > lastDeadline && pendingImmediates > 0) {
+          late(`a timer due at virtual ${state.deadline} ms ran before an immediate of an earlier turn`);
+          queueProbe();
+          return;
+        }
+        lastDeadline = state.deadline;
+        nowV = state.deadline;
+        if (!repeat) {
+          realCall(fn, t);
+          return;
+        }
+        try {
+          realCall(fn, t);
+        } finally {
+          // Node re-inserts an interval in listOnTimeout's `finally`, after its callback, with the
+          // start it read before the callback: here that start is the virtual deadline's.
+          if (!state.cleared && !stopped) {
+            state.deadline = nowV + d;
+            state.active = true;
+            if (state.ref) refTimers++;
+            realHandles.add(t);
+            realInsert(t, d, nowV);
+          }
+        }
+      };
+      if (!ref) {
+        t.unref();
+        state.ref = false;
+      } else {
+        refTimers++;
+      }
+      realHandles.add(t);
+      realInsert(t, d, nowV);
+      return t;
+    }
+
+    function realClearTimeout(h) {
+      const state = h == null ? undefined : handleState.get(h);
+      if (state === undefined) return;
+      state.cleared = true;
+      if (state.active) {
+        state.active = false;
+        if (state.ref) refTimers--;
+      }
+      realHandles.delete(h);
+      clearTimeout(h);
+      // The loop may be idle now (a tick cleared the last timer): a probe looks.
+      maybeProbe();
+    }
+    function realRef(h, on) {
+      const state = handleState.get(h);
+      if (state === undefined) return h;
+      if (state.ref !== on) {
+        state.ref = on;
+        if (state.active) refTimers += on ? 1 : -1;
+        if (on) h.ref(); else h.unref();
+        maybeProbe();
+      }
+      return h;
+    }
+
+    function realSetImmediate(fn) {
+      const state = { active: true };
+      const im = setImmediate(() => {
+        realHandles.delete(im);
+        if (!state.active) return;
+        state.active = false;
+        pendingImmediates--;
+        if (stopped) return;
+        if (turnPending) appendTurnEnd(im);
+        lastImmediateThrew = true;
+        realCall(fn, im);
+        lastImmediateThrew = false;
+      });
+      handleState.set(im, state);
+      realHandles.add(im);
+      pendingImmediates++;
+      return im;
+    }
+    function realClearImmediate(h) {
+      const state = h == null ? undefined : handleState.get(h);
+      if (state === undefined || !state.active || h.constructor.name !== 'Immediate') return;
+      state.active = false;
+      pendingImmediates--;
+      realHandles.delete(h);
+      clearImmediate(h);
+      maybeProbe();
+    }
+
+    // The program's next items, from where the loop reached its goal: segments run here (inside
+    // the probe, a check-phase callback, or the driver timer, a timers-phase one, each a macrotask
+    // of its own as in the virtual loop), until a `run` sets a new goal or the program ends.
+    function realProgram() {
+      for (;;) {
+        if (stopped) return finishReal();
+        if (realGoal !== null) return;
+        if (pc >= program.length) {
+          realGoal = { mode: 'final' };
+          return maybeProbe();
+        }
+        const item = program[pc++];
+        if (item.segment !== undefined) {
+          if (segmentsSkipped) continue;
+          current = self;
+          // A part of the main script goes on in the frame the previous part left (runTask).
+          const prior = exchangeFrame(mainFrame);
+          let error = null;
+          try {
+            item.segment();
+          } catch (e) {
+            segmentsSkipped = true;
+            error = { value: e };
+          } finally {
+            mainFrame = currentFrame();
+            setFrame(prior);
+          }
+          // What comes next is decided now, before the segment's drain: a driver timer, a goal.
+          if (pc < program.length && program[pc].segment !== undefined) {
+            realGoal = { mode: 'segment' };
+            queueProbe();
+          } else {
+            realProgram();
+          }
+          if (error !== null) {
+            // Thrown as a real callback would throw: Node reports it through 'uncaughtException'.
+            segmentThrew = true;
+            throw error.value;
+          }
+          return;
+        }
+        runIndex++;
+        if (item.mode === 'advance') {
+          const target = nowV + item.n;
+          realGoal = { mode: 'advance', target };
+          const half = scale / 2;
+          const t = new realTimers.Timeout(null, item.n * scale + half, undefined, false, true);
+          t._onTimeout = () => {
+            realHandles.delete(t);
+            driver = null;
+            if (stopped) return finishReal();
+            const lag = libuvNow() - (base + target * scale + half);
+            if (lag >= half) return late(`run advance to virtual ${target} ms ran ${lag} ms late`), finishReal();
+            if (pendingImmediates > 0) return late(`run advance to virtual ${target} ms found immediates still pending`), finishReal();
+            nowV = target;
+            lastDeadline = target;
+            realGoal = null;
+            realProgram();
+          };
+          driver = t;
+          realHandles.add(t);
+          if (target * scale + half > REAL_CAP) {
+            refuse(`run advance ${item.n} (run statement ${runIndex}): it would take ${target * scale} ms of real time (at most ${REAL_CAP}; idle gaps are not compressed)`);
+            return finishReal();
+          }
+          realTimers.insert(t, item.n * scale + half, base + nowV * scale);
+          const first = realTimers.timerListQueue.peek();
+          if (first != null && first.expiry === base + target * scale + half) {
+            scheduleTimer(Math.max(1, base + target * scale + half - libuvNow()));
+          }
+          return;
+        }
+        realGoal = { mode: item.mode, index: runIndex };
+        if (item.mode === 'turn' && pendingImmediates > 0) {
+          turnPending = true;
+          return undefined;
+        }
+        // Decided after the drain now due, in a probe (when one cannot reorder anything).
+        return maybeProbe();
+      }
+    }
+
+    // `run turn` with immediates pending: the turn is the next check phase's batch, which is
+    // every immediate queued before that phase begins, the ones the drain after the segment
+    // queued included. The first of the scenario's immediates to run in it sees the batch whole
+    // (processImmediate has detached it from the queue): the turn's end, a real immediate, is
+    // linked after the batch's last one, so the next part of the main script runs after the batch
+    // and its drains, and before any immediate the batch queued.
+    let turnPending = false;
+    let lastImmediateThrew = false;
+    function appendTurnEnd(first) {
+      turnPending = false;
+      let last = first;
+      while (last._idleNext != null) last = last._idleNext;
+      const end = setImmediate(turnEnd);
+      realHandles.add(end);
+      realTimers.immediateQueue.remove(end);
+      last._idleNext = end;
+      end._idlePrev = last;
+      end._idleNext = null;
+      function turnEnd() {
+        realHandles.delete(end);
+        if (stopped) return finishReal();
+        if (lastImmediateThrew && pendingImmediates > 0) {
+          // NODE: when the batch's last immediate throws, Node re-enters processImmediate, which
+          // takes the immediates queued since as a new batch of the same check phase (and so does
+          // the virtual loop's check phase), and the turn ends after them. Here this immediate was
+          // the batch's last: the re-entry ran only it, and the immediates queued since run in the
+          // next iteration's check phase, this immediate's successor after them. Only a timer
+          // due in between could tell the difference, and it finds those immediates pending: the
+          // run is reported late.
+          lastImmediateThrew = false;
+          const again = setImmediate(turnEnd2);
+          realHandles.add(again);
+          function turnEnd2() {
+            realHandles.delete(again);
+            endTurn();
+          }
+          return undefined;
+        }
+        return endTurn();
+      }
+    }
+    function endTurn() {
+      if (stopped) return finishReal();
+      realGoal = null;
+      current = self;
+      return realProgram();
+    }
+
+    // Whether the goal of a `run turn`, `run idle` or the end is reached, with the loop where it is
+    // (all the scenario's callbacks and drains so far done).
+    function realCheckGoal() {
+      if (stopped) return finishReal();
+      const goalNow = realGoal;
+      if (goalNow === null) return realProgram();
+      switch (goalNow.mode) {
+        case 'segment':
+          realGoal = null;
+          return realProgram();
+        case 'turn':
+          if (pendingImmediates > 0) {
+            // Queued by the drain after the segment: the turn ends after the batch they form.
+            turnPending = true;
+            return undefined;
+          }
+          turnPending = false;
+          realGoal = null;
+          return realProgram();
+        case 'advance':
+          return undefined; // the driver timer decides
+        default: // 'idle', 'final'
+          if (pendingImmediates > 0 || refTimers > 0) return undefined;
+          if (goalNow.mode === 'final') return finishReal();
+          realGoal = null;
+          return realProgram();
+      }
+    }
+
+    function probe() {
+      probeQueued = false;
+      current = self;
+      if (uncaughtSeen) {
+        // Node queued its own setImmediate(noop) after the exception, and the ticks a throwing
+        // tick left drain around it: decide after it.
+        uncaughtSeen = false;
+        queueProbe();
+        return;
+      }
+      try {
+        realCheckGoal();
+      } catch (e) {
+        if (segmentThrew) {
+          segmentThrew = false;
+          throw e;
+        }
+        internalError = e;
+        finishReal();
+      }
+    }
+
+    function finishReal() {
+      if (finished) return;
+      stopped = true;
+      for (const h of realHandles) {
+        if (h.constructor.name === 'Immediate') clearImmediate(h);
+        else clearTimeout(h);
+      }
+      realHandles.clear();
+      finish();
+    }
+
+    function startReal() {
+      getRealBindings();
+      realImmediateDriver = setImmediate(() => {
+        current = self;
+        looping = true;
+        base = libuvNow();
+        segmentThrew = false;
+        realProgram();
+      });
+    }
+    let realImmediateDriver = null;
+
     const self = {
       lines,
       log,
       fmt,
       cb,
       try: tryRun,
-      setTimeout: setTimeoutV,
-      clearTimeout: clearTimeoutV,
-      setInterval: setIntervalV,
-      ref: refV,
-      unref: unrefV,
-      setImmediate: setImmediateV,
-      clearImmediate: clearImmediateV,
+      setTimeout: realClock ? (ms, fn) => realTimeout(ms, fn, true, false) : setTimeoutV,
+      clearTimeout: realClock ? realClearTimeout : clearTimeoutV,
+      setInterval: realClock ? (ms, fn) => realTimeout(ms, fn, true, true) : setIntervalV,
+      ref: realClock ? (h) => realRef(h, true) : refV,
+      unref: realClock ? (h) => realRef(h, false) : unrefV,
+      setImmediate: realClock ? realSetImmediate : setImmediateV,
+      clearImmediate: realClock ? realClearImmediate : clearImmediateV,
       timeoutSignal,
       native: nativeV,
       get asyncHooks() { return process.getBuiltinModule('node:async_hooks'); },
@@ -1407,7 +1860,7 @@ const createScenario = (() => {
       evaluate,
       evaluated,
       uncaught,
-      get now() { return now; },
+      get now() { return realClock ? nowV : now; },
       get finished() { return finished; },
       get stopped() { return stopped; },
     };

@@ -967,6 +967,64 @@ function standaloneChecks() {
     { status: 1, lines: [], said: true });
 }
 
+// ---- the real clock and the probe of Node's internals --------------------------------------------
+
+// The same bodies on the virtual clock and on libuv's real loop (createScenario({ clock: 'real' })):
+// equal deadlines in lists of different durations, an interval re-armed behind a timer its
+// callback made, immediates around timers, `run advance` and `run idle`, a `run turn` with
+// immediates pending, and a throwing last immediate. A scale of 40 ms per virtual ms leaves a loaded
+// machine 200 ms before the timer at 5 ms could overtake the immediates (which the real clock would
+// report as late, not as a log).
+const REAL_CLOCK_BODIES = [
+  ['equal deadlines across duration lists', `$.segment(() => {
+    $.setTimeout(10, $.cb(() => $.log("B 10")));
+    $.setTimeout(5, $.cb(() => { $.log("A 5"); $.setTimeout(5, $.cb(() => $.log("C 5+5"))); }));
+    $.setTimeout(1, $.cb(() => { $.log("X 1"); $.setTimeout(9, $.cb(() => $.log("D 1+9"))); }));
+  });`],
+  ['an interval behind the timer its callback made', `$.segment(() => {
+    let n = 0;
+    const iv = $.setInterval(2, $.cb(() => {
+      $.log("iv", $.now);
+      $.setTimeout(2, $.cb(() => $.log("t made by iv", $.now)));
+      if (++n === 3) $.clearTimeout(iv);
+    }));
+    $.setImmediate($.cb(() => $.log("immediate")));
+  });
+  $.run("advance", 3);
+  $.segment(() => $.log("after advance", $.now));
+  $.run("idle");
+  $.segment(() => $.log("after idle", $.now));`],
+  ['a turn with immediates pending, whose last immediate throws', `$.segment(() => {
+    $.setImmediate($.cb(() => { $.log("i1"); $.setImmediate($.cb(() => $.log("i3 (queued by i1)"))); }));
+    $.setImmediate($.cb(() => { $.log("i2 throws"); $.setImmediate($.cb(() => $.log("i4 (queued by i2)"))); throw new Error("x"); }));
+    $.setTimeout(5, $.cb(() => $.log("t5")));
+  });
+  $.run("turn");
+  $.segment(() => $.log("after the turn"));`],
+];
+
+function realClockChecks() {
+  for (const [name, body] of REAL_CLOCK_BODIES) {
+    const virtual = standalone(body, FLAGS);
+    const real = standalone(body, FLAGS, "{ print: (line) => console.log(line), clock: 'real', scale: 40 }");
+    check(`[real clock] ${name}: the virtual log has lines`, virtual.lines.length > 2, true);
+    check(`[real clock] ${name}`, { status: real.status, lines: real.lines }, { status: virtual.status, lines: virtual.lines });
+  }
+  const r = spawnSync(NODE, [...FLAGS, join(HERE, 'server.js')], {
+    env: { ...ENV, NODESEM_PROBE_EXTRA: 'internal/not_there' },
+    encoding: 'utf8',
+    input: '',
+  });
+  let first;
+  try { first = JSON.parse(r.stdout.split('\n')[0]); } catch { first = null; }
+  check('[probe] a missing internal: one line naming it, then exit 78', {
+    status: r.status,
+    ready: first && first.ready,
+    names: first !== null && typeof first.error === 'string' && first.error.includes('internal/not_there (NODESEM_PROBE_EXTRA)')
+      && first.error.startsWith(`node ${process.version} lacks Node internals`),
+  }, { status: 78, ready: false, names: true });
+}
+
 // ---- throughput --------------------------------------------------------------------------------
 
 async function throughput() {
@@ -993,6 +1051,7 @@ for (const mode of Object.keys(SERVER_MODES)) {
 plainChecks();
 exitChecks();
 standaloneChecks();
+realClockChecks();
 await throughput();
 console.log(`\n${passes} passed, ${failures} failed`);
 process.exit(failures === 0 ? 0 : 1);

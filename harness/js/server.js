@@ -180,7 +180,7 @@ function execute(id, req) {
     return true;
   }
   const options = {};
-  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes']) {
+  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes', 'clock', 'scale']) {
     if (req[name] != null) options[name] = req[name];
   }
   const $ = makeScenario(options);
@@ -191,6 +191,12 @@ function execute(id, req) {
     return true;
   }
   $.start((lines, internalError) => {
+    if (internalError && internalError.fatal === true) {
+      // This process is broken for good (the prelude says why): the answer is written at once,
+      // as the loop may never turn again, and the worker exits; nodesem starts another.
+      require('node:fs').writeSync(1, JSON.stringify({ id, status: 'error', error: `nodesem prelude: ${describeError(internalError)}`, log: lines }) + '\n');
+      process.exit(70);
+    }
     if (internalError) {
       send({ id, status: 'error', error: `nodesem prelude: ${describeError(internalError)}`, log: lines });
     } else {
@@ -221,7 +227,7 @@ let runEntryPoint;
 // prelude). The URL is data:, so no file is written; the body imports node:events itself.
 function runModule(id, req) {
   const options = {};
-  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes']) {
+  for (const name of ['budget', 'maxDepth', 'work', 'maxLogBytes', 'clock', 'scale']) {
     if (req[name] != null) options[name] = req[name];
   }
   const $ = makeScenario(options);
@@ -286,6 +292,110 @@ process.stdin.on('end', () => {
   inputEnded = true;
   runNext();
 });
+
+// ---- the internals the prelude relies on --------------------------------------------------------
+
+// Everything of Node's internals that the prelude (and this server) touch, probed once before any
+// scenario: a Node build where one of them moved or changed would not fail, it would print wrong
+// logs (a drain in the wrong place, a frame not restored). Returns what is missing, each as
+// `what (why it is needed)`. NODESEM_PROBE_EXTRA (comma-separated builtin module ids) adds modules
+// to probe, for the tests of this very check; nodesem never sets it.
+function missingInternals() {
+  const missing = [];
+  const has = (ok, what) => {
+    let present;
+    try { present = ok(); } catch { present = false; }
+    if (!present) missing.push(what);
+  };
+  const get = process.getBuiltinModule;
+  if (typeof get !== 'function') {
+    missing.push('process.getBuiltinModule (the prelude loads every internal through it; Node >= 20.16)');
+    return missing;
+  }
+  const mod = (id) => {
+    try { return get(id); } catch { return undefined; }
+  };
+  const timers = mod('internal/timers');
+  if (timers == null) {
+    missing.push('internal/timers (the driver, $.timeoutSignal, the real clock; run node with --expose-internals)');
+  } else {
+    has(() => typeof timers.timerListMap === 'object', 'internal/timers.timerListMap ($.timeoutSignal finds its real timer there)');
+    has(() => timers.immediateQueue != null && 'head' in timers.immediateQueue, 'internal/timers.immediateQueue.head (the driver clears the noop immediates Node queues)');
+    has(() => typeof timers.Timeout === 'function', 'internal/timers.Timeout (the real clock)');
+    has(() => typeof timers.insert === 'function' && timers.insert.length >= 2, 'internal/timers.insert (the real clock inserts timers with their virtual start)');
+    has(() => timers.timerListQueue != null && typeof timers.timerListQueue.peek === 'function', 'internal/timers.timerListQueue.peek (the real clock)');
+    has(() => typeof timers.kRefed === 'symbol', 'internal/timers.kRefed (the real clock)');
+    // A real timer as $.timeoutSignal finds it: alone in the list of its duration, with the
+    // fields the prelude reads.
+    has(() => {
+      const delay = 2 ** 31 - 2;
+      const t = setTimeout(() => {}, delay);
+      t.unref();
+      try {
+        const list = timers.timerListMap[delay];
+        return list !== undefined && list._idlePrev === t && t._idleTimeout === delay && typeof t._onTimeout === 'function';
+      } finally {
+        clearTimeout(t);
+      }
+    }, 'the fields of a real Timeout and its list (_idlePrev, _idleTimeout, _onTimeout)');
+    has(() => {
+      const im = setImmediate(() => {});
+      try {
+        return typeof im._onImmediate === 'function' && '_idleNext' in im;
+      } finally {
+        clearImmediate(im);
+      }
+    }, 'the fields of a real Immediate (_onImmediate, _idleNext)');
+  }
+  const queues = mod('internal/process/task_queues');
+  has(() => typeof queues.setupTaskQueue === 'function' && typeof queues.setupTaskQueue().runNextTicks === 'function',
+    'internal/process/task_queues.setupTaskQueue().runNextTicks (the drain between two macrotasks)');
+  const emitWarning = process.emitWarning;
+  let testBinding;
+  try {
+    process.emitWarning = () => {};
+    testBinding = mod('internal/test/binding');
+    has(() => {
+      const b = testBinding.internalBinding('task_queue');
+      return typeof b.setTickCallback === 'function' && b.tickInfo != null;
+    }, "internalBinding('task_queue').setTickCallback and tickInfo (the tick callback)");
+    has(() => {
+      const b = testBinding.internalBinding('timers');
+      return typeof b.getLibuvNow === 'function' && typeof b.scheduleTimer === 'function';
+    }, "internalBinding('timers').getLibuvNow and scheduleTimer (the real clock)");
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+  const hooks = mod('internal/async_hooks');
+  has(() => typeof hooks.executionAsyncId === 'function' && typeof hooks.popAsyncContext === 'function',
+    'internal/async_hooks.executionAsyncId and popAsyncContext (restoring the async stack after a throwing tick)');
+  // The async context frame exists from Node 24 on (AsyncLocalStorage before it is built on async
+  // hooks, and the prelude has no frame to keep): required where it should be.
+  if (Number(process.versions.node.split('.')[0]) >= 24) {
+    const frame = mod('internal/async_context_frame');
+    has(() => ['current', 'exchange', 'set'].every((m) => typeof frame[m] === 'function'),
+      'internal/async_context_frame.current, exchange and set (timers and immediates keep their frame)');
+  }
+  has(() => typeof mod('internal/modules/run_main').runEntryPointWithESMLoader === 'function',
+    'internal/modules/run_main.runEntryPointWithESMLoader (`use module` scenarios)');
+  const extra = process.env.NODESEM_PROBE_EXTRA;
+  if (typeof extra === 'string' && extra !== '') {
+    for (const id of extra.split(',')) {
+      if (mod(id) == null) missing.push(`${id} (NODESEM_PROBE_EXTRA)`);
+    }
+  }
+  return missing;
+}
+
+const missing = missingInternals();
+if (missing.length > 0) {
+  // One line, the protocol's first: nodesem shows it once for the whole run.
+  require('node:fs').writeSync(1, JSON.stringify({
+    ready: false,
+    error: `node ${process.version} lacks Node internals nodesem's prelude relies on: ${missing.join('; ')}`,
+  }) + '\n');
+  process.exit(78);
+}
 
 startWatchdog(() => warmModuleLoader(() => {
   ready = true;

@@ -440,16 +440,20 @@ impl<'a> ReleaseRunner<'a> {
         if installed.downloaded {
             self.downloaded += 1;
         }
-        if let Some(why) = lacks_prelude_needs(&installed.node) {
-            if !self.quiet {
-                eprintln!("nodesem: Node {version} cannot run scenarios: {why}");
-            }
-            self.releases_run += 1;
-            return error(format!("the engine failed: {why}"));
-        }
         let started = Instant::now();
         let name = format!("node@{version}");
         let engine = NodeEngine::at(&installed.node).with_options(self.options.clone(), name);
+        // A release without the internals the prelude relies on fails its
+        // worker's start-up probe (NodeEngine::preflight), which names what
+        // is missing: one quick error for the whole release instead of a
+        // timeout per scenario.
+        if let Err(e) = engine.preflight() {
+            if !self.quiet {
+                eprintln!("nodesem: Node {version} cannot run scenarios: {e}");
+            }
+            self.releases_run += 1;
+            return error(format!("the engine failed: {e}"));
+        }
         let batch: Vec<Scenario> = which.iter().map(|&s| self.scenarios[s].clone()).collect();
         let results = engine.run_batch(&batch, &self.config);
         drop(engine);
@@ -465,31 +469,6 @@ impl<'a> ReleaseRunner<'a> {
         }
         let path = installed.node.display().to_string();
         results.into_iter().map(|r| Outcome::of(r, &path)).collect()
-    }
-}
-
-/// Why the binary `node` cannot run the prelude at all, if it cannot: it
-/// needs `process.getBuiltinModule` (added in Node 22.3.0 and 20.16.0).
-/// A worker of such a Node fails each request by a timeout, three tries of
-/// ten seconds per scenario; this probe (one `node -e`, some 50 ms) makes
-/// the whole release one quick engine error instead.
-fn lacks_prelude_needs(node: &std::path::Path) -> Option<String> {
-    let status = std::process::Command::new(node)
-        .args([
-            "-e",
-            "process.exit(typeof process.getBuiltinModule === 'function' ? 0 : 3)",
-        ])
-        .env_remove("NODE_OPTIONS")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
-    match status {
-        Ok(s) if s.code() == Some(3) => Some(
-            "it has no process.getBuiltinModule (added in Node 22.3.0 and 20.16.0), which nodesem's prelude needs"
-                .into(),
-        ),
-        _ => None,
     }
 }
 

@@ -381,6 +381,11 @@ pub struct Report {
     /// Shown, and not a failure: the reference gave one of the outcomes
     /// the oracle itself gives.
     pub unstable: Vec<Divergence>,
+    /// Scenarios the real-clock Node engine refused (`cannot run on a real
+    /// clock: ...`, [`crate::realclock`]) or ran late each time it tried
+    /// them: counted and shown, not a failure.
+    #[serde(default)]
+    pub refused: Vec<Divergence>,
     /// Differences explained by the deviations file.
     pub accepted_deviations: usize,
     /// Deviations listed in the file that no longer occur.
@@ -519,6 +524,7 @@ pub fn check_with(
     let mut divergences = Vec::new();
     let mut timeouts = Vec::new();
     let mut unstable = Vec::new();
+    let mut refused = Vec::new();
     let mut accepted = 0;
     let mut stale_deviations = Vec::new();
     let mut counts: (usize, usize) = (0, 0);
@@ -592,6 +598,13 @@ pub fn check_with(
                     (a, b) => Divergence::between(&case.name, &pair, a.clone(), b.clone(), text()),
                 };
                 if let Some(d) = divergence {
+                    if d.error
+                        .as_deref()
+                        .is_some_and(crate::realclock::not_compared)
+                    {
+                        refused.push(d);
+                        continue;
+                    }
                     found(&d);
                     if d.unstable.is_some() {
                         unstable.push(d);
@@ -611,6 +624,7 @@ pub fn check_with(
         divergences,
         timeouts,
         unstable,
+        refused,
         accepted_deviations: accepted,
         stale_deviations,
         elapsed_s: start.elapsed().as_secs_f64(),
@@ -705,6 +719,19 @@ pub fn render_summary(report: &Report) -> String {
         report.stale_deviations.len(),
         report.elapsed_s
     ));
+    if !report.refused.is_empty() {
+        out.push_str(&format!(
+            "{} scenarios refused by a real-clock engine (or late each time on a loaded machine):\n",
+            report.refused.len()
+        ));
+        for d in &report.refused {
+            out.push_str(&format!(
+                "  {}: {}\n",
+                d.scenario,
+                d.error.as_deref().unwrap_or_default()
+            ));
+        }
+    }
     out
 }
 

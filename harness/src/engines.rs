@@ -7,6 +7,10 @@
 //! option (the seed's stress ran streams both ways). `node@VERSION` (`20`,
 //! `22.12`, `22.12.0`) is any release from the npm registry, installed once
 //! into a shared cache ([`crate::releases`]), and takes options the same way.
+//! A Node engine's name may also end with `?clock=real` (before its `+`
+//! options): the scenario's timers and immediates then run on libuv's real
+//! loop instead of the prelude's virtual clock ([`NodeEngine::with_real_clock`]);
+//! `?clock=real&scale=N` sets the real milliseconds per virtual one.
 //! Engines are adapted to the one [`Engine`] trait, so every command can
 //! compare any two of them.
 
@@ -152,34 +156,60 @@ fn node_options(spec: &str) -> Option<(&str, Vec<String>)> {
         .then(|| (&spec[..at], options))
 }
 
+/// `node...?clock=real[&scale=N]`: the engine's name without the query and
+/// the real clock's scale, when `spec` asks for one (`Ok(None)`: it does not).
+fn real_clock(spec: &str) -> Result<Option<(String, u32)>, EngineSpecError> {
+    if !spec.starts_with("node") {
+        return Ok(None);
+    }
+    let Some(at) = spec.find('?') else {
+        return Ok(None);
+    };
+    let end = spec[at..].find("+--").map_or(spec.len(), |i| at + i);
+    let mut scale = crate::node::DEFAULT_REAL_SCALE;
+    let mut real = false;
+    for pair in spec[at + 1..end].split('&') {
+        match pair.split_once('=') {
+            Some(("clock", "real")) => real = true,
+            Some(("scale", n)) => {
+                scale = n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (2..=1000).contains(n) && n % 2 == 0)
+                    .ok_or_else(|| EngineSpecError::Node {
+                        spec: spec.into(),
+                        reason: format!(
+                            "scale must be an even number of ms from 2 to 1000, not `{n}`"
+                        ),
+                    })?;
+            }
+            _ => {
+                return Err(EngineSpecError::Node {
+                    spec: spec.into(),
+                    reason: format!("unknown option `{pair}` (expected clock=real or scale=N)"),
+                })
+            }
+        }
+    }
+    if !real {
+        return Err(EngineSpecError::Node {
+            spec: spec.into(),
+            reason: "the options after `?` need clock=real".into(),
+        });
+    }
+    Ok(Some((format!("{}{}", &spec[..at], &spec[end..]), scale)))
+}
+
 /// Parses an engine name and builds the engine.
 pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
     let spec = spec.trim();
-    if let Some((base, options)) = node_options(spec) {
-        let engine = if base == "node" {
-            NodeEngine::pinned().map_err(|e| EngineSpecError::Node {
-                spec: spec.into(),
-                reason: e.to_string(),
-            })?
-        } else if let Some(path) = base.strip_prefix("node:") {
-            node_at(spec, path)?
-        } else if let Some(version) = base.strip_prefix("node@") {
-            node_release(spec, version)?
-        } else {
-            return Err(EngineSpecError::Unknown(spec.into()));
-        };
-        return Ok(Box::new(engine.with_options(options, spec.to_string())));
+    if let Some((rest, scale)) = real_clock(spec)? {
+        let engine = node_engine(&rest)?;
+        return Ok(Box::new(engine.with_real_clock(scale, spec.to_string())));
     }
     match spec {
         "model" => return Ok(Box::new(Guarded(nodesem_model::ModelEngine))),
         "impl" => return Ok(Box::new(Guarded(nodesem_impl::ImplEngine { mutant: None }))),
-        "node" => {
-            let engine = NodeEngine::pinned().map_err(|e| EngineSpecError::Node {
-                spec: spec.into(),
-                reason: e.to_string(),
-            })?;
-            return Ok(Box::new(engine));
-        }
         _ => {}
     }
     if let Some(name) = spec.strip_prefix("impl+") {
@@ -193,13 +223,33 @@ pub fn engine_by_name(spec: &str) -> Result<Box<dyn Engine>, EngineSpecError> {
             mutant: Some(mutant),
         })));
     }
-    if let Some(path) = spec.strip_prefix("node:") {
-        return Ok(Box::new(node_at(spec, path)?));
-    }
-    if let Some(version) = spec.strip_prefix("node@") {
-        return Ok(Box::new(node_release(spec, version)?));
+    if spec.starts_with("node") {
+        return Ok(Box::new(node_engine(spec)?));
     }
     Err(EngineSpecError::Unknown(spec.into()))
+}
+
+/// A Node engine by name (`node`, `node:PATH` or `node@VERSION`, each
+/// with `+` options or without).
+fn node_engine(spec: &str) -> Result<NodeEngine, EngineSpecError> {
+    let (base, options) = node_options(spec).unwrap_or((spec, Vec::new()));
+    let engine = if base == "node" {
+        NodeEngine::pinned().map_err(|e| EngineSpecError::Node {
+            spec: spec.into(),
+            reason: e.to_string(),
+        })?
+    } else if let Some(path) = base.strip_prefix("node:") {
+        node_at(spec, path)?
+    } else if let Some(version) = base.strip_prefix("node@") {
+        node_release(spec, version)?
+    } else {
+        return Err(EngineSpecError::Unknown(spec.into()));
+    };
+    Ok(if options.is_empty() {
+        engine
+    } else {
+        engine.with_options(options, spec.to_string())
+    })
 }
 
 /// `node:<path>`: the binary at `path`, which must be a file.
@@ -232,7 +282,27 @@ fn node_release(spec: &str, version: &str) -> Result<NodeEngine, EngineSpecError
 
 #[cfg(test)]
 mod tests {
-    use super::node_options;
+    use super::{node_options, real_clock};
+
+    #[test]
+    fn a_node_engine_takes_a_real_clock_before_its_options() {
+        let real = |s: &str| real_clock(s).map_err(|e| e.to_string());
+        assert_eq!(
+            real("node?clock=real").unwrap(),
+            Some(("node".to_string(), 20))
+        );
+        assert_eq!(
+            real("node:/opt/n?clock=real&scale=40+--a").unwrap(),
+            Some(("node:/opt/n+--a".to_string(), 40))
+        );
+        assert_eq!(real("node+--a").unwrap(), None);
+        assert!(real("node?clock=virtual")
+            .unwrap_err()
+            .contains("unknown option"));
+        assert!(real("node?clock=real&scale=3")
+            .unwrap_err()
+            .contains("even"));
+    }
 
     #[test]
     fn a_node_engine_takes_options_after_plus_signs() {

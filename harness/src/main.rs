@@ -152,6 +152,9 @@ enum Command {
         /// The reviewed list of accepted differences with Node (default: deviations.toml, if present).
         #[arg(long)]
         deviations: Option<PathBuf>,
+        /// Only the scenario files that use timers, intervals, immediates, timeout signals or `run advance` (for node?clock=real).
+        #[arg(long)]
+        only_timers: bool,
         #[command(flatten)]
         limits: Limits,
     },
@@ -331,8 +334,14 @@ fn bad<E: Into<anyhow::Error>>(e: E) -> BadInput {
     BadInput(e.into())
 }
 
+/// The engine named `spec`, once it has shown it can run scenarios at all
+/// ([`Engine::preflight`]): a broken one is reported here, once.
 fn engine(spec: &str) -> Result<Box<dyn Engine>, BadInput> {
-    engine_by_name(spec).map_err(bad)
+    let engine = engine_by_name(spec).map_err(bad)?;
+    engine
+        .preflight()
+        .map_err(|e| bad(anyhow::anyhow!("engine `{spec}` cannot run scenarios: {e}")))?;
+    Ok(engine)
 }
 
 fn load(files: &[PathBuf]) -> Result<Vec<Case>, BadInput> {
@@ -764,6 +773,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             family,
             format,
             deviations,
+            only_timers,
             limits,
         } => {
             let paths = if paths.is_empty() {
@@ -777,8 +787,12 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
                     check::MAX_GENERATED
                 )));
             }
+            let mut files = load(&paths)?;
+            if only_timers {
+                files.retain(|case| nodesem_harness::realclock::uses_clock(&case.scenario));
+            }
             let cases = check::Cases {
-                files: load(&paths)?,
+                files,
                 generated,
                 seed,
                 family: family.into(),

@@ -119,6 +119,21 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// before it is killed (so that its own exit status is reported).
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 
+/// The real clock's default scale: real milliseconds per virtual one
+/// ([`NodeEngine::with_real_clock`]). A timer must not run a whole scale
+/// late, so it is well above a loaded machine's scheduling delays.
+pub const DEFAULT_REAL_SCALE: u32 = 20;
+
+/// How many times a scenario that ran late on the real clock runs again (a
+/// loaded machine stalls a process for 100 ms and more at times): first at
+/// [`REAL_RETRY_FACTOR`] times the scale, then, as a larger scale takes a
+/// long virtual span past the real-time cap (a refusal, which a retry does
+/// not keep), at the scale again.
+pub const REAL_RETRIES: u32 = 3;
+
+/// How many times larger the scale of the first retry of a late scenario is.
+pub const REAL_RETRY_FACTOR: u32 = 4;
+
 /// How many failed worker starts in a row stop a batch.
 const MAX_FAILED_STARTS: usize = 2;
 
@@ -349,6 +364,8 @@ pub struct NodeEngine {
     node: PathBuf,
     /// Options for the binary after nodesem's own ([`NodeEngine::with_options`]).
     options: Vec<String>,
+    /// The real clock's scale, when the engine runs on it ([`NodeEngine::with_real_clock`]).
+    real_scale: Option<u32>,
     name: String,
     timeout: Duration,
     startup_timeout: Duration,
@@ -406,6 +423,7 @@ impl NodeEngine {
         NodeEngine {
             node,
             options: Vec::new(),
+            real_scale: None,
             name,
             timeout: DEFAULT_TIMEOUT,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
@@ -438,6 +456,11 @@ impl NodeEngine {
         scenarios
             .iter()
             .map(|scenario| {
+                if self.real_scale.is_some() {
+                    if let Some(why) = crate::realclock::refusal(scenario) {
+                        return Err(EngineError::Failed(why));
+                    }
+                }
                 if crate::emit::uses_native_callbacks(&scenario.body) {
                     if let Err(why) = self.addon() {
                         return Err(EngineError::Failed(format!(
@@ -466,13 +489,32 @@ impl NodeEngine {
         let mut ran = self.run_bodies(&runnable, config).into_iter();
         bodies
             .into_iter()
-            .map(|body| match body {
-                Ok(_) => ran
-                    .next()
-                    .unwrap_or_else(|| Err(EngineError::Failed("no result".into()))),
+            .zip(scenarios)
+            .map(|(body, scenario)| match body {
+                Ok(_) => match ran.next() {
+                    Some(Err(EngineError::Failed(e))) if self.real_scale.is_some() => {
+                        Err(EngineError::Failed(crate::realclock::explain(scenario, e)))
+                    }
+                    Some(result) => result,
+                    None => Err(EngineError::Failed("no result".into())),
+                },
                 Err(e) => Err(e),
             })
             .collect()
+    }
+
+    /// Runs the scenarios' timers, intervals, immediates and timeout signals
+    /// on libuv's real loop, `scale` real milliseconds per virtual one
+    /// (even), instead of the prelude's virtual clock; the engine is then
+    /// named `name`. See [`crate::realclock`] for the rule and what is
+    /// refused. A scenario that ran late (the machine stalled for a whole
+    /// virtual millisecond) runs again, up to [`REAL_RETRIES`] times; a late
+    /// last run is its error, which `check` counts apart (it compared
+    /// nothing).
+    pub fn with_real_clock(mut self, scale: u32, name: String) -> NodeEngine {
+        self.real_scale = Some(scale);
+        self.name = name;
+        self
     }
 
     /// Starts the binary with `options` too (such as
@@ -637,12 +679,14 @@ impl NodeEngine {
         last: Option<usize>,
         done: &mut Done,
     ) -> Option<Server> {
-        match s.run("", false, batch.config, self.timeout) {
+        match s.run("", false, batch.config, self.timeout, None) {
             Outcome::Ran(Ok(_), true) => Some(s),
             Outcome::Ran(..) => None,
             Outcome::NotStarted(fault) => {
                 if let Some(prev) = last {
-                    done[prev].1 = Err(fault.after_log_complete());
+                    if !is_refused(&done[prev].1) {
+                        done[prev].1 = Err(fault.after_log_complete());
+                    }
                 }
                 None
             }
@@ -668,6 +712,8 @@ impl NodeEngine {
         // is reported, as its own kind of failure.
         let mut timeout = self.timeout;
         let mut retried = false;
+        let mut scale = self.real_scale;
+        let mut late_retries = 0;
         loop {
             let body = &batch.bodies[index];
             let mut current = match server.take() {
@@ -677,7 +723,25 @@ impl NodeEngine {
                     self.fresh_or_idle(batch, body.module)?
                 }
             };
-            match current.run(&body.code, body.module, batch.config, timeout) {
+            match current.run(&body.code, body.module, batch.config, timeout, scale) {
+                Outcome::Ran(Err(EngineError::Failed(e)), alive)
+                    if late_retries < REAL_RETRIES
+                        && (crate::realclock::is_late(&e)
+                            || (late_retries > 0 && crate::realclock::is_over_cap(&e))) =>
+                {
+                    late_retries += 1;
+                    scale = self.real_scale.map(|s| {
+                        if late_retries == 1 {
+                            s.saturating_mul(REAL_RETRY_FACTOR)
+                        } else {
+                            s
+                        }
+                    });
+                    if alive {
+                        *server = Some(current);
+                    }
+                    continue;
+                }
                 Outcome::Ran(Err(EngineError::TimedOut(_)), false) if !retried => {
                     drop(current);
                     retried = true;
@@ -693,7 +757,9 @@ impl NodeEngine {
                 Outcome::NotStarted(fault) => {
                     drop(current);
                     if let Some(prev) = last.take() {
-                        done[prev].1 = Err(fault.after_log_complete());
+                        if !is_refused(&done[prev].1) {
+                            done[prev].1 = Err(fault.after_log_complete());
+                        }
                         continue;
                     }
                     match fault {
@@ -781,6 +847,24 @@ impl Engine for NodeEngine {
         self.name.clone()
     }
 
+    /// Starts a worker (kept for the run that follows): a binary that
+    /// cannot start one, such as a Node whose internals moved (the worker
+    /// names what is missing), fails here, once.
+    fn preflight(&self) -> Result<(), EngineError> {
+        if let Some(server) = self.take_idle(false) {
+            self.put_idle(server);
+            return Ok(());
+        }
+        let addon = self.addon().ok();
+        match Server::start(&self.node, &self.options, self.startup_timeout, addon) {
+            Ok(server) => {
+                self.put_idle(server);
+                Ok(())
+            }
+            Err(error) => Err(EngineError::Failed(error)),
+        }
+    }
+
     fn run(&self, scenario: &Scenario, config: &RunConfig) -> Result<Log, EngineError> {
         self.run_scenarios(std::slice::from_ref(scenario), config)
             .pop()
@@ -811,6 +895,12 @@ struct Request<'a> {
     /// Sent only when true, so a CommonJS request is what it always was.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     module: bool,
+    /// `"real"` on the real clock, else not sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clock: Option<&'static str>,
+    /// The real clock's scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scale: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -1030,6 +1120,10 @@ impl Server {
         match server.lines.recv_timeout(startup_timeout) {
             Ok(line) => match serde_json::from_str::<Response>(&line) {
                 Ok(response) if response.ready => Ok(server),
+                // The worker's probe of Node's internals failed: it says what is missing.
+                Ok(Response {
+                    error: Some(error), ..
+                }) => Err(format!("{error} (the binary is {})", node.display())),
                 _ => Err(format!(
                     "node at {} did not start nodesem's server; it printed: {}",
                     node.display(),
@@ -1072,7 +1166,14 @@ impl Server {
     }
 
     /// Sends one body and reads what happens to it, all within `timeout`.
-    fn run(&mut self, code: &str, module: bool, config: &RunConfig, timeout: Duration) -> Outcome {
+    fn run(
+        &mut self,
+        code: &str,
+        module: bool,
+        config: &RunConfig,
+        timeout: Duration,
+        scale: Option<u32>,
+    ) -> Outcome {
         let id = self.next_id;
         self.next_id += 1;
         self.modules += usize::from(module);
@@ -1084,6 +1185,8 @@ impl Server {
             work: config.work,
             max_log_bytes: config.max_log_bytes,
             module,
+            clock: scale.map(|_| "real"),
+            scale,
         };
         let mut line = match serde_json::to_vec(&request) {
             Ok(line) => line,
@@ -1219,6 +1322,12 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Whether a result is the real clock's refusal, which a worker that then
+/// exits (a Node bug left it unable to go on) does not turn into a crash.
+fn is_refused(result: &Result<Log, EngineError>) -> bool {
+    matches!(result, Err(EngineError::Failed(e)) if crate::realclock::is_refusal(e))
 }
 
 fn millis(duration: Duration) -> u64 {

@@ -164,6 +164,13 @@ pub trait Engine: Send + Sync {
         true
     }
 
+    /// Checks, before a run, that the engine can run scenarios at all (a
+    /// Node binary without the internals nodesem relies on cannot), so that
+    /// a command says why once instead of once per scenario.
+    fn preflight(&self) -> Result<(), EngineError> {
+        Ok(())
+    }
+
     /// Runs many scenarios; engines with a costly start (a Node process)
     /// override this to batch. Results come back in input order.
     fn run_batch(
