@@ -96,6 +96,83 @@ pub fn emit_body(scenario: &Scenario) -> String {
     emitter.out
 }
 
+/// What [`emit_flavoured`] needs besides the scenario.
+#[derive(Debug, Default)]
+pub struct FlavourOptions {
+    /// What the JavaScript runs on.
+    pub flavour: Flavour,
+    /// The real delay of a timer of each virtual delay (clamped as Node
+    /// clamps it); a delay missing here is written as it is.
+    pub timer_ms: std::collections::BTreeMap<u32, u64>,
+    /// node-test: how many times each callback block ran in the model's
+    /// run, by the address of the block in the scenario given.
+    pub calls: std::collections::HashMap<usize, u32>,
+    /// `$` before every helper's name, or nothing.
+    pub helper_prefix: &'static str,
+}
+
+/// A scenario's body in a plain flavour, with what it needs and met.
+#[derive(Debug)]
+pub struct Flavoured {
+    /// The code of the main script, its bindings declared first.
+    pub body: String,
+    /// The helpers the body calls (`log`, `deferred`, `events`, ...), by
+    /// their names without the prefix.
+    pub helpers: std::collections::BTreeSet<&'static str>,
+    /// What the emitter met, in the order it wrote it.
+    pub facts: Vec<Fact>,
+}
+
+/// The body of a scenario in any flavour; for [`Flavour::Prelude`] the same
+/// as [`emit_body`] (with no facts).
+pub fn emit_flavoured(scenario: &Scenario, options: FlavourOptions) -> Flavoured {
+    if options.flavour == Flavour::Prelude {
+        return Flavoured {
+            body: emit_body(scenario),
+            helpers: Default::default(),
+            facts: Vec::new(),
+        };
+    }
+    let mut emitter = Emitter {
+        flavour: options.flavour,
+        timer_ms: options.timer_ms,
+        calls: options.calls,
+        helper_prefix: options.helper_prefix,
+        single_instance: true,
+        module: is_module(scenario),
+        ..Emitter::default()
+    };
+    emitter.top_level(&scenario.body);
+    Flavoured {
+        body: emitter.out,
+        helpers: emitter.used.into_inner(),
+        facts: emitter.facts.into_inner(),
+    }
+}
+
+/// Every name a scenario binds, at any depth.
+pub fn binding_names(body: &[Stmt]) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    fn walk(body: &[Stmt], names: &mut std::collections::BTreeSet<String>) {
+        for stmt in body {
+            match stmt {
+                Stmt::Let { name, .. } => {
+                    names.insert(name.to_string());
+                }
+                Stmt::Tee { branches, .. } => {
+                    names.extend(branches.iter().map(|b| b.to_string()));
+                }
+                _ => {}
+            }
+            for block in stmt.blocks() {
+                walk(block.body(), names);
+            }
+        }
+    }
+    walk(body, &mut names);
+    names
+}
+
 /// Whether the scenario's main script is an ES module (`use module`).
 pub fn is_module(scenario: &Scenario) -> bool {
     scenario.uses(Directive::Module)
@@ -459,9 +536,12 @@ impl Emitter {
     fn plain_top_level(&mut self, body: &[Stmt]) {
         for (i, stmt) in body.iter().enumerate() {
             if let Stmt::Run(mode) = stmt {
-                let last = body[i + 1..]
-                    .iter()
-                    .all(|s| matches!(s, Stmt::Run(RunMode::Turn | RunMode::Idle) | Stmt::Comment(_)));
+                let last = body[i + 1..].iter().all(|s| {
+                    matches!(
+                        s,
+                        Stmt::Run(RunMode::Turn | RunMode::Idle) | Stmt::Comment(_)
+                    )
+                });
                 if last && !matches!(mode, RunMode::Advance(_)) {
                     self.line(&line_comment(&format!(
                         "{}: the loop runs until it is idle after the main script anyway",
@@ -912,10 +992,15 @@ impl Emitter {
                 format!("$.dependants({})", self.expr(signal))
             }
             Op::SetMaxListeners { n, targets } => {
-                let args: Vec<String> = std::iter::once(n).chain(targets).map(|e| self.expr(e)).collect();
+                let args: Vec<String> = std::iter::once(n)
+                    .chain(targets)
+                    .map(|e| self.expr(e))
+                    .collect();
                 format!("{}.setMaxListeners({})", self.events(), args.join(", "))
             }
-            Op::GetMaxListeners { target } => format!("{}.getMaxListeners({})", self.events(), self.expr(target)),
+            Op::GetMaxListeners { target } => {
+                format!("{}.getMaxListeners({})", self.events(), self.expr(target))
+            }
 
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),
@@ -930,7 +1015,9 @@ impl Emitter {
                 None => format!("new {}.AsyncLocalStorage()", self.helper("asyncHooks")),
             },
             Op::GetStore { als } => format!("{}.getStore()", self.expr(als)),
-            Op::EnterWith { als, value } => format!("{}.enterWith({})", self.expr(als), self.expr(value)),
+            Op::EnterWith { als, value } => {
+                format!("{}.enterWith({})", self.expr(als), self.expr(value))
+            }
             Op::AlsRun { als, value, body } => format!(
                 "{}.run({}, {})",
                 self.expr(als),
@@ -938,7 +1025,11 @@ impl Emitter {
                 self.callback(Param::None, body)
             ),
             Op::AlsExit { als, body } => {
-                format!("{}.exit({})", self.expr(als), self.callback(Param::None, body))
+                format!(
+                    "{}.exit({})",
+                    self.expr(als),
+                    self.callback(Param::None, body)
+                )
             }
             Op::DisableAls { als } => format!("{}.disable()", self.expr(als)),
             Op::Bind { resource, function } => match resource {
@@ -949,10 +1040,7 @@ impl Emitter {
                     self.expr(function)
                 ),
             },
-            Op::Snapshot => format!(
-                "{}.AsyncLocalStorage.snapshot()",
-                self.helper("asyncHooks")
-            ),
+            Op::Snapshot => format!("{}.AsyncLocalStorage.snapshot()", self.helper("asyncHooks")),
             Op::Call { function, args } => {
                 let args: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
                 format!("{}({})", self.expr(function), args.join(", "))
@@ -986,7 +1074,10 @@ impl Emitter {
             // ---- EventEmitter
             Op::NewEmitter => format!("new {}.EventEmitter()", self.events()),
             Op::NewCapturingEmitter => {
-                format!("new {}.EventEmitter({{ captureRejections: true }})", self.events())
+                format!(
+                    "new {}.EventEmitter({{ captureRejections: true }})",
+                    self.events()
+                )
             }
             Op::OnRejection { emitter, function } => format!(
                 "({}[Symbol.for('nodejs.rejection')] = {})",
@@ -1016,7 +1107,12 @@ impl Emitter {
                     members.push(format!("lowWaterMark: {}", self.expr(n)));
                 }
                 let call = if members.is_empty() {
-                    format!("{}.on({}, {})", self.events(), self.expr(emitter), self.expr(name))
+                    format!(
+                        "{}.on({}, {})",
+                        self.events(),
+                        self.expr(emitter),
+                        self.expr(name)
+                    )
                 } else {
                     format!(
                         "{}.on({}, {}, {{ {} }})",
@@ -1052,7 +1148,11 @@ impl Emitter {
                     Callback::Value(value) => self.expr(value),
                     Callback::Inline(block) => self.callback(Param::Args, block),
                 };
-                format!("{}.{method}({}, {listener})", self.expr(emitter), self.expr(name))
+                format!(
+                    "{}.{method}({}, {listener})",
+                    self.expr(emitter),
+                    self.expr(name)
+                )
             }
             Op::EmitterRemove {
                 emitter,
@@ -1065,7 +1165,11 @@ impl Emitter {
                 self.expr(listener)
             ),
             Op::EmitterRemoveAll { emitter, name } => {
-                format!("{}.removeAllListeners({})", self.expr(emitter), self.optional(name))
+                format!(
+                    "{}.removeAllListeners({})",
+                    self.expr(emitter),
+                    self.optional(name)
+                )
             }
             Op::Emit {
                 emitter,
@@ -1113,7 +1217,12 @@ impl Emitter {
                     );
                     self.charged(&[(&signal, "abort")], call)
                 }
-                None => format!("{}.once({}, {})", self.events(), self.expr(emitter), self.expr(name)),
+                None => format!(
+                    "{}.once({}, {})",
+                    self.events(),
+                    self.expr(emitter),
+                    self.expr(name)
+                ),
             },
             Op::EmitterListeners { emitter, name, raw } => format!(
                 "{}.{}({})",
@@ -1127,7 +1236,16 @@ impl Emitter {
             }
             Op::AsyncFunction(block) => self.async_callback(Param::Event, block),
             // An arrow function keeps the `this` around it.
-            Op::Async(block) => format!("{}.call(this)", self.async_callback(Param::None, block)),
+            Op::Async(block) => {
+                let function = self.async_callback(Param::None, block);
+                if self.flavour == Flavour::Prelude {
+                    format!("{function}.call(this)")
+                } else {
+                    // A statement that starts with `async function` would be
+                    // a declaration.
+                    format!("({function}).call({})", self.expr(&Expr::This))
+                }
+            }
             Op::Await(value) => format!("await {}", self.expr(value)),
             Op::AddEventListener {
                 target,
@@ -1234,7 +1352,12 @@ impl Emitter {
                 event,
                 attribute,
                 value,
-            } => format!("({}.{} = {})", self.expr(event), attribute.name(), self.expr(value)),
+            } => format!(
+                "({}.{} = {})",
+                self.expr(event),
+                attribute.name(),
+                self.expr(value)
+            ),
             Op::PreventDefault { event } => format!("{}.preventDefault()", self.expr(event)),
             Op::StopPropagation { event } => format!("{}.stopPropagation()", self.expr(event)),
             Op::StopImmediatePropagation { event } => {
@@ -1257,7 +1380,11 @@ impl Emitter {
                 }
             }
             Op::ClearTimeout { timer } => {
-                format!("{}({})", self.timer_function("clearTimeout"), self.expr(timer))
+                format!(
+                    "{}({})",
+                    self.timer_function("clearTimeout"),
+                    self.expr(timer)
+                )
             }
             Op::SetInterval { ms, body } => {
                 if self.flavour == Flavour::Prelude {
@@ -1310,7 +1437,9 @@ impl Emitter {
                 self.refuse("with no handler of its own, the program's process would print and exit where the prelude logs `exit 1 after uncaught`");
                 format!("$.processOff('{}')", event.name())
             }
-            Op::Assign { target, value } => format!("({} = {})", self.expr(target), self.expr(value)),
+            Op::Assign { target, value } => {
+                format!("({} = {})", self.expr(target), self.expr(value))
+            }
             Op::Resolve { promise, value } => match value {
                 Some(value) => format!(
                     "{}({}, {})",
@@ -1444,7 +1573,9 @@ impl Emitter {
                 }
             }
             Op::GetWriter { stream } => format!("{}.getWriter()", self.expr(stream)),
-            Op::Write { writer, chunk } => format!("{}.write({})", self.expr(writer), self.expr(chunk)),
+            Op::Write { writer, chunk } => {
+                format!("{}.write({})", self.expr(writer), self.expr(chunk))
+            }
             Op::CloseWritable { target } => format!("{}.close()", self.expr(target)),
             Op::AbortWritable { target, reason } => match reason {
                 Some(reason) => format!("{}.abort({})", self.expr(target), self.expr(reason)),
@@ -1556,9 +1687,17 @@ impl Emitter {
             Op::Respond {
                 request,
                 bytes_written,
-            } => format!("{}.respond({})", self.expr(request), self.expr(bytes_written)),
+            } => format!(
+                "{}.respond({})",
+                self.expr(request),
+                self.expr(bytes_written)
+            ),
             Op::RespondWithNewView { request, view } => {
-                format!("{}.respondWithNewView({})", self.expr(request), self.expr(view))
+                format!(
+                    "{}.respondWithNewView({})",
+                    self.expr(request),
+                    self.expr(view)
+                )
             }
             Op::Enqueue { controller, chunk } => {
                 format!("{}.enqueue({})", self.expr(controller), self.expr(chunk))
@@ -1733,6 +1872,11 @@ impl Emitter {
             // binding named `Object` cannot change it.
             // Callbacks are `function`s, called with their receiver (the
             // prelude's `$.cb` passes it on); the top level is module code.
+            // A CommonJS module's top-level `this` is its `exports`; the
+            // language's, as an ES module's, is undefined.
+            Expr::This if self.flavour != Flavour::Prelude && self.callback_depth == 0 => {
+                "undefined".into()
+            }
             Expr::This => "this".into(),
             Expr::ArgumentCount => "arguments.length".into(),
             Expr::ErrorMonitor => format!("{}.errorMonitor", self.events()),

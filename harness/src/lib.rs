@@ -16,5 +16,6 @@ pub mod mutants;
 pub mod native;
 pub mod node;
 pub mod oracle;
+pub mod plain;
 pub mod shrink;
 pub mod signature;
