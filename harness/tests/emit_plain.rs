@@ -107,7 +107,7 @@ fn every_accepted_curated_scenario_prints_the_models_log_on_plain_node() {
                 let extension = if nodesem_harness::emit::is_module(&scenario) {
                     "mjs"
                 } else {
-                    "cjs"
+                    "js"
                 };
                 let file = dir.path().join(format!("{}.{extension}", jobs.len()));
                 std::fs::write(&file, &program).unwrap();
