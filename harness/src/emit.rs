@@ -382,9 +382,13 @@ pub enum Fact {
         ms: u32,
         /// Made inside a callback.
         in_callback: bool,
+        /// An `AbortSignal.timeout`, whose firing no log line shows.
+        signal: bool,
     },
     /// A `setImmediate`.
     Immediate(String),
+    /// A `run turn` or `run idle` in the middle of the main script.
+    Run(String, RunMode),
 }
 
 #[derive(Default)]
@@ -417,6 +421,9 @@ struct Emitter {
     single_instance: bool,
     /// The main script is an ES module.
     module: bool,
+    /// The plain flavours: the code being written is a part of the main
+    /// script after a `run`.
+    later_part: bool,
 }
 
 /// Whether a statement list has a `gc` at any depth.
@@ -529,36 +536,94 @@ impl Emitter {
         self.line("}");
     }
 
-    /// The main script of a plain program: its statements as they are. A
-    /// `run turn` or `run idle` with only comments after it changes nothing
-    /// of the log (the loop runs until idle after the main script anyway; a
-    /// turn's empty part drains nothing); any other `run` is refused.
+    /// The main script of a plain program: its statements as they are, up
+    /// to its first `run`. A `run turn` or `run idle` with only comments
+    /// after it changes nothing of the log (the loop runs until idle after
+    /// the main script anyway; a turn's empty part drains nothing). Before
+    /// any other `run idle` or `run turn`, the part ends by handing the next
+    /// part, a function `partN`, to `process.once('beforeExit', ...)` (Node
+    /// emits it when the loop has nothing left that keeps it alive, and
+    /// drains ticks and microtasks after it, as after the model's idle
+    /// part) or to `setImmediate` (which [`crate::plain`] accepts only in a
+    /// scenario with no other immediate and no timer: then the first check
+    /// phase runs it and nothing else); a part that throws hands nothing on,
+    /// as no part after a throw runs in the model. `run advance` is refused.
     fn plain_top_level(&mut self, body: &[Stmt]) {
-        for (i, stmt) in body.iter().enumerate() {
-            if let Stmt::Run(mode) = stmt {
-                let last = body[i + 1..].iter().all(|s| {
-                    matches!(
-                        s,
-                        Stmt::Run(RunMode::Turn | RunMode::Idle) | Stmt::Comment(_)
-                    )
-                });
-                if last && !matches!(mode, RunMode::Advance(_)) {
-                    self.line(&line_comment(&format!(
-                        "{}: the loop runs until it is idle after the main script anyway",
-                        nodesem_lang::printer::print(&Scenario {
-                            body: std::sync::Arc::new(vec![stmt.clone()])
-                        })
-                        .trim()
-                    )));
-                } else {
-                    self.set_current(stmt);
-                    self.refuse(
-                        "the main script stops at a point of the virtual loop, which a plain program's main script, run to its end first, cannot do",
-                    );
-                }
+        let mut part = 1;
+        let mut i = 0;
+        // Whether the part being written runs from 'beforeExit'.
+        let mut from_before_exit = false;
+        while i < body.len() {
+            let stmt = &body[i];
+            i += 1;
+            let Stmt::Run(mode) = stmt else {
+                self.stmt(stmt, true);
+                continue;
+            };
+            let text = nodesem_lang::printer::print(&Scenario {
+                body: std::sync::Arc::new(vec![stmt.clone()]),
+            });
+            let last = body[i..].iter().all(|s| {
+                matches!(
+                    s,
+                    Stmt::Run(RunMode::Turn | RunMode::Idle) | Stmt::Comment(_)
+                )
+            });
+            self.set_current(stmt);
+            if matches!(mode, RunMode::Advance(_)) {
+                self.refuse(
+                    "the main script stops at a moment of the virtual clock, which real timers cannot stop at",
+                );
                 continue;
             }
-            self.stmt(stmt, true);
+            if last {
+                self.line(&line_comment(&format!(
+                    "{}: the loop runs until it is idle after the main script anyway",
+                    text.trim()
+                )));
+                continue;
+            }
+            if self.module {
+                self.refuse("the parts of an ES module's main script after a `run` are not the module's code");
+                continue;
+            }
+            self.facts
+                .borrow_mut()
+                .push(Fact::Run(self.current.clone(), *mode));
+            part += 1;
+            let name = format!("{}part{part}", self.helper_prefix);
+            let (call, why) = match mode {
+                // Node emits 'beforeExit' again only when the loop came
+                // alive since it last did: a part that runs from it hands
+                // the next on from an immediate.
+                RunMode::Idle if from_before_exit => (
+                    format!("setImmediate(() => process.once('beforeExit', {name}));"),
+                    "the rest of the main script runs when the loop is idle ('beforeExit')",
+                ),
+                RunMode::Idle => (
+                    format!("process.once('beforeExit', {name});"),
+                    "the rest of the main script runs when the loop is idle ('beforeExit')",
+                ),
+                _ => (
+                    format!("setImmediate({name});"),
+                    "the rest of the main script runs after one turn of the loop",
+                ),
+            };
+            self.line(&call);
+            from_before_exit = *mode == RunMode::Idle;
+            if self.indent > 0 {
+                self.indent -= 1;
+                self.line("}");
+            }
+            self.line("");
+            self.line(&line_comment(&format!("{}: {why}.", text.trim())));
+            self.line(&format!("function {name}() {{"));
+            self.indent += 1;
+            self.later_part = true;
+        }
+        if self.indent > 0 {
+            self.indent -= 1;
+            self.line("}");
         }
     }
 
@@ -611,16 +676,16 @@ impl Emitter {
         }
     }
 
-    /// The real delay of a timer of `ms` virtual ms (plain flavours).
-    fn real_ms(&self, ms: u32, statement: bool) -> String {
+    /// The real delay of a timer of `ms` virtual ms (plain flavours); `signal`
+    /// for an `AbortSignal.timeout`.
+    fn real_ms(&self, ms: u32, signal: bool) -> String {
         let clamped = clamp_ms(ms);
-        if statement {
-            self.facts.borrow_mut().push(Fact::Timer {
-                stmt: self.current.clone(),
-                ms: clamped,
-                in_callback: self.callback_depth > 0,
-            });
-        }
+        self.facts.borrow_mut().push(Fact::Timer {
+            stmt: self.current.clone(),
+            ms: clamped,
+            in_callback: self.callback_depth > 0 || self.later_part,
+            signal,
+        });
         match self.timer_ms.get(&clamped) {
             Some(real) => real.to_string(),
             None => ms.to_string(),
@@ -781,6 +846,10 @@ impl Emitter {
             Stmt::Alive => {
                 self.refuse(GC_REFUSAL);
                 self.line("$.alive();");
+            }
+            Stmt::Return(_) if self.later_part && self.callback_depth == 0 => {
+                self.refuse("a `return` in a part of the main script after a `run` would end that part without handing on the next");
+                self.line("return;");
             }
             Stmt::Return(_) if self.module && self.callback_depth == 0 => {
                 self.refuse("an ES module's top level cannot `return`");
@@ -1375,7 +1444,7 @@ impl Emitter {
                 if self.flavour == Flavour::Prelude {
                     format!("$.setTimeout({ms}, {})", self.callback(Param::None, body))
                 } else {
-                    let real = self.real_ms(*ms, true);
+                    let real = self.real_ms(*ms, false);
                     format!("setTimeout({}, {real})", self.callback(Param::None, body))
                 }
             }

@@ -136,11 +136,16 @@ pub fn emit(
         ));
     }
     let names = binding_names(&scenario.body);
-    let helper_prefix = if HELPER_NAMES.iter().any(|h| names.contains(*h)) {
-        "$"
-    } else {
-        ""
+    let part_name = |n: &String| {
+        n.strip_prefix("part")
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
     };
+    let helper_prefix =
+        if HELPER_NAMES.iter().any(|h| names.contains(*h)) || names.iter().any(part_name) {
+            "$"
+        } else {
+            ""
+        };
     // A first pass finds what the scenario does.
     let first = emit_flavoured(
         scenario,
@@ -153,6 +158,26 @@ pub fn emit(
     let mut delays = BTreeSet::new();
     let mut first_timer = None;
     let mut first_immediate = None;
+    let mut first_turn = None;
+    let signals = first
+        .facts
+        .iter()
+        .any(|f| matches!(f, Fact::Timer { signal: true, .. }));
+    let needs_counts = flavour == Flavour::NodeTest
+        || first.facts.iter().any(|f| {
+            matches!(
+                f,
+                Fact::Timer {
+                    in_callback: true,
+                    ..
+                }
+            )
+        });
+    let counts = if needs_counts {
+        Some(counted_run(scenario, &log, &config).map_err(|why| refuse("the scenario", why))?)
+    } else {
+        None
+    };
     for fact in &first.facts {
         match fact {
             Fact::Refused(stmt, why) => return Err(refuse(stmt, why.to_string())),
@@ -160,11 +185,18 @@ pub fn emit(
                 stmt,
                 ms,
                 in_callback,
+                ..
             } => {
-                if *in_callback {
+                // A timer made in a callback is as plain as one of the main
+                // script when every timer is made before the first one runs
+                // (at virtual time 0: in the main script or its drains, before
+                // the loop starts) and no timeout signal, whose firing the
+                // counting run cannot see, could have run the callback.
+                let at_zero = counts.as_ref().is_some_and(|c| c.timers_at_zero) && !signals;
+                if *in_callback && !at_zero {
                     return Err(refuse(
                         stmt,
-                        "a timer made inside a callback starts when that callback runs, which real time decides, so its order against other timers could flip".to_string(),
+                        "a timer made inside a callback, after the first timer ran or with a timeout signal in the scenario, starts when real time decides, so its order against other timers could flip".to_string(),
                     ));
                 }
                 delays.insert(*ms);
@@ -172,6 +204,17 @@ pub fn emit(
             }
             Fact::Immediate(stmt) => {
                 first_immediate.get_or_insert(stmt);
+            }
+            Fact::Run(stmt, mode) => {
+                if first.helpers.contains("asyncHooks") {
+                    return Err(refuse(
+                        stmt,
+                        "the rest of the main script goes on in the async context frame the part before left, and a 'beforeExit' listener runs in none".to_string(),
+                    ));
+                }
+                if *mode == nodesem_lang::RunMode::Turn {
+                    first_turn.get_or_insert(stmt);
+                }
             }
         }
     }
@@ -183,15 +226,22 @@ pub fn emit(
             ),
         ));
     }
+    if let Some(turn) = first_turn {
+        if let Some(other) = first_timer.or(first_immediate) {
+            return Err(refuse(
+                turn,
+                format!("a turn of the loop is a `setImmediate` here, which runs in the first check phase only with no other immediate or timer (`{other}`)"),
+            ));
+        }
+    }
     let timer_ms: BTreeMap<u32, u64> = delays
         .iter()
         .zip(1u64..)
         .map(|(&ms, rank)| (ms, rank * SPACING_MS))
         .collect();
-    let calls = if flavour == Flavour::NodeTest {
-        callback_counts(scenario, &log, &config).map_err(|why| refuse("the scenario", why))?
-    } else {
-        HashMap::new()
+    let calls = match counts {
+        Some(counts) if flavour == Flavour::NodeTest => counts.calls,
+        _ => HashMap::new(),
     };
     let emitted = emit_flavoured(
         scenario,
@@ -222,29 +272,52 @@ fn find_line(text: &str, construct: &str) -> Option<usize> {
         .map(|i| i + 1)
 }
 
-/// How many times each block of the scenario ran in the model's run, by the
-/// block's address in `scenario`: the model runs a copy with a marker line
-/// at the start of every block, whose log without the markers must be the
-/// scenario's own.
-fn callback_counts(
-    scenario: &Scenario,
-    log: &Log,
-    config: &RunConfig,
-) -> Result<HashMap<usize, u32>, String> {
-    fn instrument(orig: &[Stmt], order: &mut Vec<usize>) -> Vec<Stmt> {
-        orig.iter()
-            .map(|stmt| {
-                let mut copy = stmt.clone();
-                for (block, copied) in stmt.blocks().into_iter().zip(copy.blocks_mut()) {
-                    let index = order.len();
-                    order.push(block as *const Block as usize);
-                    let mut body = vec![Stmt::Log(vec![Expr::Str(format!("{MARK}{index}"))])];
-                    body.extend(instrument(block.body(), order));
-                    *copied = Block::new(body);
-                }
-                copy
-            })
-            .collect()
+/// What the model's run with markers shows.
+struct Counts {
+    /// How many times each block ran, by the block's address in the
+    /// scenario.
+    calls: HashMap<usize, u32>,
+    /// Every `setTimeout` statement that ran, ran before the first timer
+    /// callback.
+    timers_at_zero: bool,
+}
+
+/// Whether a statement makes a timer with `setTimeout`.
+fn makes_timer(stmt: &Stmt) -> bool {
+    matches!(
+        stmt,
+        Stmt::Let {
+            op: nodesem_lang::Op::SetTimeout { .. },
+            ..
+        } | Stmt::Do(nodesem_lang::Op::SetTimeout { .. })
+    )
+}
+
+/// How many times each block of the scenario ran in the model's run, and
+/// whether every timer was made before the first timer ran: the model runs
+/// a copy with a marker line at the start of every block and before every
+/// `setTimeout`, whose log without the markers must be the scenario's own.
+fn counted_run(scenario: &Scenario, log: &Log, config: &RunConfig) -> Result<Counts, String> {
+    /// The marker of a block (`B<index>`, and whether it is a timer's
+    /// callback) or of a `setTimeout` about to run (`T`).
+    fn instrument(orig: &[Stmt], order: &mut Vec<(usize, bool)>) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for stmt in orig {
+            let mut copy = stmt.clone();
+            let timer = makes_timer(stmt);
+            for (block, copied) in stmt.blocks().into_iter().zip(copy.blocks_mut()) {
+                let index = order.len();
+                order.push((block as *const Block as usize, timer));
+                let mut body = vec![Stmt::Log(vec![Expr::Str(format!("{MARK}B{index}"))])];
+                body.extend(instrument(block.body(), order));
+                *copied = Block::new(body);
+            }
+            if timer {
+                out.push(Stmt::Log(vec![Expr::Str(format!("{MARK}T"))]));
+            }
+            out.push(copy);
+        }
+        out
     }
     if log.lines.iter().any(|l| l.starts_with(MARK)) {
         return Err("its log has nodesem's marker lines".to_string());
@@ -256,14 +329,28 @@ fn callback_counts(
     let counted = nodesem_model::ModelEngine
         .run(&counting, config)
         .map_err(|e| format!("the model cannot run it with its callbacks counted: {e}"))?;
-    let mut counts: HashMap<usize, u32> = order.iter().map(|&a| (a, 0)).collect();
+    let mut counts: HashMap<usize, u32> = order.iter().map(|&(a, _)| (a, 0)).collect();
     let mut rest = Vec::new();
+    let mut a_timer_ran = false;
+    let mut timers_at_zero = true;
     for line in counted.lines {
-        match line
-            .strip_prefix(MARK)
+        let Some(marker) = line.strip_prefix(MARK) else {
+            rest.push(line);
+            continue;
+        };
+        if marker == "T" {
+            timers_at_zero &= !a_timer_ran;
+            continue;
+        }
+        match marker
+            .strip_prefix('B')
             .and_then(|i| i.parse::<usize>().ok())
         {
-            Some(index) if index < order.len() => *counts.entry(order[index]).or_default() += 1,
+            Some(index) if index < order.len() => {
+                let (block, timer) = order[index];
+                *counts.entry(block).or_default() += 1;
+                a_timer_ran |= timer;
+            }
             _ => rest.push(line),
         }
     }
@@ -273,7 +360,10 @@ fn callback_counts(
                 .to_string(),
         );
     }
-    Ok(counts)
+    Ok(Counts {
+        calls: counts,
+        timers_at_zero,
+    })
 }
 
 /// The helpers' JavaScript, in order, for the helpers used. `@` in the

@@ -272,9 +272,15 @@ fn emit_js_plain_prints_a_short_program_without_the_prelude() {
     let out = nodesem(&["emit-js", "--plain", "scenarios/abort/any_basic.scn"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let program = String::from_utf8_lossy(&out.stdout);
-    assert!(!program.contains("createScenario") && !program.contains("$."), "{program}");
+    assert!(
+        !program.contains("createScenario") && !program.contains("$."),
+        "{program}"
+    );
     assert!(program.contains("console.log("), "{program}");
-    assert!(program.contains("AbortSignal.any([a.signal, b.signal])"), "{program}");
+    assert!(
+        program.contains("AbortSignal.any([a.signal, b.signal])"),
+        "{program}"
+    );
     assert!(program.lines().count() < 40, "{program}");
     let out = nodesem(&["emit-js", "--node-test", "scenarios/abort/any_basic.scn"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -283,8 +289,14 @@ fn emit_js_plain_prints_a_short_program_without_the_prelude() {
         test.starts_with("'use strict';\nconst common = require('../common');\nconst assert = require('assert');\n"),
         "{test}"
     );
-    assert!(test.contains("common.mustCall(function (event) {"), "{test}");
-    assert!(test.contains("assert.deepStrictEqual(log, [\n    \"before false\",\n"), "{test}");
+    assert!(
+        test.contains("common.mustCall(function (event) {"),
+        "{test}"
+    );
+    assert!(
+        test.contains("assert.deepStrictEqual(log, [\n    \"before false\",\n"),
+        "{test}"
+    );
 }
 
 #[test]
@@ -300,7 +312,7 @@ fn emit_js_plain_refuses_what_real_node_could_order_otherwise_with_exit_2() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             stderr.contains(&format!(
-                "scenarios/abort/timeout_ordering_with_timers.scn cannot be {flag}: line 17: `run advance 10`: the main script stops at a point of the virtual loop"
+                "scenarios/abort/timeout_ordering_with_timers.scn cannot be {flag}: line 17: `run advance 10`: the main script stops at a moment of the virtual clock"
             )),
             "{stderr}"
         );
