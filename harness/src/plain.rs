@@ -21,18 +21,24 @@
 //! in the order of their expiry, `start + delay` (lib/internal/timers.js:
 //! one list per delay, in insertion order, and a priority queue of the lists
 //! by expiry; libuv runs the timers phase when the earliest is due). So a
-//! plain program accepts timers (`setTimeout`, `timeout`) only when the main
-//! script makes all of them, and no immediate is made: every start is
-//! then within the main script's synchronous run. The `n` distinct virtual
+//! plain program accepts timers (`setTimeout`, `timeout`) only when all of
+//! them are made before the first one runs (by the main script, or by
+//! callbacks that run in its drains, which a run of the model with marker
+//! lines shows), and no immediate is made: every start is then within the
+//! main script's run and the drains after it, before the loop starts. The `n` distinct virtual
 //! delays, sorted, become `SPACING_MS`, `2 * SPACING_MS`, ... real ms; two
 //! timers of one virtual delay share a real delay and so one list, which
 //! runs them in insertion order, as the model does; two of different
 //! delays expire `SPACING_MS` or more apart, which only a main script that
-//! ran for longer than that between the two could flip. Timers made inside
-//! callbacks would start at moments that depend on how late their
-//! callback ran, and a timer against an immediate depends on how long the
+//! ran for longer than that between the two could flip. Timers made after a
+//! timer ran would start at moments that depend on how late that timer
+//! ran, and a timer against an immediate depends on how long the
 //! loop took to reach its first iteration (the classic `setTimeout(0)`
 //! against `setImmediate` race), so both are refused.
+//!
+//! A `run idle` in the middle of the main script becomes
+//! `process.once('beforeExit', partN)` and a `run turn` `setImmediate(partN)`
+//! (see the emitter's `plain_top_level`); `run advance` is refused.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;

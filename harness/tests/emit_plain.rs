@@ -1,9 +1,9 @@
 //! `nodesem emit-js --plain` and `--node-test` against the pinned Node: the
 //! plain program of every curated scenario that `--plain` accepts, run with
 //! no flags at all, prints exactly the model's log; every refused one is
-//! refused with a reason; and the node-test form of a few scenarios passes
-//! under a stand-in for Node's `test/common` (call counts checked at exit,
-//! as Node's own does), while a wrong expectation fails.
+//! refused with a reason; and the node-test form of every other curated
+//! scenario passes under a stand-in for Node's `test/common` (call counts
+//! checked at exit, as Node's own does), while a wrong expectation fails.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -241,7 +241,9 @@ fn node_test_form_of_every_accepted_scenario_passes_and_a_wrong_expectation_fail
     let dir = test_tree(0);
     let skewed = test_tree(1);
     let mut jobs = Vec::new();
-    for path in curated_scenarios() {
+    // Every other curated scenario (in sorted order), to keep the test
+    // short: the plain test above runs every one.
+    for path in curated_scenarios().into_iter().step_by(2) {
         let scenario = load(&path);
         let name = path.display().to_string();
         let Ok(program) = emit(&scenario, Flavour::NodeTest, &name, None) else {
@@ -275,7 +277,7 @@ fn node_test_form_of_every_accepted_scenario_passes_and_a_wrong_expectation_fail
         // A handful again, wrong: one more expected line, and (under a
         // `common` that expects every mustCall once more than asked) a
         // callback expected once more than it runs.
-        if index % 40 != 0 {
+        if index % 20 != 0 {
             return;
         }
         let wrong = program.replacen(
