@@ -103,7 +103,9 @@ pub struct FlavourOptions {
     pub flavour: Flavour,
     /// The real delay of a timer of each virtual delay (clamped as Node
     /// clamps it); a delay missing here is written as it is.
-    pub timer_ms: std::collections::BTreeMap<u32, u64>,
+    /// Keyed by twice the virtual moment, plus one for the moment a `run
+    /// advance` stops at (after the timers due then).
+    pub timer_ms: std::collections::BTreeMap<u64, u64>,
     /// node-test: how many times each callback block ran in the model's
     /// run, by the address of the block in the scenario given.
     pub calls: std::collections::HashMap<usize, u32>,
@@ -384,6 +386,9 @@ pub enum Fact {
         in_callback: bool,
         /// An `AbortSignal.timeout`, whose firing no log line shows.
         signal: bool,
+        /// Made in a part of the main script after a `run` (or in a
+        /// callback made there).
+        later_part: bool,
     },
     /// A `setImmediate`.
     Immediate(String),
@@ -400,7 +405,7 @@ struct Emitter {
     own_frames: bool,
     flavour: Flavour,
     /// The plain flavours: the real delay of a timer of each virtual delay.
-    timer_ms: std::collections::BTreeMap<u32, u64>,
+    timer_ms: std::collections::BTreeMap<u64, u64>,
     /// The plain flavours: `$` before every helper's name when a binding of
     /// the scenario has one of their names.
     helper_prefix: &'static str,
@@ -553,6 +558,9 @@ impl Emitter {
         let mut i = 0;
         // Whether the part being written runs from 'beforeExit'.
         let mut from_before_exit = false;
+        // The virtual time the part being written runs at, after `run
+        // advance`s.
+        let mut clock: u32 = 0;
         while i < body.len() {
             let stmt = &body[i];
             i += 1;
@@ -570,13 +578,7 @@ impl Emitter {
                 )
             });
             self.set_current(stmt);
-            if matches!(mode, RunMode::Advance(_)) {
-                self.refuse(
-                    "the main script stops at a moment of the virtual clock, which real timers cannot stop at",
-                );
-                continue;
-            }
-            if last {
+            if last && !matches!(mode, RunMode::Advance(_)) {
                 self.line(&line_comment(&format!(
                     "{}: the loop runs until it is idle after the main script anyway",
                     text.trim()
@@ -604,7 +606,27 @@ impl Emitter {
                     format!("process.once('beforeExit', {name});"),
                     "the rest of the main script runs when the loop is idle ('beforeExit')",
                 ),
-                _ => (
+                // A timer just after the virtual moment the advance stops
+                // at: a rank of its own after the timers due then (see
+                // [`crate::plain`]), less the real moment this part runs at.
+                RunMode::Advance(ms) => {
+                    let target = clock.saturating_add(*ms);
+                    let from = if clock == 0 {
+                        Some(&0)
+                    } else {
+                        self.timer_ms.get(&(2 * u64::from(clock) + 1))
+                    };
+                    let real = match (self.timer_ms.get(&(2 * u64::from(target) + 1)), from) {
+                        (Some(to), Some(from)) => to.saturating_sub(*from),
+                        _ => u64::from(*ms),
+                    };
+                    clock = target;
+                    (
+                        format!("setTimeout({name}, {real});"),
+                        "the rest of the main script runs when the timers up to that moment have",
+                    )
+                }
+                RunMode::Turn => (
                     format!("setImmediate({name});"),
                     "the rest of the main script runs after one turn of the loop",
                 ),
@@ -684,9 +706,10 @@ impl Emitter {
             stmt: self.current.clone(),
             ms: clamped,
             in_callback: self.callback_depth > 0 || self.later_part,
+            later_part: self.later_part,
             signal,
         });
-        match self.timer_ms.get(&clamped) {
+        match self.timer_ms.get(&(2 * u64::from(clamped))) {
             Some(real) => real.to_string(),
             None => ms.to_string(),
         }

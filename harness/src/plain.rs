@@ -165,6 +165,7 @@ pub fn emit(
     let mut first_timer = None;
     let mut first_immediate = None;
     let mut first_turn = None;
+    let mut advances: Vec<(&String, u32)> = Vec::new();
     let signals = first
         .facts
         .iter()
@@ -205,13 +206,16 @@ pub fn emit(
                         "a timer made inside a callback, after the first timer ran or with a timeout signal in the scenario, starts when real time decides, so its order against other timers could flip".to_string(),
                     ));
                 }
-                delays.insert(*ms);
+                delays.insert(2 * u64::from(*ms));
                 first_timer.get_or_insert(stmt);
             }
             Fact::Immediate(stmt) => {
                 first_immediate.get_or_insert(stmt);
             }
             Fact::Run(stmt, mode) => {
+                if let nodesem_lang::RunMode::Advance(ms) = mode {
+                    advances.push((stmt, *ms));
+                }
                 if first.helpers.contains("asyncHooks") {
                     return Err(refuse(
                         stmt,
@@ -232,6 +236,42 @@ pub fn emit(
             ),
         ));
     }
+    if let Some(&(advance, _)) = advances.first() {
+        // `run advance` is a timer of the program, made at the end of the
+        // part before it: plain when every other timer is made at virtual
+        // time 0 (at the moment the program starts) and no immediate or
+        // other kind of run is there.
+        let other_run = first.facts.iter().any(
+            |f| matches!(f, Fact::Run(_, m) if !matches!(m, nodesem_lang::RunMode::Advance(_))),
+        );
+        if first_immediate.is_some() || other_run {
+            return Err(refuse(
+                advance,
+                "`run advance` is a timer here, which an immediate or another kind of `run` in the scenario could run before or after".to_string(),
+            ));
+        }
+        if let Some(Fact::Timer { stmt, .. }) = first.facts.iter().find(|f| {
+            matches!(
+                f,
+                Fact::Timer {
+                    later_part: true,
+                    ..
+                }
+            )
+        }) {
+            return Err(refuse(
+                stmt,
+                "a timer made after a `run advance` starts when that part of the main script runs, which real time decides".to_string(),
+            ));
+        }
+        // Each stop is a moment of its own just after the timers due then,
+        // so no timer of the scenario is ever due with it.
+        let mut clock = 0u64;
+        for (_, ms) in &advances {
+            clock = clock.saturating_add(u64::from(*ms));
+            delays.insert(2 * clock + 1);
+        }
+    }
     if let Some(turn) = first_turn {
         if let Some(other) = first_timer.or(first_immediate) {
             return Err(refuse(
@@ -240,7 +280,7 @@ pub fn emit(
             ));
         }
     }
-    let timer_ms: BTreeMap<u32, u64> = delays
+    let timer_ms: BTreeMap<u64, u64> = delays
         .iter()
         .zip(1u64..)
         .map(|(&ms, rank)| (ms, rank * SPACING_MS))
@@ -321,7 +361,12 @@ fn counted_run(scenario: &Scenario, log: &Log, config: &RunConfig) -> Result<Cou
             if timer {
                 out.push(Stmt::Log(vec![Expr::Str(format!("{MARK}T"))]));
             }
+            let advance = matches!(stmt, Stmt::Run(nodesem_lang::RunMode::Advance(_)));
             out.push(copy);
+            if advance {
+                // The clock moved: what comes after is not at time 0.
+                out.push(Stmt::Log(vec![Expr::Str(format!("{MARK}A"))]));
+            }
         }
         out
     }
@@ -346,6 +391,10 @@ fn counted_run(scenario: &Scenario, log: &Log, config: &RunConfig) -> Result<Cou
         };
         if marker == "T" {
             timers_at_zero &= !a_timer_ran;
+            continue;
+        }
+        if marker == "A" {
+            a_timer_ran = true;
             continue;
         }
         match marker
@@ -523,7 +572,7 @@ fn program(
     log: &Log,
     body: &str,
     used: &BTreeSet<&'static str>,
-    timer_ms: &BTreeMap<u32, u64>,
+    timer_ms: &BTreeMap<u64, u64>,
     prefix: &str,
 ) -> String {
     let module = is_module(scenario);
@@ -574,7 +623,13 @@ fn program(
     if !timer_ms.is_empty() {
         let pairs: Vec<String> = timer_ms
             .iter()
-            .map(|(v, r)| format!("{v} -> {r}"))
+            .map(|(key, real)| {
+                if key % 2 == 0 {
+                    format!("{} -> {real}", key / 2)
+                } else {
+                    format!("run advance to {} -> {real}", key / 2)
+                }
+            })
             .collect();
         let _ = writeln!(
             out,

@@ -302,17 +302,13 @@ fn emit_js_plain_prints_a_short_program_without_the_prelude() {
 #[test]
 fn emit_js_plain_refuses_what_real_node_could_order_otherwise_with_exit_2() {
     for flag in ["--plain", "--node-test"] {
-        let out = nodesem(&[
-            "emit-js",
-            flag,
-            "scenarios/abort/timeout_ordering_with_timers.scn",
-        ]);
+        let out = nodesem(&["emit-js", flag, "scenarios/abort/timeout_zero.scn"]);
         assert_eq!(out.status.code(), Some(2), "{out:?}");
         assert!(out.stdout.is_empty());
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             stderr.contains(&format!(
-                "scenarios/abort/timeout_ordering_with_timers.scn cannot be {flag}: line 17: `run advance 10`: the main script stops at a moment of the virtual clock"
+                "scenarios/abort/timeout_zero.scn cannot be {flag}: line 7: `setImmediate {{`: an immediate in a scenario with timers (`let s = timeout 0`): real Node orders a timer against an immediate"
             )),
             "{stderr}"
         );
@@ -325,4 +321,28 @@ fn emit_js_plain_refuses_what_real_node_could_order_otherwise_with_exit_2() {
     ]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
+
+#[test]
+fn emit_js_plain_turns_run_advance_into_a_timer_at_its_rank() {
+    let out = nodesem(&[
+        "emit-js",
+        "--plain",
+        "scenarios/abort/timeout_ordering_with_timers.scn",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let program = String::from_utf8_lossy(&out.stdout);
+    // Deadlines 1, 3, 7, 10 (the first advance), 30 and 35 (the second)
+    // become 100 to 600 ms.
+    for expected in [
+        "early = AbortSignal.timeout(200);",
+        "late = AbortSignal.timeout(500);",
+        "}, 100);",
+        "}, 300);",
+        "setTimeout(part2, 400);",
+        "  setTimeout(part3, 200);",
+        "function part3() {",
+    ] {
+        assert!(program.contains(expected), "{expected}:\n{program}");
+    }
 }
