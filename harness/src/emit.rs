@@ -551,8 +551,10 @@ impl Emitter {
     /// drains ticks and microtasks after it, as after the model's idle
     /// part) or to `setImmediate` (which [`crate::plain`] accepts only in a
     /// scenario with no other immediate and no timer: then the first check
-    /// phase runs it and nothing else); a part that throws hands nothing on,
-    /// as no part after a throw runs in the model. `run advance` is refused.
+    /// phase runs it and nothing else), and before a `run advance` (trailing
+    /// too: it fires the unref'd timers due by then) to `setTimeout` at the
+    /// stop's real moment less this part's; a part that throws hands nothing
+    /// on, as no part after a throw runs in the model.
     fn plain_top_level(&mut self, body: &[Stmt]) {
         let mut part = 1;
         let mut i = 0;

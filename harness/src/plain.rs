@@ -37,8 +37,11 @@
 //! against `setImmediate` race), so both are refused.
 //!
 //! A `run idle` in the middle of the main script becomes
-//! `process.once('beforeExit', partN)` and a `run turn` `setImmediate(partN)`
-//! (see the emitter's `plain_top_level`); `run advance` is refused.
+//! `process.once('beforeExit', partN)`, a `run turn` `setImmediate(partN)`
+//! and a `run advance` `setTimeout(partN, ms)` (see the emitter's
+//! `plain_top_level`): the moment an advance stops at is ranked with the
+//! timers' deadlines, just after those due then (keys `2 * ms` for timers,
+//! `2 * ms + 1` for stops), so it never ties with a timer of the scenario.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
