@@ -367,19 +367,36 @@ pub enum Flavour {
     NodeTest,
 }
 
+/// A statement of the scenario: its first printed line, and which
+/// statement with that line it is (1 for the first, in the order of the
+/// text), to find its line in the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Site {
+    /// The statement's first line as the printer writes it.
+    pub text: String,
+    /// Its occurrence among the statements with that first line.
+    pub nth: usize,
+}
+
+impl std::fmt::Display for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// A construct of a scenario that the plain flavours meet, for
 /// [`crate::plain`] to decide whether real Node orders it deterministically.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fact {
     /// A construct that cannot be plain whatever else the scenario does:
     /// its first printed line and why.
-    Refused(String, &'static str),
+    Refused(Site, &'static str),
     /// A timer (`setTimeout`, `timeout`) of this many virtual ms, and whether
     /// it is made inside a callback (at a moment of the loop the emitter
     /// cannot know) rather than by the main script.
     Timer {
-        /// The first line of the statement that makes it.
-        stmt: String,
+        /// The statement that makes it.
+        stmt: Site,
         /// The virtual delay, clamped as Node clamps it.
         ms: u32,
         /// Made inside a callback.
@@ -391,9 +408,9 @@ pub enum Fact {
         later_part: bool,
     },
     /// A `setImmediate`.
-    Immediate(String),
+    Immediate(Site),
     /// A `run turn` or `run idle` in the middle of the main script.
-    Run(String, RunMode),
+    Run(Site, RunMode),
 }
 
 #[derive(Default)]
@@ -415,7 +432,9 @@ struct Emitter {
     facts: std::cell::RefCell<Vec<Fact>>,
     /// The first printed line of the statement being written (plain
     /// flavours, for [`Fact`]s).
-    current: String,
+    current: Site,
+    /// How many statements with each first line were written so far.
+    seen: std::collections::HashMap<String, usize>,
     /// How many callbacks deep the statement being written is.
     callback_depth: usize,
     /// node-test: how many times each callback block ran in the model's run,
@@ -659,7 +678,10 @@ impl Emitter {
         let text = nodesem_lang::printer::print(&Scenario {
             body: std::sync::Arc::new(vec![stmt.clone()]),
         });
-        self.current = text.lines().next().unwrap_or_default().trim().to_string();
+        let text = text.lines().next().unwrap_or_default().trim().to_string();
+        let nth = self.seen.entry(text.clone()).or_default();
+        *nth += 1;
+        self.current = Site { text, nth: *nth };
     }
 
     /// Records that the statement being written cannot be plain, and why.

@@ -49,7 +49,7 @@ use std::fmt::Write;
 use nodesem_lang::{Block, Engine, Expr, Log, RunConfig, Scenario, Stmt};
 
 pub use crate::emit::Flavour;
-use crate::emit::{binding_names, emit_flavoured, is_module, Fact, FlavourOptions};
+use crate::emit::{binding_names, emit_flavoured, is_module, Fact, FlavourOptions, Site};
 use crate::js_source::{line_comment, string_literal};
 
 /// The real ms between two distinct virtual timer delays (see the module
@@ -109,9 +109,14 @@ pub fn emit(
     source_name: &str,
     source_text: Option<&str>,
 ) -> Result<String, Refusal> {
+    let refuse_at = |site: &Site, why: String| Refusal {
+        construct: site.text.clone(),
+        line: source_text.and_then(|text| find_line(text, &site.text, site.nth)),
+        why,
+    };
     let refuse = |construct: &str, why: String| Refusal {
         construct: construct.to_string(),
-        line: source_text.and_then(|text| find_line(text, construct)),
+        line: None,
         why,
     };
     let config = RunConfig::default();
@@ -168,7 +173,7 @@ pub fn emit(
     let mut first_timer = None;
     let mut first_immediate = None;
     let mut first_turn = None;
-    let mut advances: Vec<(&String, u32)> = Vec::new();
+    let mut advances: Vec<(&Site, u32)> = Vec::new();
     let signals = first
         .facts
         .iter()
@@ -190,7 +195,7 @@ pub fn emit(
     };
     for fact in &first.facts {
         match fact {
-            Fact::Refused(stmt, why) => return Err(refuse(stmt, why.to_string())),
+            Fact::Refused(stmt, why) => return Err(refuse_at(stmt, why.to_string())),
             Fact::Timer {
                 stmt,
                 ms,
@@ -204,7 +209,7 @@ pub fn emit(
                 // counting run cannot see, could have run the callback.
                 let at_zero = counts.as_ref().is_some_and(|c| c.timers_at_zero) && !signals;
                 if *in_callback && !at_zero {
-                    return Err(refuse(
+                    return Err(refuse_at(
                         stmt,
                         "a timer made inside a callback, after the first timer ran or with a timeout signal in the scenario, starts when real time decides, so its order against other timers could flip".to_string(),
                     ));
@@ -220,7 +225,7 @@ pub fn emit(
                     advances.push((stmt, *ms));
                 }
                 if first.helpers.contains("asyncHooks") {
-                    return Err(refuse(
+                    return Err(refuse_at(
                         stmt,
                         "the rest of the main script goes on in the async context frame the part before left, and a 'beforeExit' listener runs in none".to_string(),
                     ));
@@ -232,7 +237,7 @@ pub fn emit(
         }
     }
     if let (Some(timer), Some(immediate)) = (first_timer, first_immediate) {
-        return Err(refuse(
+        return Err(refuse_at(
             immediate,
             format!(
                 "an immediate in a scenario with timers (`{timer}`): real Node orders a timer against an immediate by how long the loop took to reach them"
@@ -248,7 +253,7 @@ pub fn emit(
             |f| matches!(f, Fact::Run(_, m) if !matches!(m, nodesem_lang::RunMode::Advance(_))),
         );
         if first_immediate.is_some() || other_run {
-            return Err(refuse(
+            return Err(refuse_at(
                 advance,
                 "`run advance` is a timer here, which an immediate or another kind of `run` in the scenario could run before or after".to_string(),
             ));
@@ -262,7 +267,7 @@ pub fn emit(
                 }
             )
         }) {
-            return Err(refuse(
+            return Err(refuse_at(
                 stmt,
                 "a timer made after a `run advance` starts when that part of the main script runs, which real time decides".to_string(),
             ));
@@ -277,7 +282,7 @@ pub fn emit(
     }
     if let Some(turn) = first_turn {
         if let Some(other) = first_timer.or(first_immediate) {
-            return Err(refuse(
+            return Err(refuse_at(
                 turn,
                 format!("a turn of the loop is a `setImmediate` here, which runs in the first check phase only with no other immediate or timer (`{other}`)"),
             ));
@@ -313,12 +318,15 @@ pub fn emit(
     ))
 }
 
-/// The line of `text` (1-based) whose trimmed content is `construct`.
-fn find_line(text: &str, construct: &str) -> Option<usize> {
+/// The line of `text` (1-based) whose trimmed content is `construct`, the
+/// `nth` such line (1 for the first).
+fn find_line(text: &str, construct: &str, nth: usize) -> Option<usize> {
     let construct = construct.trim();
     text.lines()
-        .position(|line| line.trim() == construct)
-        .map(|i| i + 1)
+        .enumerate()
+        .filter(|(_, line)| line.trim() == construct)
+        .nth(nth.checked_sub(1)?)
+        .map(|(i, _)| i + 1)
 }
 
 /// What the model's run with markers shows.

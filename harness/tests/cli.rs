@@ -346,3 +346,20 @@ fn emit_js_plain_turns_run_advance_into_a_timer_at_its_rank() {
         assert!(program.contains(expected), "{expected}:\n{program}");
     }
 }
+
+#[test]
+fn emit_js_plain_names_the_line_of_the_refused_one_of_two_same_statements() {
+    let (_dir, path) = temp_scenario(
+        "nested.scn",
+        "# A timer made by a timer.\nsetTimeout 1 {\n  log \"outer\"\n  setTimeout 1 {\n    log \"inner\"\n  }\n}\n",
+    );
+    let out = nodesem(&["emit-js", "--plain", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "line 4: `setTimeout 1 {`: a timer made inside a callback, after the first timer ran"
+        ),
+        "{stderr}"
+    );
+}
