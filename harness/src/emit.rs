@@ -96,6 +96,85 @@ pub fn emit_body(scenario: &Scenario) -> String {
     emitter.out
 }
 
+/// What [`emit_flavoured`] needs besides the scenario.
+#[derive(Debug, Default)]
+pub struct FlavourOptions {
+    /// What the JavaScript runs on.
+    pub flavour: Flavour,
+    /// The real delay of a timer of each virtual delay (clamped as Node
+    /// clamps it); a delay missing here is written as it is.
+    /// Keyed by twice the virtual moment, plus one for the moment a `run
+    /// advance` stops at (after the timers due then).
+    pub timer_ms: std::collections::BTreeMap<u64, u64>,
+    /// node-test: how many times each callback block ran in the model's
+    /// run, by the address of the block in the scenario given.
+    pub calls: std::collections::HashMap<usize, u32>,
+    /// `$` before every helper's name, or nothing.
+    pub helper_prefix: &'static str,
+}
+
+/// A scenario's body in a plain flavour, with what it needs and met.
+#[derive(Debug)]
+pub struct Flavoured {
+    /// The code of the main script, its bindings declared first.
+    pub body: String,
+    /// The helpers the body calls (`log`, `deferred`, `events`, ...), by
+    /// their names without the prefix.
+    pub helpers: std::collections::BTreeSet<&'static str>,
+    /// What the emitter met, in the order it wrote it.
+    pub facts: Vec<Fact>,
+}
+
+/// The body of a scenario in any flavour; for [`Flavour::Prelude`] the same
+/// as [`emit_body`] (with no facts).
+pub fn emit_flavoured(scenario: &Scenario, options: FlavourOptions) -> Flavoured {
+    if options.flavour == Flavour::Prelude {
+        return Flavoured {
+            body: emit_body(scenario),
+            helpers: Default::default(),
+            facts: Vec::new(),
+        };
+    }
+    let mut emitter = Emitter {
+        flavour: options.flavour,
+        timer_ms: options.timer_ms,
+        calls: options.calls,
+        helper_prefix: options.helper_prefix,
+        single_instance: true,
+        module: is_module(scenario),
+        ..Emitter::default()
+    };
+    emitter.top_level(&scenario.body);
+    Flavoured {
+        body: emitter.out,
+        helpers: emitter.used.into_inner(),
+        facts: emitter.facts.into_inner(),
+    }
+}
+
+/// Every name a scenario binds, at any depth.
+pub fn binding_names(body: &[Stmt]) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    fn walk(body: &[Stmt], names: &mut std::collections::BTreeSet<String>) {
+        for stmt in body {
+            match stmt {
+                Stmt::Let { name, .. } => {
+                    names.insert(name.to_string());
+                }
+                Stmt::Tee { branches, .. } => {
+                    names.extend(branches.iter().map(|b| b.to_string()));
+                }
+                _ => {}
+            }
+            for block in stmt.blocks() {
+                walk(block.body(), names);
+            }
+        }
+    }
+    walk(body, &mut names);
+    names
+}
+
 /// Whether the scenario's main script is an ES module (`use module`).
 pub fn is_module(scenario: &Scenario) -> bool {
     scenario.uses(Directive::Module)
@@ -271,6 +350,69 @@ impl Param {
     }
 }
 
+/// What the emitted JavaScript runs on: one emitter writes all three, since
+/// most operations are the same JavaScript and only the helpers differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Flavour {
+    /// On the prelude's `$` (the node engine's bodies and `emit-js`): the
+    /// virtual clock, budgets and charges.
+    #[default]
+    Prelude,
+    /// A standalone program on real Node with no flags (`emit-js --plain`):
+    /// real timers and immediates, a few helpers of its own, `console.log`.
+    Plain,
+    /// The plain program as a test of Node's test/parallel (`emit-js
+    /// --node-test`): lines go into a `log` array, callbacks are wrapped in
+    /// `common.mustCall`.
+    NodeTest,
+}
+
+/// A statement of the scenario: its first printed line, and which
+/// statement with that line it is (1 for the first, in the order of the
+/// text), to find its line in the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Site {
+    /// The statement's first line as the printer writes it.
+    pub text: String,
+    /// Its occurrence among the statements with that first line.
+    pub nth: usize,
+}
+
+impl std::fmt::Display for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// A construct of a scenario that the plain flavours meet, for
+/// [`crate::plain`] to decide whether real Node orders it deterministically.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// A construct that cannot be plain whatever else the scenario does:
+    /// its first printed line and why.
+    Refused(Site, &'static str),
+    /// A timer (`setTimeout`, `timeout`) of this many virtual ms, and whether
+    /// it is made inside a callback (at a moment of the loop the emitter
+    /// cannot know) rather than by the main script.
+    Timer {
+        /// The statement that makes it.
+        stmt: Site,
+        /// The virtual delay, clamped as Node clamps it.
+        ms: u32,
+        /// Made inside a callback.
+        in_callback: bool,
+        /// An `AbortSignal.timeout`, whose firing no log line shows.
+        signal: bool,
+        /// Made in a part of the main script after a `run` (or in a
+        /// callback made there).
+        later_part: bool,
+    },
+    /// A `setImmediate`.
+    Immediate(Site),
+    /// A `run turn` or `run idle` in the middle of the main script.
+    Run(Site, RunMode),
+}
+
 #[derive(Default)]
 struct Emitter {
     out: String,
@@ -278,6 +420,34 @@ struct Emitter {
     /// The scenario collects garbage: each statement that touches objects
     /// runs in a frame of its own ([`Emitter::own_frame`]).
     own_frames: bool,
+    flavour: Flavour,
+    /// The plain flavours: the real delay of a timer of each virtual delay.
+    timer_ms: std::collections::BTreeMap<u64, u64>,
+    /// The plain flavours: `$` before every helper's name when a binding of
+    /// the scenario has one of their names.
+    helper_prefix: &'static str,
+    /// The helpers the program uses (plain flavours).
+    used: std::cell::RefCell<std::collections::BTreeSet<&'static str>>,
+    /// What the plain flavours met (see [`Fact`]).
+    facts: std::cell::RefCell<Vec<Fact>>,
+    /// The first printed line of the statement being written (plain
+    /// flavours, for [`Fact`]s).
+    current: Site,
+    /// How many statements with each first line were written so far.
+    seen: std::collections::HashMap<String, usize>,
+    /// How many callbacks deep the statement being written is.
+    callback_depth: usize,
+    /// node-test: how many times each callback block ran in the model's run,
+    /// by the block's address in the scenario being written.
+    calls: std::collections::HashMap<usize, u32>,
+    /// node-test: whether the code being written makes each of its callbacks
+    /// at most once (not in a `repeat`, not in a callback that ran twice).
+    single_instance: bool,
+    /// The main script is an ES module.
+    module: bool,
+    /// The plain flavours: the code being written is a part of the main
+    /// script after a `run`.
+    later_part: bool,
 }
 
 /// Whether a statement list has a `gc` at any depth.
@@ -318,6 +488,10 @@ impl Emitter {
             let list: Vec<String> = names.iter().map(|n| identifier(n)).collect();
             let declaration = format!("let {};", list.join(", "));
             self.line(&declaration);
+        }
+        if self.flavour != Flavour::Prelude {
+            self.plain_top_level(body);
+            return;
         }
         let mut part: Vec<&Stmt> = Vec::new();
         for stmt in body {
@@ -386,6 +560,213 @@ impl Emitter {
         self.line("}");
     }
 
+    /// The main script of a plain program: its statements as they are, up
+    /// to its first `run`. A `run turn` or `run idle` with only comments
+    /// after it changes nothing of the log (the loop runs until idle after
+    /// the main script anyway; a turn's empty part drains nothing). Before
+    /// any other `run idle` or `run turn`, the part ends by handing the next
+    /// part, a function `partN`, to `process.once('beforeExit', ...)` (Node
+    /// emits it when the loop has nothing left that keeps it alive, and
+    /// drains ticks and microtasks after it, as after the model's idle
+    /// part) or to `setImmediate` (which [`crate::plain`] accepts only in a
+    /// scenario with no other immediate and no timer: then the first check
+    /// phase runs it and nothing else), and before a `run advance` (trailing
+    /// too: it fires the unref'd timers due by then) to `setTimeout` at the
+    /// stop's real moment less this part's; a part that throws hands nothing
+    /// on, as no part after a throw runs in the model.
+    fn plain_top_level(&mut self, body: &[Stmt]) {
+        let mut part = 1;
+        let mut i = 0;
+        // Whether the part being written runs from 'beforeExit'.
+        let mut from_before_exit = false;
+        // The virtual time the part being written runs at, after `run
+        // advance`s.
+        let mut clock: u32 = 0;
+        while i < body.len() {
+            let stmt = &body[i];
+            i += 1;
+            let Stmt::Run(mode) = stmt else {
+                self.stmt(stmt, true);
+                continue;
+            };
+            let text = nodesem_lang::printer::print(&Scenario {
+                body: std::sync::Arc::new(vec![stmt.clone()]),
+            });
+            let last = body[i..].iter().all(|s| {
+                matches!(
+                    s,
+                    Stmt::Run(RunMode::Turn | RunMode::Idle) | Stmt::Comment(_)
+                )
+            });
+            self.set_current(stmt);
+            if last && !matches!(mode, RunMode::Advance(_)) {
+                self.line(&line_comment(&format!(
+                    "{}: the loop runs until it is idle after the main script anyway",
+                    text.trim()
+                )));
+                continue;
+            }
+            if self.module {
+                self.refuse("the parts of an ES module's main script after a `run` are not the module's code");
+                continue;
+            }
+            self.facts
+                .borrow_mut()
+                .push(Fact::Run(self.current.clone(), *mode));
+            part += 1;
+            let name = format!("{}part{part}", self.helper_prefix);
+            let (call, why) = match mode {
+                // Node emits 'beforeExit' again only when the loop came
+                // alive since it last did: a part that runs from it hands
+                // the next on from an immediate.
+                RunMode::Idle if from_before_exit => (
+                    format!("setImmediate(() => process.once('beforeExit', {name}));"),
+                    "the rest of the main script runs when the loop is idle ('beforeExit')",
+                ),
+                RunMode::Idle => (
+                    format!("process.once('beforeExit', {name});"),
+                    "the rest of the main script runs when the loop is idle ('beforeExit')",
+                ),
+                // A timer just after the virtual moment the advance stops
+                // at: a rank of its own after the timers due then (see
+                // [`crate::plain`]), less the real moment this part runs at.
+                RunMode::Advance(ms) => {
+                    let target = clock.saturating_add(*ms);
+                    let from = if clock == 0 {
+                        Some(&0)
+                    } else {
+                        self.timer_ms.get(&(2 * u64::from(clock) + 1))
+                    };
+                    let real = match (self.timer_ms.get(&(2 * u64::from(target) + 1)), from) {
+                        (Some(to), Some(from)) => to.saturating_sub(*from),
+                        _ => u64::from(*ms),
+                    };
+                    clock = target;
+                    (
+                        format!("setTimeout({name}, {real});"),
+                        "the rest of the main script runs when the timers up to that moment have",
+                    )
+                }
+                RunMode::Turn => (
+                    format!("setImmediate({name});"),
+                    "the rest of the main script runs after one turn of the loop",
+                ),
+            };
+            self.line(&call);
+            from_before_exit = *mode == RunMode::Idle;
+            if self.indent > 0 {
+                self.indent -= 1;
+                self.line("}");
+            }
+            self.line("");
+            self.line(&line_comment(&format!("{}: {why}.", text.trim())));
+            self.line(&format!("function {name}() {{"));
+            self.indent += 1;
+            self.later_part = true;
+        }
+        if self.indent > 0 {
+            self.indent -= 1;
+            self.line("}");
+        }
+    }
+
+    /// Records the statement being written (plain flavours).
+    fn set_current(&mut self, stmt: &Stmt) {
+        if self.flavour == Flavour::Prelude {
+            return;
+        }
+        let text = nodesem_lang::printer::print(&Scenario {
+            body: std::sync::Arc::new(vec![stmt.clone()]),
+        });
+        let text = text.lines().next().unwrap_or_default().trim().to_string();
+        let nth = self.seen.entry(text.clone()).or_default();
+        *nth += 1;
+        self.current = Site { text, nth: *nth };
+    }
+
+    /// Records that the statement being written cannot be plain, and why.
+    fn refuse(&self, why: &'static str) {
+        if self.flavour != Flavour::Prelude {
+            self.facts
+                .borrow_mut()
+                .push(Fact::Refused(self.current.clone(), why));
+        }
+    }
+
+    /// A helper's name: the prelude's `$.NAME`, or the plain program's own
+    /// function, which it then declares.
+    fn helper(&self, name: &'static str) -> String {
+        if self.flavour == Flavour::Prelude {
+            format!("$.{name}")
+        } else {
+            self.used.borrow_mut().insert(name);
+            format!("{}{name}", self.helper_prefix)
+        }
+    }
+
+    /// The function that logs a line.
+    fn log_function(&self) -> String {
+        match self.flavour {
+            Flavour::Prelude => "$.log".to_string(),
+            Flavour::Plain => self.helper("log"),
+            Flavour::NodeTest => self.helper("record"),
+        }
+    }
+
+    /// `(CHARGE, CALL)` on the prelude, `CALL` in a plain program.
+    fn charged(&self, walked: &[(&String, &str)], call: String) -> String {
+        if self.flavour == Flavour::Prelude {
+            format!("({}, {call})", charge(walked))
+        } else {
+            call
+        }
+    }
+
+    /// The real delay of a timer of `ms` virtual ms (plain flavours); `signal`
+    /// for an `AbortSignal.timeout`.
+    fn real_ms(&self, ms: u32, signal: bool) -> String {
+        let clamped = clamp_ms(ms);
+        self.facts.borrow_mut().push(Fact::Timer {
+            stmt: self.current.clone(),
+            ms: clamped,
+            in_callback: self.callback_depth > 0 || self.later_part,
+            later_part: self.later_part,
+            signal,
+        });
+        match self.timer_ms.get(&(2 * u64::from(clamped))) {
+            Some(real) => real.to_string(),
+            None => ms.to_string(),
+        }
+    }
+
+    /// `node:events`: the prelude program's import and the server's
+    /// parameter, or the plain program's own binding.
+    fn events(&self) -> String {
+        if self.flavour == Flavour::Prelude {
+            "events".to_string()
+        } else {
+            self.helper("events")
+        }
+    }
+
+    /// `AbortSignal.any`, through the prelude's weight check or as it is.
+    fn any_function(&self) -> &'static str {
+        if self.flavour == Flavour::Prelude {
+            "$.any"
+        } else {
+            "AbortSignal.any"
+        }
+    }
+
+    /// A timer function: the prelude's virtual one or Node's own.
+    fn timer_function(&self, name: &'static str) -> String {
+        if self.flavour == Flavour::Prelude {
+            format!("$.{name}")
+        } else {
+            name.to_string()
+        }
+    }
+
     /// One part of the main script between `run` statements: a macrotask.
     fn segment(&mut self, part: &[&Stmt]) {
         if part.is_empty() {
@@ -411,6 +792,7 @@ impl Emitter {
     /// One statement; `top_level` bindings were declared up front and are
     /// assigned here.
     fn stmt(&mut self, stmt: &Stmt, top_level: bool) {
+        self.set_current(stmt);
         match stmt {
             Stmt::Comment(text) => self.line(&line_comment(text.trim())),
             Stmt::Let { name, op } => {
@@ -427,7 +809,7 @@ impl Emitter {
             }
             Stmt::Tee { branches, stream } => {
                 let [a, b] = [identifier(&branches[0]), identifier(&branches[1])];
-                let value = self.own_frame(format!("{}.tee()", expr(stream)), false);
+                let value = self.own_frame(format!("{}.tee()", self.expr(stream)), false);
                 if top_level {
                     self.line(&format!("[{a}, {b}] = {value};"));
                 } else {
@@ -442,15 +824,20 @@ impl Emitter {
                 self.line(&value);
             }
             Stmt::Log(values) => {
-                let args: Vec<String> = values.iter().map(expr).collect();
-                let code = self.own_frame(format!("$.log({});", args.join(", ")), true);
+                let args: Vec<String> = values.iter().map(|e| self.expr(e)).collect();
+                let code = self.own_frame(
+                    format!("{}({});", self.log_function(), args.join(", ")),
+                    true,
+                );
                 self.line(&code);
             }
             Stmt::Repeat { count, body } => {
                 // A scenario's names never start with `$`.
                 self.line(&format!("for (let $i = 0; $i < {count}; $i++) {{"));
                 self.indent += 1;
+                let single = std::mem::replace(&mut self.single_instance, false);
                 self.stmts(body.body());
+                self.single_instance = single;
                 self.indent -= 1;
                 self.line("}");
             }
@@ -459,7 +846,7 @@ impl Emitter {
                 then,
                 otherwise,
             } => {
-                let cond = self.own_frame(expr(cond), false);
+                let cond = self.own_frame(self.expr(cond), false);
                 self.line(&format!("if ({cond}) {{"));
                 self.indent += 1;
                 self.stmts(then.body());
@@ -480,24 +867,43 @@ impl Emitter {
                 self.indent -= 1;
                 self.line("} catch (error) {");
                 self.indent += 1;
-                self.line("$.log(\"caught\", error);");
+                let log = self.log_function();
+                self.line(&format!("{log}(\"caught\", error);"));
                 self.indent -= 1;
                 self.line("}");
             }
-            Stmt::Throw(value) => self.line(&format!("throw {};", expr(value))),
+            Stmt::Throw(value) => {
+                let code = format!("throw {};", self.expr(value));
+                self.line(&code);
+            }
             // The binding no longer holds the object; nothing else of the
             // emitted program does either (the prelude holds no binding).
-            Stmt::Drop(binding) => self.line(&format!("{} = undefined;", expr(binding))),
-            Stmt::Gc => self.line("$.gc();"),
+            Stmt::Drop(binding) => self.line(&format!("{} = undefined;", self.expr(binding))),
+            Stmt::Gc => {
+                self.refuse(GC_REFUSAL);
+                self.line("$.gc();");
+            }
             Stmt::Watch(value) => {
+                self.refuse(GC_REFUSAL);
                 let label = nodesem_lang::printer::expr_text(value);
-                let code = format!("$.watch({}, {});", string_literal(&label), expr(value));
+                let code = format!("$.watch({}, {});", string_literal(&label), self.expr(value));
                 let code = self.own_frame(code, true);
                 self.line(&code);
             }
-            Stmt::Alive => self.line("$.alive();"),
+            Stmt::Alive => {
+                self.refuse(GC_REFUSAL);
+                self.line("$.alive();");
+            }
+            Stmt::Return(_) if self.later_part && self.callback_depth == 0 => {
+                self.refuse("a `return` in a part of the main script after a `run` would end that part without handing on the next");
+                self.line("return;");
+            }
+            Stmt::Return(_) if self.module && self.callback_depth == 0 => {
+                self.refuse("an ES module's top level cannot `return`");
+                self.line("return;");
+            }
             Stmt::Return(None) => self.line("return;"),
-            Stmt::Return(Some(value)) => self.line(&format!("return {};", expr(value))),
+            Stmt::Return(Some(value)) => self.line(&format!("return {};", self.expr(value))),
             // Only valid at the top level, where `top_level` handles it; inside
             // a callback the prelude refuses it with a clear error.
             Stmt::Run(mode) => self.line(&run_call(*mode)),
@@ -520,18 +926,64 @@ impl Emitter {
     }
 
     fn function(&mut self, param: Param, block: &Block, prefix: &str) -> String {
-        let head = format!("$.cb({prefix}function ({}) {{", param.as_str());
-        let tail = cost_argument(block.body());
+        let (head, tail) = match self.flavour {
+            Flavour::Prelude => (
+                format!("$.cb({prefix}function ({}) {{", param.as_str()),
+                format!("{})", cost_argument(block.body())),
+            ),
+            Flavour::Plain => (
+                format!("{prefix}function ({}) {{", param.as_str()),
+                String::new(),
+            ),
+            Flavour::NodeTest => {
+                let ran = self
+                    .calls
+                    .get(&(block as *const Block as usize))
+                    .copied()
+                    .unwrap_or(0);
+                if ran == 0 {
+                    // It must not run: its body is not needed.
+                    return "common.mustNotCall()".to_string();
+                }
+                if self.single_instance {
+                    (
+                        format!("common.mustCall({prefix}function ({}) {{", param.as_str()),
+                        if ran == 1 {
+                            ")".to_string()
+                        } else {
+                            format!(", {ran})")
+                        },
+                    )
+                } else {
+                    // Made several times: how often each one runs is not
+                    // known, only the log says it.
+                    (
+                        format!("{prefix}function ({}) {{", param.as_str()),
+                        String::new(),
+                    )
+                }
+            }
+        };
         if block.body().is_empty() {
-            return format!("{head}}}{tail})");
+            return format!("{head}}}{tail}");
         }
         let saved = std::mem::take(&mut self.out);
+        let current = std::mem::take(&mut self.current);
+        let single = self.single_instance;
+        self.single_instance = self
+            .calls
+            .get(&(block as *const Block as usize))
+            .is_some_and(|&n| n <= 1);
+        self.callback_depth += 1;
         self.indent += 1;
         self.stmts(block.body());
         self.indent -= 1;
+        self.callback_depth -= 1;
+        self.single_instance = single;
+        self.current = current;
         let body = std::mem::replace(&mut self.out, saved);
         let pad = "  ".repeat(self.indent);
-        format!("{head}\n{body}{pad}}}{tail})")
+        format!("{head}\n{body}{pad}}}{tail}")
     }
 
     /// `{ name: function (...) { ... }, ... }`: the methods of a stream's
@@ -564,7 +1016,7 @@ impl Emitter {
 
     fn listener(&mut self, callback: &Callback) -> String {
         match callback {
-            Callback::Value(value) => expr(value),
+            Callback::Value(value) => self.expr(value),
             Callback::Inline(block) => self.callback(Param::Event, block),
         }
     }
@@ -572,44 +1024,63 @@ impl Emitter {
     /// The JavaScript expression of an operation.
     fn op(&mut self, op: &Op) -> String {
         match op {
-            Op::Value(value) => expr(value),
+            Op::Value(value) => self.expr(value),
 
             // ---- abort
             Op::NewController => "new AbortController()".to_string(),
             Op::Abort { controller, reason } => {
-                format!("{}.abort({})", expr(controller), optional(reason))
+                format!("{}.abort({})", self.expr(controller), self.optional(reason))
             }
-            Op::SignalAbort { reason } => format!("AbortSignal.abort({})", optional(reason)),
-            Op::SignalTimeout { ms } => timeout_signal(*ms),
-            Op::SignalAny { signals, from_set } => signal_any(signals, *from_set),
-            Op::ThrowIfAborted { signal } => format!("{}.throwIfAborted()", expr(signal)),
+            Op::SignalAbort { reason } => format!("AbortSignal.abort({})", self.optional(reason)),
+            Op::SignalTimeout { ms } => self.timeout_signal(*ms),
+            Op::SignalAny { signals, from_set } => self.signal_any(signals, *from_set),
+            Op::ThrowIfAborted { signal } => format!("{}.throwIfAborted()", self.expr(signal)),
             Op::SetOnAbort { signal, handler } => {
                 let value = match handler {
                     Handler::Null => "null".to_string(),
-                    Handler::Value(value) => expr(value),
+                    Handler::Value(value) => self.expr(value),
                     Handler::Callback(callback) => self.listener(callback),
                 };
-                let signal = expr(signal);
-                format!(
-                    "({}, {signal}.onabort = {value})",
-                    charge(&[(&signal, "abort")])
-                )
+                let signal = self.expr(signal);
+                if self.flavour == Flavour::Prelude {
+                    format!(
+                        "({}, {signal}.onabort = {value})",
+                        charge(&[(&signal, "abort")])
+                    )
+                } else {
+                    format!("({signal}.onabort = {value})")
+                }
             }
             Op::AddAbortListener { signal, listener } => {
                 let listener = self.listener(listener);
-                format!("$.addAbortListener({}, {listener})", expr(signal))
+                if self.flavour == Flavour::Prelude {
+                    format!("$.addAbortListener({}, {listener})", self.expr(signal))
+                } else {
+                    format!(
+                        "{}.addAbortListener({}, {listener})",
+                        self.helper("events"),
+                        self.expr(signal)
+                    )
+                }
             }
-            Op::Dispose { disposable } => format!("$.dispose({})", expr(disposable)),
-            Op::NewWeakRef { target } => format!("new WeakRef({})", expr(target)),
-            Op::Deref { weak_ref } => format!("{}.deref()", expr(weak_ref)),
+            Op::Dispose { disposable } => {
+                if self.flavour == Flavour::Prelude {
+                    format!("$.dispose({})", self.expr(disposable))
+                } else {
+                    format!("{}[Symbol.dispose]()", self.expr(disposable))
+                }
+            }
+            Op::NewWeakRef { target } => format!("new WeakRef({})", self.expr(target)),
+            Op::Deref { weak_ref } => format!("{}.deref()", self.expr(weak_ref)),
             Op::NewRegistry(cleanup) => {
                 let cleanup = match cleanup {
                     Callback::Inline(block) => self.callback(Param::Held, block),
-                    Callback::Value(e) => expr(e),
+                    Callback::Value(e) => self.expr(e),
                 };
                 // `new FinalizationRegistry(cleanup)`, through the prelude, which
                 // counts the registries to let enough real loop turns pass for
                 // their cleanups at each poll phase after a gc.
+                self.refuse(GC_REFUSAL);
                 format!("$.registry({cleanup})")
             }
             Op::Register {
@@ -620,24 +1091,32 @@ impl Emitter {
             } => {
                 let token = token
                     .as_ref()
-                    .map(|t| format!(", {}", expr(t)))
+                    .map(|t| format!(", {}", self.expr(t)))
                     .unwrap_or_default();
                 format!(
                     "{}.register({}, {}{token})",
-                    expr(registry),
-                    expr(target),
-                    expr(held)
+                    self.expr(registry),
+                    self.expr(target),
+                    self.expr(held)
                 )
             }
             Op::Unregister { registry, token } => {
-                format!("{}.unregister({})", expr(registry), expr(token))
+                format!("{}.unregister({})", self.expr(registry), self.expr(token))
             }
-            Op::Dependants { signal } => format!("$.dependants({})", expr(signal)),
+            Op::Dependants { signal } => {
+                self.refuse(GC_REFUSAL);
+                format!("$.dependants({})", self.expr(signal))
+            }
             Op::SetMaxListeners { n, targets } => {
-                let args: Vec<String> = std::iter::once(n).chain(targets).map(expr).collect();
-                format!("events.setMaxListeners({})", args.join(", "))
+                let args: Vec<String> = std::iter::once(n)
+                    .chain(targets)
+                    .map(|e| self.expr(e))
+                    .collect();
+                format!("{}.setMaxListeners({})", self.events(), args.join(", "))
             }
-            Op::GetMaxListeners { target } => format!("events.getMaxListeners({})", expr(target)),
+            Op::GetMaxListeners { target } => {
+                format!("{}.getMaxListeners({})", self.events(), self.expr(target))
+            }
 
             // ---- dispatch
             Op::NewTarget => "new EventTarget()".to_string(),
@@ -645,62 +1124,81 @@ impl Emitter {
             // ---- async context (`$.asyncHooks` is `node:async_hooks`)
             Op::NewAls { default } => match default {
                 Some(d) => format!(
-                    "new $.asyncHooks.AsyncLocalStorage({{ defaultValue: {} }})",
-                    expr(d)
+                    "new {}.AsyncLocalStorage({{ defaultValue: {} }})",
+                    self.helper("asyncHooks"),
+                    self.expr(d)
                 ),
-                None => "new $.asyncHooks.AsyncLocalStorage()".to_string(),
+                None => format!("new {}.AsyncLocalStorage()", self.helper("asyncHooks")),
             },
-            Op::GetStore { als } => format!("{}.getStore()", expr(als)),
-            Op::EnterWith { als, value } => format!("{}.enterWith({})", expr(als), expr(value)),
+            Op::GetStore { als } => format!("{}.getStore()", self.expr(als)),
+            Op::EnterWith { als, value } => {
+                format!("{}.enterWith({})", self.expr(als), self.expr(value))
+            }
             Op::AlsRun { als, value, body } => format!(
                 "{}.run({}, {})",
-                expr(als),
-                expr(value),
+                self.expr(als),
+                self.expr(value),
                 self.callback(Param::None, body)
             ),
             Op::AlsExit { als, body } => {
-                format!("{}.exit({})", expr(als), self.callback(Param::None, body))
+                format!(
+                    "{}.exit({})",
+                    self.expr(als),
+                    self.callback(Param::None, body)
+                )
             }
-            Op::DisableAls { als } => format!("{}.disable()", expr(als)),
+            Op::DisableAls { als } => format!("{}.disable()", self.expr(als)),
             Op::Bind { resource, function } => match resource {
-                Some(r) => format!("{}.bind({})", expr(r), expr(function)),
-                None => format!("$.asyncHooks.AsyncLocalStorage.bind({})", expr(function)),
+                Some(r) => format!("{}.bind({})", self.expr(r), self.expr(function)),
+                None => format!(
+                    "{}.AsyncLocalStorage.bind({})",
+                    self.helper("asyncHooks"),
+                    self.expr(function)
+                ),
             },
-            Op::Snapshot => "$.asyncHooks.AsyncLocalStorage.snapshot()".to_string(),
+            Op::Snapshot => format!("{}.AsyncLocalStorage.snapshot()", self.helper("asyncHooks")),
             Op::Call { function, args } => {
-                let args: Vec<String> = args.iter().map(expr).collect();
-                format!("{}({})", expr(function), args.join(", "))
+                let args: Vec<String> = args.iter().map(|e| self.expr(e)).collect();
+                format!("{}({})", self.expr(function), args.join(", "))
             }
             Op::NewAsyncResource { kind } => {
-                format!("new $.asyncHooks.AsyncResource({})", expr(kind))
+                format!(
+                    "new {}.AsyncResource({})",
+                    self.helper("asyncHooks"),
+                    self.expr(kind)
+                )
             }
             Op::RunInAsyncScope { resource, body } => format!(
                 "{}.runInAsyncScope({})",
-                expr(resource),
+                self.expr(resource),
                 self.callback(Param::None, body)
             ),
-            Op::EmitDestroy { resource } => format!("{}.emitDestroy()", expr(resource)),
+            Op::EmitDestroy { resource } => format!("{}.emitDestroy()", self.expr(resource)),
             Op::NativeCallback {
                 ms,
                 resource,
                 callback,
             } => {
                 let callback = match callback {
-                    Callback::Value(value) => expr(value),
+                    Callback::Value(value) => self.expr(value),
                     Callback::Inline(block) => self.callback(Param::None, block),
                 };
+                self.refuse("a native callback needs nodesem's addon (harness/native)");
                 format!("$.native({ms}, {callback}, {resource})")
             }
 
             // ---- EventEmitter
-            Op::NewEmitter => "new events.EventEmitter()".to_string(),
+            Op::NewEmitter => format!("new {}.EventEmitter()", self.events()),
             Op::NewCapturingEmitter => {
-                "new events.EventEmitter({ captureRejections: true })".to_string()
+                format!(
+                    "new {}.EventEmitter({{ captureRejections: true }})",
+                    self.events()
+                )
             }
             Op::OnRejection { emitter, function } => format!(
                 "({}[Symbol.for('nodejs.rejection')] = {})",
-                expr(emitter),
-                expr(function)
+                self.expr(emitter),
+                self.expr(function)
             ),
             Op::OnEvents(o) => {
                 let nodesem_lang::ast::OnEvents {
@@ -713,24 +1211,30 @@ impl Emitter {
                 } = &**o;
                 let mut members = Vec::new();
                 if let Some(signal) = signal {
-                    members.push(format!("signal: {}", expr(signal)));
+                    members.push(format!("signal: {}", self.expr(signal)));
                 }
                 if let Some(close) = close {
-                    members.push(format!("close: [{}]", expr(close)));
+                    members.push(format!("close: [{}]", self.expr(close)));
                 }
                 if let Some(n) = high_water_mark {
-                    members.push(format!("highWaterMark: {}", expr(n)));
+                    members.push(format!("highWaterMark: {}", self.expr(n)));
                 }
                 if let Some(n) = low_water_mark {
-                    members.push(format!("lowWaterMark: {}", expr(n)));
+                    members.push(format!("lowWaterMark: {}", self.expr(n)));
                 }
                 let call = if members.is_empty() {
-                    format!("events.on({}, {})", expr(emitter), expr(name))
+                    format!(
+                        "{}.on({}, {})",
+                        self.events(),
+                        self.expr(emitter),
+                        self.expr(name)
+                    )
                 } else {
                     format!(
-                        "events.on({}, {}, {{ {} }})",
-                        expr(emitter),
-                        expr(name),
+                        "{}.on({}, {}, {{ {} }})",
+                        self.events(),
+                        self.expr(emitter),
+                        self.expr(name),
                         members.join(", ")
                     )
                 };
@@ -739,14 +1243,14 @@ impl Emitter {
                     // the signal's abort listeners: charged as `onceEvent`
                     // charges.
                     Some(signal) => {
-                        let signal = expr(signal);
-                        format!("({}, {call})", charge(&[(&signal, "abort")]))
+                        let signal = self.expr(signal);
+                        self.charged(&[(&signal, "abort")], call)
                     }
                     None => call,
                 }
             }
             Op::IterThrow { iterator, value } => {
-                format!("{}.throw({})", expr(iterator), expr(value))
+                format!("{}.throw({})", self.expr(iterator), self.expr(value))
             }
             Op::EmitterAdd {
                 emitter,
@@ -757,10 +1261,14 @@ impl Emitter {
             } => {
                 let (_, method) = nodesem_lang::emitter_add_form(*prepend, *once);
                 let listener = match listener {
-                    Callback::Value(value) => expr(value),
+                    Callback::Value(value) => self.expr(value),
                     Callback::Inline(block) => self.callback(Param::Args, block),
                 };
-                format!("{}.{method}({}, {listener})", expr(emitter), expr(name))
+                format!(
+                    "{}.{method}({}, {listener})",
+                    self.expr(emitter),
+                    self.expr(name)
+                )
             }
             Op::EmitterRemove {
                 emitter,
@@ -768,21 +1276,25 @@ impl Emitter {
                 listener,
             } => format!(
                 "{}.removeListener({}, {})",
-                expr(emitter),
-                expr(name),
-                expr(listener)
+                self.expr(emitter),
+                self.expr(name),
+                self.expr(listener)
             ),
             Op::EmitterRemoveAll { emitter, name } => {
-                format!("{}.removeAllListeners({})", expr(emitter), optional(name))
+                format!(
+                    "{}.removeAllListeners({})",
+                    self.expr(emitter),
+                    self.optional(name)
+                )
             }
             Op::Emit {
                 emitter,
                 name,
                 args,
             } => {
-                let mut list = vec![expr(name)];
-                list.extend(args.iter().map(expr));
-                format!("{}.emit({})", expr(emitter), list.join(", "))
+                let mut list = vec![self.expr(name)];
+                list.extend(args.iter().map(|e| self.expr(e)));
+                format!("{}.emit({})", self.expr(emitter), list.join(", "))
             }
             Op::EmitterListenerCount {
                 emitter,
@@ -791,18 +1303,18 @@ impl Emitter {
             } => match listener {
                 Some(listener) => format!(
                     "{}.listenerCount({}, {})",
-                    expr(emitter),
-                    expr(name),
-                    expr(listener)
+                    self.expr(emitter),
+                    self.expr(name),
+                    self.expr(listener)
                 ),
-                None => format!("{}.listenerCount({})", expr(emitter), expr(name)),
+                None => format!("{}.listenerCount({})", self.expr(emitter), self.expr(name)),
             },
-            Op::EventNames { emitter } => format!("{}.eventNames()", expr(emitter)),
+            Op::EventNames { emitter } => format!("{}.eventNames()", self.expr(emitter)),
             Op::EventsKeyCount { emitter } => {
-                format!("Object.keys({}._events).length", expr(emitter))
+                format!("Object.keys({}._events).length", self.expr(emitter))
             }
             Op::SetDefaultMaxListeners { n } => {
-                format!("(events.defaultMaxListeners = {})", expr(n))
+                format!("({}.defaultMaxListeners = {})", self.events(), self.expr(n))
             }
             Op::OnceEvent {
                 emitter,
@@ -812,21 +1324,27 @@ impl Emitter {
                 // Adding the abort listener walks the signal's abort
                 // listeners: charged as `on S abort` charges them.
                 Some(signal) => {
-                    let signal = expr(signal);
-                    format!(
-                        "({}, events.once({}, {}, {{ signal: {signal} }}))",
-                        charge(&[(&signal, "abort")]),
-                        expr(emitter),
-                        expr(name)
-                    )
+                    let signal = self.expr(signal);
+                    let call = format!(
+                        "{}.once({}, {}, {{ signal: {signal} }})",
+                        self.events(),
+                        self.expr(emitter),
+                        self.expr(name)
+                    );
+                    self.charged(&[(&signal, "abort")], call)
                 }
-                None => format!("events.once({}, {})", expr(emitter), expr(name)),
+                None => format!(
+                    "{}.once({}, {})",
+                    self.events(),
+                    self.expr(emitter),
+                    self.expr(name)
+                ),
             },
             Op::EmitterListeners { emitter, name, raw } => format!(
                 "{}.{}({})",
-                expr(emitter),
+                self.expr(emitter),
                 if *raw { "rawListeners" } else { "listeners" },
-                expr(name)
+                self.expr(name)
             ),
             Op::Function(block) => self.callback(Param::Event, block),
             Op::ListenerObject(block) => {
@@ -834,8 +1352,17 @@ impl Emitter {
             }
             Op::AsyncFunction(block) => self.async_callback(Param::Event, block),
             // An arrow function keeps the `this` around it.
-            Op::Async(block) => format!("{}.call(this)", self.async_callback(Param::None, block)),
-            Op::Await(value) => format!("await {}", expr(value)),
+            Op::Async(block) => {
+                let function = self.async_callback(Param::None, block);
+                if self.flavour == Flavour::Prelude {
+                    format!("{function}.call(this)")
+                } else {
+                    // A statement that starts with `async function` would be
+                    // a declaration.
+                    format!("({function}).call({})", self.expr(&Expr::This))
+                }
+            }
+            Op::Await(value) => format!("await {}", self.expr(value)),
             Op::AddEventListener {
                 target,
                 event_type,
@@ -843,18 +1370,18 @@ impl Emitter {
                 options,
             } => {
                 let listener = self.listener(listener);
-                let target = expr(target);
-                let signal = options.signal.as_ref().map(expr);
+                let target = self.expr(target);
+                let signal = options.signal.as_ref().map(|e| self.expr(e));
                 let mut walked = vec![(&target, event_type.as_str())];
                 if let Some(signal) = &signal {
                     walked.push((signal, "abort"));
                 }
-                let options = listener_options(options);
-                format!(
-                    "({}, {target}.addEventListener({}, {listener}{options}))",
-                    charge(&walked),
+                let options = self.listener_options(options);
+                let call = format!(
+                    "{target}.addEventListener({}, {listener}{options})",
                     js_string(event_type)
-                )
+                );
+                self.charged(&walked, call)
             }
             Op::RemoveEventListener {
                 target,
@@ -868,13 +1395,13 @@ impl Emitter {
                     (false, true) => ", { capture: true }".to_string(),
                     (false, false) => String::new(),
                 };
-                let target = expr(target);
-                format!(
-                    "({}, {target}.removeEventListener({}, {}{options}))",
-                    charge(&[(&target, event_type)]),
+                let target = self.expr(target);
+                let call = format!(
+                    "{target}.removeEventListener({}, {}{options})",
                     js_string(event_type),
-                    expr(listener)
-                )
+                    self.expr(listener)
+                );
+                self.charged(&[(&target, event_type)], call)
             }
             Op::Dispatch {
                 target,
@@ -886,12 +1413,12 @@ impl Emitter {
                 } else {
                     ""
                 };
-                let target = expr(target);
-                format!(
-                    "({}, {target}.dispatchEvent(new Event({}{options})))",
-                    charge(&[(&target, event_type)]),
+                let target = self.expr(target);
+                let call = format!(
+                    "{target}.dispatchEvent(new Event({}{options}))",
                     js_string(event_type)
-                )
+                );
+                self.charged(&[(&target, event_type)], call)
             }
             Op::NewEvent {
                 custom,
@@ -907,7 +1434,7 @@ impl Emitter {
                 };
                 let mut options = Vec::new();
                 if let Some(detail) = detail {
-                    options.push(format!("detail: {}", expr(detail)));
+                    options.push(format!("detail: {}", self.expr(detail)));
                 }
                 for (set, name) in [
                     (*bubbles, "bubbles"),
@@ -927,21 +1454,30 @@ impl Emitter {
             }
             Op::NewAbortSignal => "new AbortSignal()".to_string(),
             Op::DispatchEvent { target, event } => {
-                let (target, event) = (expr(target), expr(event));
-                format!(
-                    "($.charge($.listeners({target}, $.eventType({event}))), {target}.dispatchEvent({event}))"
-                )
+                let (target, event) = (self.expr(target), self.expr(event));
+                if self.flavour == Flavour::Prelude {
+                    format!(
+                        "($.charge($.listeners({target}, $.eventType({event}))), {target}.dispatchEvent({event}))"
+                    )
+                } else {
+                    format!("{target}.dispatchEvent({event})")
+                }
             }
-            Op::ComposedPath { event } => format!("{}.composedPath()", expr(event)),
+            Op::ComposedPath { event } => format!("{}.composedPath()", self.expr(event)),
             Op::SetEventAttribute {
                 event,
                 attribute,
                 value,
-            } => format!("({}.{} = {})", expr(event), attribute.name(), expr(value)),
-            Op::PreventDefault { event } => format!("{}.preventDefault()", expr(event)),
-            Op::StopPropagation { event } => format!("{}.stopPropagation()", expr(event)),
+            } => format!(
+                "({}.{} = {})",
+                self.expr(event),
+                attribute.name(),
+                self.expr(value)
+            ),
+            Op::PreventDefault { event } => format!("{}.preventDefault()", self.expr(event)),
+            Op::StopPropagation { event } => format!("{}.stopPropagation()", self.expr(event)),
             Op::StopImmediatePropagation { event } => {
-                format!("{}.stopImmediatePropagation()", expr(event))
+                format!("{}.stopImmediatePropagation()", self.expr(event))
             }
 
             // ---- event loop
@@ -952,36 +1488,91 @@ impl Emitter {
                 format!("process.nextTick({})", self.callback(Param::None, block))
             }
             Op::SetTimeout { ms, body } => {
-                format!("$.setTimeout({ms}, {})", self.callback(Param::None, body))
+                if self.flavour == Flavour::Prelude {
+                    format!("$.setTimeout({ms}, {})", self.callback(Param::None, body))
+                } else {
+                    let real = self.real_ms(*ms, false);
+                    format!("setTimeout({}, {real})", self.callback(Param::None, body))
+                }
             }
-            Op::ClearTimeout { timer } => format!("$.clearTimeout({})", expr(timer)),
+            Op::ClearTimeout { timer } => {
+                format!(
+                    "{}({})",
+                    self.timer_function("clearTimeout"),
+                    self.expr(timer)
+                )
+            }
             Op::SetInterval { ms, body } => {
-                format!("$.setInterval({ms}, {})", self.callback(Param::None, body))
+                if self.flavour == Flavour::Prelude {
+                    format!("$.setInterval({ms}, {})", self.callback(Param::None, body))
+                } else {
+                    self.refuse("an interval's rounds meet other timers at real moments that can flip their order");
+                    format!("setInterval({}, {ms})", self.callback(Param::None, body))
+                }
             }
             // The virtual timers' clear takes a timeout and an interval alike,
             // as Node's clearTimeout and clearInterval do.
-            Op::ClearInterval { timer } => format!("$.clearTimeout({})", expr(timer)),
+            Op::ClearInterval { timer } => {
+                let clear = if self.flavour == Flavour::Prelude {
+                    "$.clearTimeout"
+                } else {
+                    "clearInterval"
+                };
+                format!("{clear}({})", self.expr(timer))
+            }
             Op::TimerRef { timer, refed } => {
                 let method = if *refed { "ref" } else { "unref" };
-                format!("$.{method}({})", expr(timer))
+                if self.flavour == Flavour::Prelude {
+                    format!("$.{method}({})", self.expr(timer))
+                } else {
+                    format!("{}.{method}()", self.expr(timer))
+                }
             }
             Op::SetImmediate(block) => {
-                format!("$.setImmediate({})", self.callback(Param::None, block))
+                if self.flavour != Flavour::Prelude {
+                    self.facts
+                        .borrow_mut()
+                        .push(Fact::Immediate(self.current.clone()));
+                }
+                format!(
+                    "{}({})",
+                    self.timer_function("setImmediate"),
+                    self.callback(Param::None, block)
+                )
             }
-            Op::ClearImmediate { immediate } => format!("$.clearImmediate({})", expr(immediate)),
+            Op::ClearImmediate { immediate } => format!(
+                "{}({})",
+                self.timer_function("clearImmediate"),
+                self.expr(immediate)
+            ),
 
             // ---- promises
-            Op::NewPromise => "$.deferred()".to_string(),
-            Op::WithResolvers => "$.withResolvers()".to_string(),
-            Op::ProcessOff(event) => format!("$.processOff('{}')", event.name()),
-            Op::Assign { target, value } => format!("({} = {})", expr(target), expr(value)),
+            Op::NewPromise => format!("{}()", self.helper("deferred")),
+            Op::WithResolvers => format!("{}()", self.helper("withResolvers")),
+            Op::ProcessOff(event) => {
+                self.refuse("with no handler of its own, the program's process would print and exit where the prelude logs `exit 1 after uncaught`");
+                format!("$.processOff('{}')", event.name())
+            }
+            Op::Assign { target, value } => {
+                format!("({} = {})", self.expr(target), self.expr(value))
+            }
             Op::Resolve { promise, value } => match value {
-                Some(value) => format!("$.resolve({}, {})", expr(promise), expr(value)),
-                None => format!("$.resolve({})", expr(promise)),
+                Some(value) => format!(
+                    "{}({}, {})",
+                    self.helper("resolve"),
+                    self.expr(promise),
+                    self.expr(value)
+                ),
+                None => format!("{}({})", self.helper("resolve"), self.expr(promise)),
             },
             Op::Reject { promise, value } => match value {
-                Some(value) => format!("$.reject({}, {})", expr(promise), expr(value)),
-                None => format!("$.reject({})", expr(promise)),
+                Some(value) => format!(
+                    "{}({}, {})",
+                    self.helper("reject"),
+                    self.expr(promise),
+                    self.expr(value)
+                ),
+                None => format!("{}({})", self.helper("reject"), self.expr(promise)),
             },
             Op::Then {
                 promise,
@@ -1000,14 +1591,14 @@ impl Emitter {
                     (None, Some(r)) => format!("undefined, {r}"),
                     (Some(f), Some(r)) => format!("{f}, {r}"),
                 };
-                format!("{}.then({args})", expr(promise))
+                format!("{}.then({args})", self.expr(promise))
             }
             Op::Catch {
                 promise,
                 on_rejected,
             } => format!(
                 "{}.catch({})",
-                expr(promise),
+                self.expr(promise),
                 self.callback(Param::Reason, on_rejected)
             ),
             Op::Finally {
@@ -1015,24 +1606,25 @@ impl Emitter {
                 on_finally,
             } => format!(
                 "{}.finally({})",
-                expr(promise),
+                self.expr(promise),
                 self.callback(Param::None, on_finally)
             ),
-            Op::PromiseResolve { value } => format!("Promise.resolve({})", expr(value)),
-            Op::PromiseReject { value } => format!("Promise.reject({})", expr(value)),
+            Op::PromiseResolve { value } => format!("Promise.resolve({})", self.expr(value)),
+            Op::PromiseReject { value } => format!("Promise.reject({})", self.expr(value)),
             Op::Thenable { value, body } => match body {
                 Some(body) => format!(
-                    "$.thenable({}, {})",
-                    expr(value),
+                    "{}({}, {})",
+                    self.helper("thenable"),
+                    self.expr(value),
                     self.callback(Param::None, body)
                 ),
-                None => format!("$.thenable({})", expr(value)),
+                None => format!("{}({})", self.helper("thenable"), self.expr(value)),
             },
             Op::Combinator { kind, values } => {
-                let values: Vec<String> = values.iter().map(expr).collect();
+                let values: Vec<String> = values.iter().map(|e| self.expr(e)).collect();
                 format!("Promise.{}([{}])", kind.method(), values.join(", "))
             }
-            Op::Ruler { ticks } => format!("$.ruler({ticks})"),
+            Op::Ruler { ticks } => format!("{}({ticks})", self.helper("ruler")),
 
             // ---- streams
             Op::NewReadable {
@@ -1096,23 +1688,25 @@ impl Emitter {
                     (w, r) => format!("new TransformStream({transformer}, {}, {})", hwm(w), hwm(r)),
                 }
             }
-            Op::GetWriter { stream } => format!("{}.getWriter()", expr(stream)),
-            Op::Write { writer, chunk } => format!("{}.write({})", expr(writer), expr(chunk)),
-            Op::CloseWritable { target } => format!("{}.close()", expr(target)),
+            Op::GetWriter { stream } => format!("{}.getWriter()", self.expr(stream)),
+            Op::Write { writer, chunk } => {
+                format!("{}.write({})", self.expr(writer), self.expr(chunk))
+            }
+            Op::CloseWritable { target } => format!("{}.close()", self.expr(target)),
             Op::AbortWritable { target, reason } => match reason {
-                Some(reason) => format!("{}.abort({})", expr(target), expr(reason)),
-                None => format!("{}.abort()", expr(target)),
+                Some(reason) => format!("{}.abort({})", self.expr(target), self.expr(reason)),
+                None => format!("{}.abort()", self.expr(target)),
             },
-            Op::Terminate { controller } => format!("{}.terminate()", expr(controller)),
+            Op::Terminate { controller } => format!("{}.terminate()", self.expr(controller)),
             Op::PipeTo {
                 source,
                 dest,
                 options,
             } => format!(
                 "{}.pipeTo({}{})",
-                expr(source),
-                expr(dest),
-                pipe_options(options)
+                self.expr(source),
+                self.expr(dest),
+                self.pipe_options(options)
             ),
             Op::PipeThrough {
                 source,
@@ -1120,15 +1714,16 @@ impl Emitter {
                 options,
             } => format!(
                 "{}.pipeThrough({}{})",
-                expr(source),
-                expr(transform),
-                pipe_options(options)
+                self.expr(source),
+                self.expr(transform),
+                self.pipe_options(options)
             ),
             Op::From { is_async, values } => {
-                let values: Vec<String> = values.iter().map(expr).collect();
+                let values: Vec<String> = values.iter().map(|e| self.expr(e)).collect();
                 if *is_async {
                     format!(
-                        "ReadableStream.from($.asyncGenerator([{}]))",
+                        "ReadableStream.from({}([{}]))",
+                        self.helper("asyncGenerator"),
                         values.join(", ")
                     )
                 } else {
@@ -1140,15 +1735,15 @@ impl Emitter {
                 prevent_cancel,
             } => {
                 if *prevent_cancel {
-                    format!("{}.values({{ preventCancel: true }})", expr(stream))
+                    format!("{}.values({{ preventCancel: true }})", self.expr(stream))
                 } else {
-                    format!("{}.values()", expr(stream))
+                    format!("{}.values()", self.expr(stream))
                 }
             }
-            Op::Next { iterator } => format!("{}.next()", expr(iterator)),
+            Op::Next { iterator } => format!("{}.next()", self.expr(iterator)),
             Op::IterReturn { iterator, value } => match value {
-                Some(value) => format!("{}.return({})", expr(iterator), expr(value)),
-                None => format!("{}.return()", expr(iterator)),
+                Some(value) => format!("{}.return({})", self.expr(iterator), self.expr(value)),
+                None => format!("{}.return()", self.expr(iterator)),
             },
             Op::NewBytes(nodesem_lang::BytesInit::Values(bytes)) => {
                 let bytes: Vec<String> = bytes.iter().map(u8::to_string).collect();
@@ -1156,8 +1751,8 @@ impl Emitter {
             }
             Op::NewBytes(nodesem_lang::BytesInit::Zeros(n)) => format!("new Uint8Array({n})"),
             Op::Subarray { view, start, end } => match end {
-                Some(end) => format!("{}.subarray({start}, {end})", expr(view)),
-                None => format!("{}.subarray({start})", expr(view)),
+                Some(end) => format!("{}.subarray({start}, {end})", self.expr(view)),
+                None => format!("{}.subarray({start})", self.expr(view)),
             },
             Op::NewReadableBytes {
                 high_water_mark,
@@ -1194,39 +1789,61 @@ impl Emitter {
                 }
             }
             Op::GetByobReader { stream } => {
-                format!("{}.getReader({{ mode: \"byob\" }})", expr(stream))
+                format!("{}.getReader({{ mode: \"byob\" }})", self.expr(stream))
             }
             Op::ReadInto { reader, view, min } => match min {
                 Some(min) => format!(
                     "{}.read({}, {{ min: {} }})",
-                    expr(reader),
-                    expr(view),
-                    expr(min)
+                    self.expr(reader),
+                    self.expr(view),
+                    self.expr(min)
                 ),
-                None => format!("{}.read({})", expr(reader), expr(view)),
+                None => format!("{}.read({})", self.expr(reader), self.expr(view)),
             },
             Op::Respond {
                 request,
                 bytes_written,
-            } => format!("{}.respond({})", expr(request), expr(bytes_written)),
+            } => format!(
+                "{}.respond({})",
+                self.expr(request),
+                self.expr(bytes_written)
+            ),
             Op::RespondWithNewView { request, view } => {
-                format!("{}.respondWithNewView({})", expr(request), expr(view))
+                format!(
+                    "{}.respondWithNewView({})",
+                    self.expr(request),
+                    self.expr(view)
+                )
             }
             Op::Enqueue { controller, chunk } => {
-                format!("{}.enqueue({})", expr(controller), expr(chunk))
+                format!("{}.enqueue({})", self.expr(controller), self.expr(chunk))
             }
-            Op::CloseController { controller } => format!("{}.close()", expr(controller)),
+            Op::CloseController { controller } => format!("{}.close()", self.expr(controller)),
             Op::ErrorController { controller, error } => {
-                format!("{}.error({})", expr(controller), expr(error))
+                format!("{}.error({})", self.expr(controller), self.expr(error))
             }
-            Op::GetReader { stream } => format!("{}.getReader()", expr(stream)),
-            Op::Read { reader } => format!("{}.read()", expr(reader)),
-            Op::ReleaseLock { reader } => format!("{}.releaseLock()", expr(reader)),
+            Op::GetReader { stream } => format!("{}.getReader()", self.expr(stream)),
+            Op::Read { reader } => format!("{}.read()", self.expr(reader)),
+            Op::ReleaseLock { reader } => format!("{}.releaseLock()", self.expr(reader)),
             Op::Cancel { target, reason } => match reason {
-                Some(reason) => format!("{}.cancel({})", expr(target), expr(reason)),
-                None => format!("{}.cancel()", expr(target)),
+                Some(reason) => format!("{}.cancel({})", self.expr(target), self.expr(reason)),
+                None => format!("{}.cancel()", self.expr(target)),
             },
         }
+    }
+}
+
+/// Why a scenario that collects garbage or watches what is collected cannot
+/// be plain.
+const GC_REFUSAL: &str = "garbage collection needs `node --expose-gc`, and when real Node collects on its own and runs the cleanups is V8's decision";
+
+/// A timer's delay as Node clamps it (lib/internal/timers.js, `Timeout`):
+/// outside [1, 2^31 - 1] it is 1.
+fn clamp_ms(ms: u32) -> u32 {
+    if (1..=0x7fff_ffff).contains(&ms) {
+        ms
+    } else {
+        1
     }
 }
 
@@ -1257,130 +1874,150 @@ fn run_call(mode: RunMode) -> String {
     }
 }
 
-/// `, { preventClose: true, ... }` with the pipe options that are set, or
-/// nothing.
-fn pipe_options(options: &nodesem_lang::PipeOptions) -> String {
-    if options.is_empty() {
-        return String::new();
-    }
-    let mut parts = Vec::new();
-    for (name, set) in [
-        ("preventClose", options.prevent_close),
-        ("preventAbort", options.prevent_abort),
-        ("preventCancel", options.prevent_cancel),
-    ] {
-        if set {
-            parts.push(format!("{name}: true"));
+impl Emitter {
+    /// `, { preventClose: true, ... }` with the pipe options that are set, or
+    /// nothing.
+    fn pipe_options(&self, options: &nodesem_lang::PipeOptions) -> String {
+        if options.is_empty() {
+            return String::new();
         }
-    }
-    if let Some(signal) = &options.signal {
-        parts.push(format!("signal: {}", expr(signal)));
-    }
-    format!(", {{ {} }}", parts.join(", "))
-}
-
-/// `, { once: true, ... }` with the options that are set, or nothing.
-fn listener_options(options: &ListenerOptions) -> String {
-    if let Some(value) = &options.value {
-        return format!(", {}", expr(value));
-    }
-    if options.as_boolean {
-        return format!(", {}", options.capture);
-    }
-    let mut set: Vec<String> = Vec::new();
-    if options.once {
-        set.push("once: true".into());
-    }
-    if options.capture {
-        set.push("capture: true".into());
-    }
-    if options.passive {
-        set.push("passive: true".into());
-    }
-    if let Some(signal) = &options.signal {
-        set.push(format!("signal: {}", expr(signal)));
-    }
-    if set.is_empty() {
-        String::new()
-    } else {
-        format!(", {{ {} }}", set.join(", "))
-    }
-}
-
-fn optional(value: &Option<Expr>) -> String {
-    value.as_ref().map(expr).unwrap_or_default()
-}
-
-/// `AbortSignal.timeout(MS)` on the prelude's clock.
-fn timeout_signal(ms: u32) -> String {
-    format!("$.timeoutSignal({ms})")
-}
-
-/// `AbortSignal.any(...)`, through the prelude's weight check.
-fn signal_any(signals: &[Expr], from_set: bool) -> String {
-    let list: Vec<String> = signals.iter().map(expr).collect();
-    if from_set {
-        format!("$.any(new Set([{}]))", list.join(", "))
-    } else {
-        format!("$.any([{}])", list.join(", "))
-    }
-}
-
-/// The JavaScript of an expression.
-fn expr(value: &Expr) -> String {
-    match value {
-        Expr::Undefined => "undefined".into(),
-        Expr::Null => "null".into(),
-        Expr::Bool(b) => b.to_string(),
-        Expr::Int(i) => int(*i),
-        // `-0`, `NaN`, `Infinity` and fractions are written the same in
-        // JavaScript; `-0` is the unary minus of 0, which is -0.
-        Expr::Number(n) => format!("({})", n.text()),
-        Expr::Symbol(None) => "Symbol()".into(),
-        Expr::Symbol(Some(description)) => format!("Symbol({})", js_string(description)),
-        Expr::Object => "({})".into(),
-        Expr::ConstructorName(a) => format!("({}).constructor.name", expr(a)),
-        Expr::ClassConstant(class, name) => format!("{}.{}", class.name(), identifier(name)),
-        Expr::Str(s) => js_string(s),
-        Expr::Var(name) => identifier(name),
-        Expr::Prop(base, name) => {
-            let name = identifier(name);
-            match **base {
-                // `1.name` does not parse: a number needs parentheses.
-                Expr::Int(i) => format!("({}).{name}", int(i)),
-                _ => format!("{}.{name}", expr(base)),
+        let mut parts = Vec::new();
+        for (name, set) in [
+            ("preventClose", options.prevent_close),
+            ("preventAbort", options.prevent_abort),
+            ("preventCancel", options.prevent_cancel),
+        ] {
+            if set {
+                parts.push(format!("{name}: true"));
             }
         }
-        Expr::NewError(message) => format!("new Error({})", js_string(message)),
-        Expr::NewBuiltinError { class, message } => {
-            format!("new {}({})", class.name(), js_string(message))
+        if let Some(signal) = &options.signal {
+            parts.push(format!("signal: {}", self.expr(signal)));
         }
-        Expr::NewDomException { message, name } => {
-            format!(
-                "new DOMException({}, {})",
-                js_string(message),
-                js_string(name)
-            )
+        format!(", {{ {} }}", parts.join(", "))
+    }
+
+    /// `, { once: true, ... }` with the options that are set, or nothing.
+    fn listener_options(&self, options: &ListenerOptions) -> String {
+        if let Some(value) = &options.value {
+            return format!(", {}", self.expr(value));
         }
-        // The prelude's `Object.is`, taken before the scenario runs: a
-        // binding named `Object` cannot change it.
-        // Callbacks are `function`s, called with their receiver (the
-        // prelude's `$.cb` passes it on); the top level is module code.
-        Expr::This => "this".into(),
-        Expr::ArgumentCount => "arguments.length".into(),
-        Expr::ErrorMonitor => "events.errorMonitor".into(),
-        Expr::DefaultMaxListeners => "events.defaultMaxListeners".into(),
-        Expr::Same(a, b) => format!("$.same({}, {})", expr(a), expr(b)),
-        Expr::Add(a, b) => format!("$.add({}, {})", expr(a), expr(b)),
-        Expr::Less(a, b) => format!("$.less({}, {})", expr(a), expr(b)),
-        Expr::TypeOf(a) => format!("(typeof {})", expr(a)),
-        // Bindings start with a lowercase letter: no scenario can shadow a
-        // constructor.
-        Expr::InstanceOf(a, class) => format!("({} instanceof {})", expr(a), class.name()),
-        Expr::Temporary(t) => match &**t {
-            Temporary::Timeout(ms) => timeout_signal(*ms),
-            Temporary::Any { signals, from_set } => signal_any(signals, *from_set),
-        },
+        if options.as_boolean {
+            return format!(", {}", options.capture);
+        }
+        let mut set: Vec<String> = Vec::new();
+        if options.once {
+            set.push("once: true".into());
+        }
+        if options.capture {
+            set.push("capture: true".into());
+        }
+        if options.passive {
+            set.push("passive: true".into());
+        }
+        if let Some(signal) = &options.signal {
+            set.push(format!("signal: {}", self.expr(signal)));
+        }
+        if set.is_empty() {
+            String::new()
+        } else {
+            format!(", {{ {} }}", set.join(", "))
+        }
+    }
+
+    fn optional(&self, value: &Option<Expr>) -> String {
+        value.as_ref().map(|e| self.expr(e)).unwrap_or_default()
+    }
+
+    /// `AbortSignal.timeout(MS)` on the prelude's clock.
+    fn timeout_signal(&self, ms: u32) -> String {
+        if self.flavour == Flavour::Prelude {
+            format!("$.timeoutSignal({ms})")
+        } else {
+            format!("AbortSignal.timeout({})", self.real_ms(ms, true))
+        }
+    }
+
+    /// `AbortSignal.any(...)`, through the prelude's weight check.
+    fn signal_any(&self, signals: &[Expr], from_set: bool) -> String {
+        let list: Vec<String> = signals.iter().map(|e| self.expr(e)).collect();
+        if from_set {
+            format!("{}(new Set([{}]))", self.any_function(), list.join(", "))
+        } else {
+            format!("{}([{}])", self.any_function(), list.join(", "))
+        }
+    }
+
+    /// The JavaScript of an expression.
+    fn expr(&self, value: &Expr) -> String {
+        match value {
+            Expr::Undefined => "undefined".into(),
+            Expr::Null => "null".into(),
+            Expr::Bool(b) => b.to_string(),
+            Expr::Int(i) => int(*i),
+            // `-0`, `NaN`, `Infinity` and fractions are written the same in
+            // JavaScript; `-0` is the unary minus of 0, which is -0.
+            Expr::Number(n) => format!("({})", n.text()),
+            Expr::Symbol(None) => "Symbol()".into(),
+            Expr::Symbol(Some(description)) => format!("Symbol({})", js_string(description)),
+            Expr::Object => "({})".into(),
+            Expr::ConstructorName(a) => format!("({}).constructor.name", self.expr(a)),
+            Expr::ClassConstant(class, name) => format!("{}.{}", class.name(), identifier(name)),
+            Expr::Str(s) => js_string(s),
+            Expr::Var(name) => identifier(name),
+            Expr::Prop(base, name) => {
+                let name = identifier(name);
+                match **base {
+                    // `1.name` does not parse: a number needs parentheses.
+                    Expr::Int(i) => format!("({}).{name}", int(i)),
+                    _ => format!("{}.{name}", self.expr(base)),
+                }
+            }
+            Expr::NewError(message) => format!("new Error({})", js_string(message)),
+            Expr::NewBuiltinError { class, message } => {
+                format!("new {}({})", class.name(), js_string(message))
+            }
+            Expr::NewDomException { message, name } => {
+                format!(
+                    "new DOMException({}, {})",
+                    js_string(message),
+                    js_string(name)
+                )
+            }
+            // The prelude's `Object.is`, taken before the scenario runs: a
+            // binding named `Object` cannot change it.
+            // Callbacks are `function`s, called with their receiver (the
+            // prelude's `$.cb` passes it on); the top level is module code.
+            // A CommonJS module's top-level `this` is its `exports`; the
+            // language's, as an ES module's, is undefined.
+            Expr::This if self.flavour != Flavour::Prelude && self.callback_depth == 0 => {
+                "undefined".into()
+            }
+            Expr::This => "this".into(),
+            Expr::ArgumentCount => "arguments.length".into(),
+            Expr::ErrorMonitor => format!("{}.errorMonitor", self.events()),
+            Expr::DefaultMaxListeners => format!("{}.defaultMaxListeners", self.events()),
+            Expr::Same(a, b) if self.flavour == Flavour::Prelude => {
+                format!("$.same({}, {})", self.expr(a), self.expr(b))
+            }
+            Expr::Add(a, b) if self.flavour == Flavour::Prelude => {
+                format!("$.add({}, {})", self.expr(a), self.expr(b))
+            }
+            Expr::Less(a, b) if self.flavour == Flavour::Prelude => {
+                format!("$.less({}, {})", self.expr(a), self.expr(b))
+            }
+            Expr::Same(a, b) => format!("Object.is({}, {})", self.expr(a), self.expr(b)),
+            Expr::Add(a, b) => format!("({} + {})", self.expr(a), self.expr(b)),
+            Expr::Less(a, b) => format!("({} < {})", self.expr(a), self.expr(b)),
+            Expr::TypeOf(a) => format!("(typeof {})", self.expr(a)),
+            // Bindings start with a lowercase letter: no scenario can shadow a
+            // constructor.
+            Expr::InstanceOf(a, class) => format!("({} instanceof {})", self.expr(a), class.name()),
+            Expr::Temporary(t) => match &**t {
+                Temporary::Timeout(ms) => self.timeout_signal(*ms),
+                Temporary::Any { signals, from_set } => self.signal_any(signals, *from_set),
+            },
+        }
     }
 }
 

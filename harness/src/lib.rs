@@ -17,6 +17,7 @@ pub mod mutants;
 pub mod native;
 pub mod node;
 pub mod oracle;
+pub mod plain;
 pub mod realclock;
 pub mod releases;
 pub mod shrink;

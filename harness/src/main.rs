@@ -301,6 +301,15 @@ enum Command {
     EmitJs {
         /// The scenario file.
         file: PathBuf,
+        /// A plain program instead: no prelude, no flags, real timers and
+        /// process hooks (refused, exit 2, where real Node could order it
+        /// otherwise).
+        #[arg(long, conflicts_with = "node_test")]
+        plain: bool,
+        /// A test in the form of Node's test/parallel (common.mustCall, the
+        /// log checked with assert.deepStrictEqual); refused as --plain is.
+        #[arg(long)]
+        node_test: bool,
     },
     /// Prints a scenario in the canonical text form.
     Fmt {
@@ -1026,7 +1035,36 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             node_options,
             limits,
         } => versions_command(files, versions, diff, node_options, limits),
-        Command::EmitJs { file } => {
+        Command::EmitJs {
+            file,
+            plain,
+            node_test,
+        } if plain || node_test => {
+            let scenario = check::load_file(&file).map_err(bad)?;
+            let flavour = if plain {
+                nodesem_harness::plain::Flavour::Plain
+            } else {
+                nodesem_harness::plain::Flavour::NodeTest
+            };
+            let text = std::fs::read_to_string(&file).ok();
+            match nodesem_harness::plain::emit(
+                &scenario,
+                flavour,
+                &file.display().to_string(),
+                text.as_deref(),
+            ) {
+                Ok(program) => {
+                    let _ = write!(stdout, "{program}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(refusal) => {
+                    let flag = if plain { "--plain" } else { "--node-test" };
+                    eprintln!("nodesem: {} cannot be {flag}: {refusal}", file.display());
+                    Ok(ExitCode::from(2))
+                }
+            }
+        }
+        Command::EmitJs { file, .. } => {
             let scenario = check::load_file(&file).map_err(bad)?;
             let _ = write!(
                 stdout,

@@ -266,3 +266,100 @@ fn two_node_binaries_compare_through_the_cli() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/node is not a file"));
 }
+
+#[test]
+fn emit_js_plain_prints_a_short_program_without_the_prelude() {
+    let out = nodesem(&["emit-js", "--plain", "scenarios/abort/any_basic.scn"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let program = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !program.contains("createScenario") && !program.contains("$."),
+        "{program}"
+    );
+    assert!(program.contains("console.log("), "{program}");
+    assert!(
+        program.contains("AbortSignal.any([a.signal, b.signal])"),
+        "{program}"
+    );
+    assert!(program.lines().count() < 40, "{program}");
+    let out = nodesem(&["emit-js", "--node-test", "scenarios/abort/any_basic.scn"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let test = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        test.starts_with("'use strict';\nconst common = require('../common');\nconst assert = require('assert');\n"),
+        "{test}"
+    );
+    assert!(
+        test.contains("common.mustCall(function (event) {"),
+        "{test}"
+    );
+    assert!(
+        test.contains("assert.deepStrictEqual(log, [\n    \"before false\",\n"),
+        "{test}"
+    );
+}
+
+#[test]
+fn emit_js_plain_refuses_what_real_node_could_order_otherwise_with_exit_2() {
+    for flag in ["--plain", "--node-test"] {
+        let out = nodesem(&["emit-js", flag, "scenarios/abort/timeout_zero.scn"]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "scenarios/abort/timeout_zero.scn cannot be {flag}: line 7: `setImmediate {{`: an immediate in a scenario with timers (`let s = timeout 0`): real Node orders a timer against an immediate"
+            )),
+            "{stderr}"
+        );
+    }
+    let out = nodesem(&[
+        "emit-js",
+        "--plain",
+        "--node-test",
+        "scenarios/abort/any_basic.scn",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+}
+
+#[test]
+fn emit_js_plain_turns_run_advance_into_a_timer_at_its_rank() {
+    let out = nodesem(&[
+        "emit-js",
+        "--plain",
+        "scenarios/abort/timeout_ordering_with_timers.scn",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let program = String::from_utf8_lossy(&out.stdout);
+    // Deadlines 1, 3, 7, 10 (the first advance), 30 and 35 (the second)
+    // become 100 to 600 ms.
+    for expected in [
+        "early = AbortSignal.timeout(200);",
+        "late = AbortSignal.timeout(500);",
+        "}, 100);",
+        "}, 300);",
+        "setTimeout(part2, 400);",
+        "  setTimeout(part3, 200);",
+        "function part3() {",
+    ] {
+        assert!(program.contains(expected), "{expected}:\n{program}");
+    }
+}
+
+#[test]
+fn emit_js_plain_names_the_line_of_the_refused_one_of_two_same_statements() {
+    let (_dir, path) = temp_scenario(
+        "nested.scn",
+        "# A timer made by a timer.\nsetTimeout 1 {\n  log \"outer\"\n  setTimeout 1 {\n    log \"inner\"\n  }\n}\n",
+    );
+    let out = nodesem(&["emit-js", "--plain", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "line 4: `setTimeout 1 {`: a timer made inside a callback, after the first timer ran"
+        ),
+        "{stderr}"
+    );
+}
