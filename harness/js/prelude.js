@@ -292,6 +292,7 @@ const createScenario = (() => {
 
   // How many arrays and allSettled records deep a value's contents print (FMT_MAX_DEPTH).
   const FMT_MAX_DEPTH = 2;
+  const INSPECT_CUSTOM = Symbol.for('nodejs.util.inspect.custom');
   const isArray = Array.isArray;
   const hasOwn = Object.hasOwn;
 
@@ -558,6 +559,11 @@ const createScenario = (() => {
       // An async function's wrapper is still one to `constructor.name` (AsyncFunction).
       const proto = Object.getPrototypeOf(fn);
       if (proto !== Function.prototype) Object.setPrototypeOf(wrapper, proto);
+      // util.inspect (events' ERR_UNHANDLED_ERROR shows what was emitted) shows the scenario's own
+      // function, as a program without this wrapper would: `[Function (anonymous)]`.
+      Object.defineProperty(wrapper, INSPECT_CUSTOM, {
+        value: (_depth, options, inspect) => inspect(fn, options),
+      });
       return wrapper;
     }
 

@@ -143,10 +143,10 @@ pub fn emit(
             format!("`add` or `less` of an object throws nodesem's own error ({line})"),
         ));
     }
-    if let Some(line) = log.lines.iter().find(|l| l.contains("[Function: wrapper]")) {
+    if let Some(line) = log.lines.iter().find(|l| l.contains(" (anonymous)]")) {
         return Err(refuse(
             "the scenario",
-            format!("its log shows the prelude's callback wrapper, which a plain program does not have ({line})"),
+            format!("its log shows a function as util.inspect does, and the plain program's `f = function` gives the language's anonymous functions a name ({line})"),
         ));
     }
     let names = binding_names(&scenario.body);

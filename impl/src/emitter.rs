@@ -856,8 +856,8 @@ fn unhandled_error_exception(rt: &mut Rt, args: &[Value]) -> Value {
 }
 
 /// `util.inspect(value)` for the values a scenario can emit as an error
-/// (measured on Node 26.12.1): a script function is `[Function: wrapper]`
-/// (the harness's wrapper, and `_onceWrap`'s function is named so too).
+/// (measured on Node 26.12.1): a script function is `[Function (anonymous)]`
+/// and `_onceWrap`'s function is `[Function: wrapper]` with its listener.
 fn inspect(rt: &Rt, value: &Value, depth: usize) -> String {
     match value {
         Value::Number(n) if *n == 0.0 && n.is_sign_negative() => "-0".into(),
@@ -884,12 +884,11 @@ fn inspect(rt: &Rt, value: &Value, depth: usize) -> String {
                 let original = inspect(rt, &Value::Object(ObjectId(l)), depth + 1);
                 format!("[Function: wrapper] {{ listener: {original} }}")
             }
-            // The prelude's `$.cb` names every script function `wrapper`,
-            // with an async function's prototype for an async one.
+            // A scenario's functions are anonymous function expressions.
             ObjectData::Function(FunctionData::Script { is_async: true, .. }) => {
-                "[Function: wrapper] AsyncFunction".into()
+                "[AsyncFunction (anonymous)]".into()
             }
-            ObjectData::Function(_) => "[Function: wrapper]".into(),
+            ObjectData::Function(_) => "[Function (anonymous)]".into(),
             ObjectData::Promise(p) => match p.state {
                 nodesem_runtime::PromiseState::Pending => "Promise { <pending> }".into(),
                 nodesem_runtime::PromiseState::Fulfilled => {

@@ -51,7 +51,7 @@ fn emit_snapshot_and_errors() {
             "caught Error: Unhandled error. (EventTarget {})",
             "caught Error: Unhandled error. (\"it's\")",
             "caught Error: Unhandled error. (-0)",
-            "caught Error: Unhandled error. ([Function: wrapper])",
+            "caught Error: Unhandled error. ([Function (anonymous)])",
         ],
     );
 }

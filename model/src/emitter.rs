@@ -1118,15 +1118,14 @@ fn inspect(rt: &Runtime<Model>, value: &Value, depth: usize) -> String {
                 reduce_to_single_string(&parts, "[", "]", 2 * depth)
             }
             ObjectData::Array(_) => "[Array]".into(),
-            // The prelude's `$.cb` wraps every script function in a
-            // function named `wrapper`, with an async function's prototype
-            // for an async one; a once wrapper is `_onceWrap`'s `wrapper`
-            // with its `listener` property; the runtime's own functions
-            // (resolving functions) are anonymous.
+            // A scenario's functions are anonymous function expressions
+            // (an async one is an AsyncFunction); a once wrapper is
+            // `_onceWrap`'s `wrapper` with its `listener` property; the
+            // runtime's own functions (resolving functions) are anonymous.
             ObjectData::Function(FunctionData::Script { is_async, .. }) => if *is_async {
-                "[Function: wrapper] AsyncFunction"
+                "[AsyncFunction (anonymous)]"
             } else {
-                "[Function: wrapper]"
+                "[Function (anonymous)]"
             }
             .into(),
             ObjectData::Function(_) => match rt.lib.once_wrappers.get(id) {

@@ -172,11 +172,11 @@ fn errors_of_listeners_and_values() {
             "caught Error: Unhandled error. (-0)",
             "caught Error: Unhandled error. (1.5)",
             "caught TypeError: typed",
-            "caught Error: Unhandled error. ([Function: wrapper])",
+            "caught Error: Unhandled error. ([Function (anonymous)])",
             "count with a number 0",
             "count with undefined 0",
-            "caught Error: Unhandled error. ([Function: wrapper] AsyncFunction)",
-            "caught Error: Unhandled error. ([ [Function: wrapper] { listener: [Function: wrapper] } ])",
+            "caught Error: Unhandled error. ([AsyncFunction (anonymous)])",
+            "caught Error: Unhandled error. ([ [Function: wrapper] { listener: [Function (anonymous)] } ])",
         ],
     );
 }
