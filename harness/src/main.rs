@@ -73,6 +73,18 @@ impl From<FamilyArg> for nodesem_lang::gen::Family {
     }
 }
 
+/// The options `bisect` and `versions` pass to every Node release.
+#[derive(clap::Args)]
+struct NodeOptions {
+    /// An option for every Node binary, such as --no-async-context-frame (repeatable).
+    #[arg(
+        long = "node-option",
+        value_name = "OPTION",
+        allow_hyphen_values = true
+    )]
+    node_options: Vec<String>,
+}
+
 #[derive(clap::Args, Clone, Copy)]
 struct Limits {
     /// The most script callbacks a scenario may run (at most 10000000).
@@ -263,13 +275,8 @@ enum Command {
         /// Also bisect over the releases between --good and --bad that cannot run the prelude (no process.getBuiltinModule: 21.x, 22.0 to 22.2, 20.15 and before); each gives every scenario an engine error.
         #[arg(long)]
         all_releases: bool,
-        /// An option for every Node binary, such as --no-async-context-frame (repeatable).
-        #[arg(
-            long = "node-option",
-            value_name = "OPTION",
-            allow_hyphen_values = true
-        )]
-        node_options: Vec<String>,
+        #[command(flatten)]
+        node_options: NodeOptions,
         #[command(flatten)]
         limits: Limits,
     },
@@ -287,13 +294,8 @@ enum Command {
         /// Also print a diff from the first group's log to each other group's.
         #[arg(long)]
         diff: bool,
-        /// An option for every Node binary, such as --no-async-context-frame (repeatable).
-        #[arg(
-            long = "node-option",
-            value_name = "OPTION",
-            allow_hyphen_values = true
-        )]
-        node_options: Vec<String>,
+        #[command(flatten)]
+        node_options: NodeOptions,
         #[command(flatten)]
         limits: Limits,
     },
@@ -1025,7 +1027,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             bad,
             finding,
             all_releases,
-            node_options,
+            node_options.node_options,
             limits,
         ),
         Command::Versions {
@@ -1034,7 +1036,7 @@ fn run(cli: Cli) -> Result<ExitCode, BadInput> {
             diff,
             node_options,
             limits,
-        } => versions_command(files, versions, diff, node_options, limits),
+        } => versions_command(files, versions, diff, node_options.node_options, limits),
         Command::EmitJs {
             file,
             plain,
