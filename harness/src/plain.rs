@@ -468,8 +468,10 @@ fn helper_source(
     }
     out.push_str("  if (typeof v !== 'object' || v === null) return String(v);\n");
     out.push_str("  const tag = Object.prototype.toString.call(v).slice(8, -1);\n");
+    // (The tag, not `Error.isError`, which Node 24 and later alone have:
+    // a reproducer may run on any release.)
     out.push_str(
-        "  if (Error.isError(v) || tag === 'DOMException') return `${v.name}: ${v.message}`;\n",
+        "  if (tag === 'Error' || tag === 'DOMException' || v instanceof Error) return `${v.name}: ${v.message}`;\n",
     );
     if has("Event(") {
         out.push_str("  if (v instanceof Event) return `Event(${v.type})`;\n");
